@@ -1,0 +1,38 @@
+// The check every graph call starts with: a live bearer token, the scope the
+// endpoint needs, and the token's tenant equal to the path's tenant.
+import { ApiError } from '../errors'
+import type { AccessTokenRecord } from './auth-store'
+import type { AccessTokens } from './access-tokens'
+
+export const VIEW_SCOPE = 'platform.profile_graph_view'
+export const MANAGE_SCOPE = 'platform.profile_graph_manage'
+
+export function bearerToken(authorization: string): string | undefined {
+  if (authorization.length < 8 || authorization.slice(0, 7).toLowerCase() !== 'bearer ') return undefined
+  const token = authorization.slice(7).trim()
+  return token === '' ? undefined : token
+}
+
+export function authorize(tokens: AccessTokens, authorization: string, scope: string, tenant: string): AccessTokenRecord {
+  const token = bearerToken(authorization)
+  if (token === undefined) {
+    throw new ApiError('insufficient_credentials', 'an access token is required: Authorization: Bearer <ACCESS_TOKEN>', {
+      headers: { 'www-authenticate': 'Bearer' },
+    })
+  }
+  const record = tokens.verify(token)
+  if (record === undefined) {
+    throw new ApiError('insufficient_credentials', 'the access token is invalid, expired or revoked', {
+      headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+    })
+  }
+  if (!record.scopes.includes(scope)) {
+    throw new ApiError('insufficient_scope', `the access token lacks the scope ${scope}`, {
+      headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+    })
+  }
+  if (record.tenant !== tenant) {
+    throw new ApiError('forbidden', `the access token is not valid for tenant "${tenant}"`)
+  }
+  return record
+}

@@ -1,0 +1,105 @@
+// The one config loader: flags win over environment variables, which win over
+// defaults. Everything is validated here once; the rest of the code trusts it.
+import { availableParallelism } from 'node:os'
+import { join, resolve } from 'node:path'
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  /** Absolute path of the bootstrap JSON file, or undefined for none. */
+  bootstrap: string | undefined
+  workers: number
+  /** Shard count used only when the data directory is created. */
+  shards: number
+  maxBody: number
+  masterKeyFile: string
+  accessTokenTtl: number
+  eventRetentionMs: number
+  /** Set when the environment or flags name it; otherwise derived from host and port once listening. */
+  publicUrl: string | undefined
+}
+
+export class ConfigError extends Error {}
+
+const DEMO_BOOTSTRAP = join(__dirname, '..', '..', 'bootstrap', 'demo.json')
+
+interface OptionSpec {
+  flag: string
+  env: string
+}
+
+const OPTIONS = {
+  port: { flag: '--port', env: 'PORT' },
+  host: { flag: '--host', env: 'HOST' },
+  dataDir: { flag: '--data-dir', env: 'DATA_DIR' },
+  bootstrap: { flag: '--bootstrap', env: 'BOOTSTRAP' },
+  workers: { flag: '--workers', env: 'WORKERS' },
+  shards: { flag: '--shards', env: 'SHARDS' },
+  maxBody: { flag: '--max-body', env: 'MAX_BODY' },
+  masterKeyFile: { flag: '--master-key-file', env: 'MASTER_KEY_FILE' },
+  accessTokenTtl: { flag: '--access-token-ttl', env: 'ACCESS_TOKEN_TTL' },
+  eventRetention: { flag: '--event-retention', env: 'EVENT_RETENTION' },
+  publicUrl: { flag: '--public-url', env: 'PUBLIC_URL' },
+} satisfies Record<string, OptionSpec>
+
+type OptionName = keyof typeof OPTIONS
+
+function parseFlags(argv: readonly string[]): Map<string, string> {
+  const known = new Map(Object.values(OPTIONS).map((o) => [o.flag, o]))
+  const values = new Map<string, string>()
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string
+    const eq = arg.indexOf('=')
+    const name = eq === -1 ? arg : arg.slice(0, eq)
+    if (!known.has(name)) throw new ConfigError(`unknown option ${name}`)
+    let value: string | undefined
+    if (eq !== -1) value = arg.slice(eq + 1)
+    else value = argv[++i]
+    if (value === undefined) throw new ConfigError(`option ${name} needs a value`)
+    values.set(name, value)
+  }
+  return values
+}
+
+function integer(name: string, raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`)
+  const n = Number(raw)
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`)
+  return n
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/** "604800" (seconds) or "7d", "12h", "30m", "10s", "500ms". */
+export function parseDurationMs(name: string, raw: string): number {
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(raw.trim())
+  if (m === null) throw new ConfigError(`${name} must be seconds or a number with ms, s, m, h or d, got "${raw}"`)
+  return Number(m[1]) * (DURATION_UNITS[m[2] ?? 's'] as number)
+}
+
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
+  const flags = parseFlags(argv)
+  const get = (name: OptionName): string | undefined => {
+    const spec = OPTIONS[name]
+    return flags.get(spec.flag) ?? env[spec.env]
+  }
+  const bootstrap = get('bootstrap')
+  const publicUrl = get('publicUrl')
+  if (publicUrl !== undefined && !/^https?:\/\/[^/]+(\/.*)?$/.test(publicUrl)) {
+    throw new ConfigError(`PUBLIC_URL must be an http(s) URL, got "${publicUrl}"`)
+  }
+  return {
+    port: integer('--port', get('port') ?? '8080', 0, 65535),
+    host: get('host') ?? '127.0.0.1',
+    dataDir: resolve(get('dataDir') ?? './data'),
+    bootstrap: bootstrap === undefined ? DEMO_BOOTSTRAP : bootstrap === '' ? undefined : resolve(bootstrap),
+    workers: integer('--workers', get('workers') ?? String(Math.min(2, availableParallelism())), 1, 64),
+    shards: integer('--shards', get('shards') ?? '4', 1, 256),
+    maxBody: integer('--max-body', get('maxBody') ?? String(1024 * 1024), 1, 1024 * 1024 * 1024),
+    masterKeyFile: resolve(get('masterKeyFile') ?? './secrets/master.key'),
+    accessTokenTtl: integer('ACCESS_TOKEN_TTL', get('accessTokenTtl') ?? '3600', 1, 10 * 365 * 86400),
+    eventRetentionMs: parseDurationMs('EVENT_RETENTION', get('eventRetention') ?? '7d'),
+    publicUrl: publicUrl?.replace(/\/+$/, ''),
+  }
+}

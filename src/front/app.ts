@@ -1,0 +1,41 @@
+// The uWebSockets.js front thread: one catch-all route, because the path is
+// decoded segment by segment by our own decoder (src/front/path.ts).
+import uWS from 'uWebSockets.js'
+import { ApiError } from '../errors'
+import { dispatch } from './dispatch'
+import { Exchange } from './exchange'
+import type { Services } from './services'
+
+export interface Listening {
+  port: number
+  close(): void
+}
+
+/**
+ * Listens first, so that `--port 0` and the default PUBLIC_URL are known
+ * before the services are built; until `services()` returns them, requests
+ * get 503.
+ */
+export function listen(services: () => Services | undefined, host: string, port: number): Promise<Listening> {
+  const app = uWS.App()
+  app.any('/*', (res, req) => {
+    const s = services()
+    if (s !== undefined) dispatch(s, res, req)
+    else new Exchange(res, req, '').error(new ApiError('service_unavailable', 'the server is starting'))
+  })
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (socket) => {
+      if (socket === false) {
+        reject(new Error(`cannot listen on ${host}:${port}`))
+        return
+      }
+      resolve({
+        port: uWS.us_socket_local_port(socket),
+        close: () => {
+          uWS.us_listen_socket_close(socket)
+          app.close()
+        },
+      })
+    })
+  })
+}

@@ -1,0 +1,110 @@
+// One HTTP exchange on the front thread: the uWebSockets.js response plus
+// what was copied off the stack-allocated request. Every reply goes through
+// here, corked, and nothing is written once the client has gone.
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
+import { ApiError, errorBody } from '../errors'
+import { decodePath, decodeQuery } from './path'
+
+const STATUS_LINE: Record<number, string> = {
+  200: '200 OK', 201: '201 Created', 204: '204 No Content',
+  302: '302 Found', 303: '303 See Other',
+  400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found',
+  405: '405 Method Not Allowed', 410: '410 Gone', 413: '413 Payload Too Large', 415: '415 Unsupported Media Type',
+  500: '500 Internal Server Error', 503: '503 Service Unavailable',
+}
+const statusLine = (status: number): string => STATUS_LINE[status] ?? String(status)
+
+/** The request headers the routes read; uWebSockets.js only allows reading them synchronously. */
+const HEADERS = [
+  'authorization', 'content-type', 'content-length', 'accept', 'consent-reference',
+  'platform-context-trace-id',
+] as const
+export type HeaderName = (typeof HEADERS)[number]
+
+export class Exchange {
+  aborted = false
+  finished = false
+  /** Set by a streaming route: called once if the client goes away. */
+  onAbort: (() => void) | undefined
+  readonly method: string
+  readonly rawPath: string
+  readonly rawQuery: string | undefined
+  readonly headers: Record<HeaderName, string>
+  private segmentsCache: string[] | undefined
+
+  constructor(readonly res: HttpResponse, req: HttpRequest, readonly publicUrl: string) {
+    this.method = req.getMethod().toUpperCase()
+    this.rawPath = req.getUrl()
+    this.rawQuery = req.getQuery()
+    const headers = {} as Record<HeaderName, string>
+    for (const h of HEADERS) headers[h] = req.getHeader(h)
+    this.headers = headers
+    res.onAborted(() => {
+      this.aborted = true
+      const cb = this.onAbort
+      this.onAbort = undefined
+      cb?.()
+    })
+  }
+
+  /** Percent-decoded path segments (throws ApiError on bad encoding). */
+  get segments(): string[] {
+    this.segmentsCache ??= decodePath(this.rawPath)
+    return this.segmentsCache
+  }
+
+  get query(): URLSearchParams {
+    return decodeQuery(this.rawQuery)
+  }
+
+  get open(): boolean {
+    return !this.aborted && !this.finished
+  }
+
+  json(status: number, body: string, headers?: Record<string, string>): void {
+    this.send(status, 'application/json', body, headers)
+  }
+
+  send(status: number, contentType: string, body: string, headers?: Record<string, string>): void {
+    if (!this.open) return
+    this.finished = true
+    this.res.cork(() => {
+      this.res.writeStatus(statusLine(status)).writeHeader('content-type', contentType)
+      if (headers !== undefined) for (const k in headers) this.res.writeHeader(k, headers[k]!)
+      this.res.end(body)
+    })
+  }
+
+  /** A reply without a body (204, HEAD); `contentLength` is reported for HEAD. */
+  empty(status: number, headers?: Record<string, string>): void {
+    if (!this.open) return
+    this.finished = true
+    this.res.cork(() => {
+      this.res.writeStatus(statusLine(status))
+      if (headers !== undefined) for (const k in headers) this.res.writeHeader(k, headers[k]!)
+      if (status === 204 || this.method === 'HEAD') this.res.endWithoutBody(0)
+      else this.res.end()
+    })
+  }
+
+  error(err: unknown, options: { closeConnection?: boolean } = {}): void {
+    const apiError = err instanceof ApiError ? err : internalError(err)
+    if (!this.open) return
+    this.finished = true
+    const body = JSON.stringify(errorBody(apiError, this.publicUrl))
+    const headers: Record<string, string> = { ...apiError.headers }
+    if (apiError.status === 503 && headers['retry-after'] === undefined) headers['retry-after'] = '1'
+    this.res.cork(() => {
+      this.res.writeStatus(statusLine(apiError.status)).writeHeader('content-type', 'application/json')
+      for (const k in headers) this.res.writeHeader(k, headers[k]!)
+      if (this.method === 'HEAD') this.res.endWithoutBody(body.length, options.closeConnection)
+      else this.res.end(body, options.closeConnection)
+    })
+  }
+}
+
+function internalError(err: unknown): ApiError {
+  const traceId = Math.random().toString(36).slice(2, 10)
+  console.error(`internal error (trace ${traceId}):`, err)
+  return new ApiError('internal_error', `internal error, trace id ${traceId}`)
+}

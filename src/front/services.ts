@@ -1,0 +1,18 @@
+// What the routes share: built once in main.ts and passed to every handler.
+import type { AccessTokens } from '../auth/access-tokens'
+import type { AuthStore } from '../auth/auth-store'
+import type { PasswordHasher } from '../auth/password-hasher'
+import type { Metamodel } from '../model/metamodel'
+import type { Urls } from '../model/urls'
+import type { ActorPool } from '../shard/actor-pool'
+
+export interface Services {
+  publicUrl: string
+  urls: Urls
+  maxBody: number
+  pool: ActorPool
+  metamodel: Metamodel
+  authStore: AuthStore
+  hasher: PasswordHasher
+  tokens: AccessTokens
+}

@@ -1,0 +1,74 @@
+// Streams a shard scan to the client as it is produced: one JSON array, or
+// one chunk per line for `Accept: application/x-ndjson`. At most one slice
+// is in flight: the next is asked for only when the socket has drained
+// (`onWritable`), so memory stays bounded in both threads whatever the size.
+import { ApiError } from '../errors'
+import type { ActorReply } from '../shard/messages'
+import type { StreamHandle } from '../shard/actor-pool'
+import type { Exchange } from './exchange'
+
+export type StreamFormat = 'json' | 'ndjson'
+
+export function streamFormat(accept: string): StreamFormat {
+  return accept.includes('application/x-ndjson') ? 'ndjson' : 'json'
+}
+
+const CONTENT_TYPE: Record<StreamFormat, string> = { json: 'application/json', ndjson: 'application/x-ndjson' }
+
+export function replyError(reply: ActorReply & { kind: 'error' }): ApiError {
+  return new ApiError(reply.type, reply.message)
+}
+
+export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (r: ActorReply) => void) => StreamHandle): void {
+  let started = false
+  let written = 0
+  const handle = open((reply) => {
+    if (!ex.open) return
+    if (reply.kind === 'error') {
+      if (!started) ex.error(replyError(reply))
+      else {
+        // Headers are out: cut the connection so the client cannot take a truncated body for a whole one.
+        ex.finished = true
+        ex.res.close()
+      }
+      return
+    }
+    if (reply.kind !== 'chunks') return
+    const body = render(reply.chunks)
+    if (!started && reply.done) {
+      // The whole answer fits one slice: a plain response with Content-Length.
+      ex.send(200, CONTENT_TYPE[format], format === 'json' ? `[${body}]` : body)
+      return
+    }
+    let ok = true
+    ex.res.cork(() => {
+      if (!started) {
+        started = true
+        ex.res.writeStatus('200 OK').writeHeader('content-type', CONTENT_TYPE[format])
+        if (format === 'json') ex.res.write('[')
+      }
+      if (body !== '') ok = ex.res.write(body)
+      if (reply.done) {
+        ex.finished = true
+        ex.res.end(format === 'json' ? ']' : '')
+      }
+    })
+    if (reply.done) return
+    if (ok) handle.more()
+    else {
+      ex.res.onWritable(() => {
+        handle.more()
+        return true
+      })
+    }
+  })
+  ex.onAbort = () => handle.cancel()
+
+  function render(chunks: string[]): string {
+    if (chunks.length === 0) return ''
+    if (format === 'ndjson') return chunks.join('\n') + '\n'
+    const text = (written === 0 ? '' : ',') + chunks.join(',')
+    written += chunks.length
+    return text
+  }
+}

@@ -1,0 +1,14 @@
+// GET /{tenant}/neighbours/{fromNode}: streamed, source node first.
+import type { MethodSpec } from '../front/route'
+import { streamFormat, streamScan } from '../front/stream'
+import type { GraphParams } from './params'
+import { nodeRef } from './validate'
+
+export const getNeighbours: MethodSpec<GraphParams> = {
+  body: 'none',
+  handle(s, ex, { tenant, rest }) {
+    const node = nodeRef(rest[0]!, rest[1]!, rest[2]!)
+    streamScan(ex, streamFormat(ex.headers.accept), (onReply) =>
+      s.pool.openStream(tenant, { op: 'neighbours', tenant, node }, onReply))
+  },
+}

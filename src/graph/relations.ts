@@ -1,0 +1,42 @@
+// /{tenant}/relations/{fromNode}/{toNode}/{relationship} and the counter POST.
+import type { MethodSpec } from '../front/route'
+import { answer } from './answer'
+import type { GraphParams } from './params'
+import { consentReference, counterName, propertiesBody, relationRef } from './validate'
+
+type Spec = MethodSpec<GraphParams>
+
+export const getRelation: Spec = {
+  body: 'none',
+  handle(s, ex, { tenant, rest }) {
+    s.pool.call(tenant, { op: 'getRelation', tenant, relation: relationRef(rest) }, answer(ex))
+  },
+}
+
+export const putRelation: Spec = {
+  body: 'json',
+  handle(s, ex, { tenant, rest, token }, body) {
+    const relation = relationRef(rest)
+    const owner = consentReference(ex.headers['consent-reference'])
+    const props = propertiesBody(body!)
+    s.pool.call(tenant, { op: 'putRelation', tenant, relation, props, ctx: { owner, client: token.client } }, answer(ex))
+  },
+}
+
+export const deleteRelation: Spec = {
+  body: 'none',
+  handle(s, ex, { tenant, rest }) {
+    s.pool.call(tenant, { op: 'deleteRelation', tenant, relation: relationRef(rest) }, answer(ex))
+  },
+}
+
+/** POST /{tenant}/counters/{fromNode}/{toNode}/{relationship}/{counterName}: no body. */
+export const incrementCounter: Spec = {
+  body: 'none',
+  handle(s, ex, { tenant, rest, token }) {
+    const relation = relationRef(rest)
+    const name = counterName(rest[9]!)
+    const owner = consentReference(ex.headers['consent-reference'])
+    s.pool.call(tenant, { op: 'incrementCounter', tenant, relation, name, ctx: { owner, client: token.client } }, answer(ex))
+  },
+}

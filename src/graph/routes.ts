@@ -1,0 +1,40 @@
+// The graph service's routes under /graph/v1/{tenant}/: resource name, the
+// number of segments after it, and per method the handler and scope.
+import { MANAGE_SCOPE, VIEW_SCOPE } from '../auth/bearer'
+import type { Method, MethodSpec } from '../front/route'
+import * as meta from './metamodel'
+import { getNeighbours } from './neighbours'
+import * as nodes from './nodes'
+import type { GraphParams } from './params'
+import * as relations from './relations'
+
+export interface GraphMethod extends MethodSpec<GraphParams> {
+  scope: string
+}
+
+export interface GraphRoute {
+  resource: string
+  /** Segments after the resource name; `first` pins the first of them. */
+  arity: number
+  first?: string
+  methods: Partial<Record<Method, GraphMethod>>
+}
+
+const view = (spec: MethodSpec<GraphParams>): GraphMethod => ({ ...spec, scope: VIEW_SCOPE })
+const manage = (spec: MethodSpec<GraphParams>): GraphMethod => ({ ...spec, scope: MANAGE_SCOPE })
+
+export const GRAPH_ROUTES: readonly GraphRoute[] = [
+  { resource: 'nodes', arity: 2, methods: { HEAD: view(nodes.countNodes), GET: view(nodes.listNodes) } },
+  { resource: 'nodes', arity: 3, methods: { GET: view(nodes.getNode), PUT: manage(nodes.putNode), DELETE: manage(nodes.deleteNode) } },
+  { resource: 'nodes', arity: 4, methods: { GET: view(nodes.getNodeProperty), PUT: manage(nodes.putNodeProperty) } },
+  { resource: 'relations', arity: 9, methods: { GET: view(relations.getRelation), PUT: manage(relations.putRelation), DELETE: manage(relations.deleteRelation) } },
+  { resource: 'counters', arity: 10, methods: { POST: manage(relations.incrementCounter) } },
+  { resource: 'neighbours', arity: 3, methods: { GET: view(getNeighbours) } },
+  { resource: 'metamodel', arity: 0, methods: { GET: view(meta.getMetamodel) } },
+  { resource: 'metamodel', arity: 3, first: 'nodes', methods: { GET: view(meta.getNodeType) } },
+  { resource: 'metamodel', arity: 7, first: 'relations', methods: { GET: view(meta.getRelationType) } },
+]
+
+export function findGraphRoute(resource: string, rest: readonly string[]): GraphRoute | undefined {
+  return GRAPH_ROUTES.find((r) => r.resource === resource && r.arity === rest.length && (r.first === undefined || r.first === rest[0]))
+}

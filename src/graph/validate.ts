@@ -1,0 +1,98 @@
+// Input checks of the graph routes, at the edge: path segments, reserved
+// property names (spec 7), bodies, the consent-reference header and `limit`.
+import { ApiError } from '../errors'
+import type { NodeRef, RelationRef } from '../shard/messages'
+
+/** Limits that keep every LMDB key under its 1978-byte maximum. */
+export const MAX_NAME_BYTES = 64
+export const MAX_ID_BYTES = 384
+export const MAX_PROPERTY_BYTES = 128
+
+/** Spec 7, PUT node / PUT relation body; plus the two names DESIGN.md reserves. */
+export const RESERVED_BODY_NAMES: ReadonlySet<string> = new Set([
+  'id', 'tid', 'fid', 'label', 'schema', 'created', 'createdByHybrisClient', 'consentReference', 'tenant', 'consent-reference',
+])
+/** Spec 7, PUT node property: the list has no createdByHybrisClient. */
+export const RESERVED_PROPERTY_KEYS: ReadonlySet<string> = new Set([
+  'id', 'tid', 'fid', 'label', 'schema', 'created', 'consentReference', 'tenant', 'consent-reference',
+])
+/** Fields of the counter answer a counter name would collide with. */
+const COUNTER_RESULT_FIELDS: ReadonlySet<string> = new Set(['toCreated', 'fromCreated', 'relationCreated'])
+
+function checkLength(what: string, value: string, max: number): string {
+  if (value === '') throw new ApiError('bad_request', `${what} must not be empty`)
+  if (Buffer.byteLength(value) > max) throw new ApiError('bad_request', `${what} is longer than ${max} bytes`)
+  return value
+}
+
+export const tenantSegment = (s: string): string => checkLength('tenant', s, MAX_NAME_BYTES)
+
+export function nodeRef(ns: string, type: string, id: string, role = 'node'): NodeRef {
+  return {
+    ns: checkLength(`${role} namespace`, ns, MAX_NAME_BYTES),
+    type: checkLength(`${role} type`, type, MAX_NAME_BYTES),
+    id: checkLength(`${role} id`, id, MAX_ID_BYTES),
+  }
+}
+
+/** Nine segments: fromNs/fromType/fromId/toNs/toType/toId/relNs/relType/relId. */
+export function relationRef(s: readonly string[]): RelationRef {
+  return {
+    from: nodeRef(s[0]!, s[1]!, s[2]!, 'source node'),
+    to: nodeRef(s[3]!, s[4]!, s[5]!, 'target node'),
+    rel: nodeRef(s[6]!, s[7]!, s[8]!, 'relationship'),
+  }
+}
+
+export function propertyKey(key: string): string {
+  checkLength('property key', key, MAX_PROPERTY_BYTES)
+  if (RESERVED_PROPERTY_KEYS.has(key)) throw new ApiError('validation_violation', `"${key}" is a reserved property name and cannot be set`)
+  return key
+}
+
+export function counterName(name: string): string {
+  checkLength('counter name', name, MAX_PROPERTY_BYTES)
+  if (RESERVED_BODY_NAMES.has(name) || COUNTER_RESULT_FIELDS.has(name)) {
+    throw new ApiError('validation_violation', `"${name}" is a reserved name and cannot be a counter`)
+  }
+  return name
+}
+
+export function parseJson(body: Buffer): unknown {
+  if (body.length === 0) throw new ApiError('bad_request', 'the request body is empty; a JSON value is required')
+  try {
+    return JSON.parse(body.toString('utf8'))
+  } catch (err) {
+    throw new ApiError('bad_request', `the request body is not valid JSON: ${(err as Error).message}`)
+  }
+}
+
+/** A PUT node / PUT relation body: a JSON object of custom properties, no reserved names. */
+export function propertiesBody(body: Buffer): Record<string, unknown> {
+  const value = parseJson(body)
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ApiError('bad_request', 'the request body must be a JSON object of properties')
+  }
+  for (const name of Object.keys(value)) {
+    if (RESERVED_BODY_NAMES.has(name)) throw new ApiError('validation_violation', `"${name}" is a reserved property name and cannot be set`)
+    checkLength('property name', name, MAX_PROPERTY_BYTES)
+  }
+  return value as Record<string, unknown>
+}
+
+/**
+ * Until consent references are issued and checked (the consent issue), a
+ * write needs a non-empty consent-reference header, recorded as the owner.
+ */
+export function consentReference(header: string): string {
+  const ref = header.trim()
+  if (ref === '') throw new ApiError('bad_request', 'the consent-reference header is required to create or modify data')
+  if (Buffer.byteLength(ref) > MAX_ID_BYTES) throw new ApiError('bad_request', `consent-reference is longer than ${MAX_ID_BYTES} bytes`)
+  return ref
+}
+
+export function limitParam(raw: string | null): number | undefined {
+  if (raw === null) return undefined
+  if (!/^\d{1,9}$/.test(raw)) throw new ApiError('bad_request', `limit must be a whole number from 0 to 999999999, got "${raw}"`)
+  return Number(raw)
+}

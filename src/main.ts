@@ -1,0 +1,78 @@
+// Entry: config -> data directory manifest -> listen -> auth store and
+// bootstrap -> shard actors -> ready. Prints `listening <url>` when ready.
+import { mkdirSync } from 'node:fs'
+import { AccessTokens } from './auth/access-tokens'
+import { applyAuthBootstrap } from './auth/apply-bootstrap'
+import { openAuthStore } from './auth/auth-store'
+import { PasswordHasher } from './auth/password-hasher'
+import { readBootstrapFile, type Bootstrap } from './bootstrap/bootstrap-file'
+import { now } from './clock'
+import { ConfigError, loadConfig, type Config } from './config'
+import { listen } from './front/app'
+import type { Services } from './front/services'
+import { Metamodel } from './model/metamodel'
+import { Urls } from './model/urls'
+import { ActorPool } from './shard/actor-pool'
+import { readOrCreateManifest } from './shard/manifest'
+
+const SWEEP_INTERVAL_MS = 10 * 60_000
+
+function printWelcome(config: Config, boot: Bootstrap, publicUrl: string): void {
+  const demo = boot.clients.find((c) => c.client_secret !== undefined && c.grant_types.includes('client_credentials'))
+  if (demo === undefined || config.bootstrap === undefined) return
+  console.log(`client ${demo.client_id} (tenant ${demo.tenant}), secret ${demo.client_secret}`)
+  console.log(`get a token: curl -s -u '${demo.client_id}:${demo.client_secret}' -d grant_type=client_credentials ${publicUrl}/oauth2/v1/token`)
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.argv.slice(2), process.env)
+  const boot = readBootstrapFile(config.bootstrap)
+  mkdirSync(config.dataDir, { recursive: true })
+  const { manifest, created } = readOrCreateManifest(config.dataDir, config.shards, now())
+  if (!created && manifest.shards !== config.shards && (process.argv.includes('--shards') || process.env.SHARDS !== undefined)) {
+    console.error(`note: ${config.dataDir} was created with ${manifest.shards} shards; --shards applies only to a new data directory`)
+  }
+
+  let services: Services | undefined
+  const server = await listen(() => services, config.host, config.port)
+  const publicUrl = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`
+
+  const authStore = openAuthStore(config.dataDir)
+  const hasher = new PasswordHasher()
+  await applyAuthBootstrap(authStore, hasher, boot)
+  const tokens = new AccessTokens(authStore, config.accessTokenTtl)
+  const metamodel = new Metamodel(boot.metamodel)
+  const pool = new ActorPool({
+    dataDir: config.dataDir, shardCount: manifest.shards, workerCount: config.workers, publicUrl, metamodel: boot.metamodel,
+  })
+  services = { publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody, pool, metamodel, authStore, hasher, tokens }
+
+  const sweep = setInterval(() => void tokens.sweep().catch((err: unknown) => console.error('token sweep failed:', err)), SWEEP_INTERVAL_MS)
+  sweep.unref()
+
+  let stopping = false
+  const stop = (signal: string): void => {
+    if (stopping) return
+    stopping = true
+    console.error(`${signal}: shutting down`)
+    server.close()
+    clearInterval(sweep)
+    void Promise.all([pool.close(), hasher.close()])
+      .then(() => authStore.env.close())
+      .then(() => process.exit(0), (err: unknown) => {
+        console.error('shutdown failed:', err)
+        process.exit(1)
+      })
+  }
+  process.on('SIGINT', () => stop('SIGINT'))
+  process.on('SIGTERM', () => stop('SIGTERM'))
+
+  printWelcome(config, boot, publicUrl)
+  console.log(`listening ${publicUrl}`)
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) console.error(`error: ${err.message}`)
+  else console.error(err)
+  process.exit(1)
+})

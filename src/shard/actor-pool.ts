@@ -1,0 +1,174 @@
+// The front thread's side of the shard actors: it owns the worker threads,
+// routes each call to the actor that owns the tenant's shard, batches all
+// calls of one event-loop turn into one message per actor, and restarts an
+// actor that dies (its in-flight calls get 503; its shards are intact because
+// every acknowledged write was flushed).
+import { Worker } from 'node:worker_threads'
+import { join } from 'node:path'
+import type { MetamodelDoc } from '../model/metamodel'
+import { decodeReplies, encodeRequests } from './codec'
+import type { ActorConfig, ActorReply, ActorRequest, Operation, StreamOp } from './messages'
+import { actorOf, shardOf, shardsOfActor } from './tenant-hash'
+
+export type ReplyHandler = (reply: ActorReply) => void
+
+export interface PoolOptions {
+  dataDir: string
+  shardCount: number
+  workerCount: number
+  publicUrl: string
+  metamodel: MetamodelDoc
+  /** Compiled actor entry; defaults to dist/workers/shard-actor.js beside this file. */
+  workerFile?: string
+  /** Calls in flight per actor before new ones get 503. */
+  maxPending?: number
+}
+
+const DEFAULT_WORKER_FILE = join(__dirname, '..', '..', 'workers', 'shard-actor.js')
+
+const UNAVAILABLE = (id: number, message: string): ActorReply => ({ kind: 'error', id, type: 'service_unavailable', message })
+
+class Actor {
+  worker!: Worker
+  readonly pending = new Map<number, ReplyHandler>()
+  private outbox: ActorRequest[] = []
+  private scheduled = false
+  stopping = false
+  restarts = 0
+
+  constructor(readonly index: number, private readonly pool: ActorPool, private readonly config: ActorConfig) {
+    this.spawn()
+  }
+
+  spawn(): void {
+    const worker = new Worker(this.pool.workerFile, { workerData: this.config })
+    this.worker = worker
+    worker.on('message', (wire: unknown) => {
+      for (const reply of decodeReplies(wire)) {
+        const handler = this.pending.get(reply.id)
+        if (handler === undefined) continue
+        if (reply.kind !== 'chunks' || reply.done) this.pending.delete(reply.id)
+        handler(reply)
+      }
+    })
+    worker.on('error', (err) => console.error(`shard actor ${this.index} crashed:`, err))
+    worker.on('exit', (code) => {
+      if (this.worker !== worker) return
+      // Everything in flight, and everything queued for the dead thread, gets a 503.
+      const lost = [...this.pending.entries()]
+      this.pending.clear()
+      this.outbox = []
+      for (const [id, handler] of lost) handler(UNAVAILABLE(id, 'the shard actor restarted; retry the request'))
+      if (this.stopping) return
+      this.restarts++
+      console.error(`shard actor ${this.index} exited with code ${code}; restarting`)
+      this.spawn()
+    })
+  }
+
+  send(req: ActorRequest, handler: ReplyHandler | undefined): void {
+    if (handler !== undefined) this.pending.set(req.id, handler)
+    this.outbox.push(req)
+    if (!this.scheduled) {
+      this.scheduled = true
+      // setImmediate, not a microtask: uWebSockets.js drains microtasks after
+      // every request, which would send batches of one.
+      setImmediate(() => this.flush())
+    }
+  }
+
+  flush(): void {
+    this.scheduled = false
+    if (this.outbox.length === 0) return
+    const batch = this.outbox
+    this.outbox = []
+    this.worker.postMessage(encodeRequests(batch))
+  }
+}
+
+/** The handle of an open stream: ask for the next slice, or stop the scan. */
+export interface StreamHandle {
+  more(): void
+  cancel(): void
+}
+
+export class ActorPool {
+  readonly workerFile: string
+  private readonly actors: Actor[]
+  private nextId = 1
+  private readonly maxPending: number
+
+  constructor(private readonly options: PoolOptions) {
+    this.workerFile = options.workerFile ?? DEFAULT_WORKER_FILE
+    this.maxPending = options.maxPending ?? 20_000
+    this.actors = []
+    for (let a = 0; a < options.workerCount; a++) {
+      this.actors.push(new Actor(a, this, {
+        dataDir: options.dataDir,
+        shards: shardsOfActor(a, options.workerCount, options.shardCount),
+        publicUrl: options.publicUrl,
+        metamodel: options.metamodel,
+      }))
+    }
+  }
+
+  private route(tenant: string): { actor: Actor; shard: number } {
+    const shard = shardOf(tenant, this.options.shardCount)
+    return { actor: this.actors[actorOf(shard, this.options.workerCount)]!, shard }
+  }
+
+  /** One request, one reply. A full queue answers 503 at once. */
+  call(tenant: string, operation: Operation, handler: ReplyHandler): void {
+    const { actor, shard } = this.route(tenant)
+    const id = this.nextId++
+    if (actor.pending.size >= this.maxPending) {
+      handler(UNAVAILABLE(id, 'the shard is overloaded; retry later'))
+      return
+    }
+    actor.send({ kind: 'call', id, shard, operation }, handler)
+  }
+
+  /**
+   * A stream: the handler gets a `chunks` reply per slice (or one error). The
+   * actor reads the next slice only after `more()`, which is how back-pressure
+   * reaches the scan; `cancel()` stops it.
+   */
+  openStream(tenant: string, operation: StreamOp, handler: ReplyHandler): StreamHandle {
+    const { actor, shard } = this.route(tenant)
+    const id = this.nextId++
+    if (actor.pending.size >= this.maxPending) {
+      handler(UNAVAILABLE(id, 'the shard is overloaded; retry later'))
+      return { more: () => undefined, cancel: () => undefined }
+    }
+    actor.send({ kind: 'call', id, shard, operation }, handler)
+    return {
+      more: () => { if (actor.pending.has(id)) actor.send({ kind: 'more', id }, undefined) },
+      cancel: () => {
+        if (!actor.pending.delete(id)) return
+        actor.send({ kind: 'cancel', id }, undefined)
+      },
+    }
+  }
+
+  /** The worker threads (tests kill them to prove restarts). */
+  workers(): Worker[] {
+    return this.actors.map((a) => a.worker)
+  }
+
+  restartCount(): number {
+    return this.actors.reduce((n, a) => n + a.restarts, 0)
+  }
+
+  /** Waits for pending commits, closes every environment and stops the threads. */
+  async close(): Promise<void> {
+    await Promise.all(this.actors.map((actor) => new Promise<void>((resolve) => {
+      actor.stopping = true
+      const id = this.nextId++
+      const timer = setTimeout(() => void actor.worker.terminate().then(() => resolve()), 10_000)
+      actor.send({ kind: 'shutdown', id }, () => {
+        clearTimeout(timer)
+        void actor.worker.terminate().then(() => resolve())
+      })
+    })))
+  }
+}

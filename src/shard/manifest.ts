@@ -1,0 +1,42 @@
+// The data directory's manifest: the shard count is fixed when the directory
+// is created, because a tenant's shard is its hash modulo that count.
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+import { ConfigError } from '../config'
+
+export interface Manifest {
+  format: 1
+  shards: number
+  created: number
+}
+
+export function manifestPath(dataDir: string): string {
+  return join(dataDir, 'manifest.json')
+}
+
+export function readOrCreateManifest(dataDir: string, shardsIfNew: number, now: number): { manifest: Manifest; created: boolean } {
+  const path = manifestPath(dataDir)
+  if (existsSync(path)) {
+    let doc: unknown
+    try {
+      doc = JSON.parse(readFileSync(path, 'utf8'))
+    } catch (err) {
+      throw new ConfigError(`data directory manifest ${path} is unreadable: ${(err as Error).message}`)
+    }
+    const m = doc as Partial<Manifest>
+    if (m.format !== 1 || !Number.isInteger(m.shards) || (m.shards as number) < 1) {
+      throw new ConfigError(`data directory manifest ${path} is not a format-1 manifest`)
+    }
+    return { manifest: m as Manifest, created: false }
+  }
+  mkdirSync(dataDir, { recursive: true })
+  const manifest: Manifest = { format: 1, shards: shardsIfNew, created: now }
+  // Written to a temporary file, synced, then renamed: a crash leaves either no manifest or a whole one.
+  const tmp = `${path}.tmp`
+  const fd = openSync(tmp, 'w', 0o600)
+  writeSync(fd, JSON.stringify(manifest) + '\n')
+  fsyncSync(fd)
+  closeSync(fd)
+  renameSync(tmp, path)
+  return { manifest, created: true }
+}

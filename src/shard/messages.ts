@@ -1,0 +1,66 @@
+// The messages between the front thread and the shard actors. Plain data
+// only, so they cross MessagePorts through the one codec (src/shard/codec.ts).
+import type { ErrorType } from '../errors'
+
+export interface NodeRef { ns: string; type: string; id: string }
+export interface RelationRef { from: NodeRef; to: NodeRef; rel: NodeRef }
+
+/** What a write carries about its caller: the consent reference (owner) and the client. */
+export interface WriteContext { owner: string; client: string }
+
+/** A single-criterion search: the property and the canonical JSON of the value. */
+export interface Criterion { property: string; value: string | number | boolean }
+
+export type ReadOp =
+  | { op: 'getNode'; tenant: string; node: NodeRef }
+  | { op: 'getNodeProperty'; tenant: string; node: NodeRef; key: string }
+  | { op: 'countNodes'; tenant: string; ns: string; type: string }
+  | { op: 'getRelation'; tenant: string; relation: RelationRef }
+
+export type WriteOp =
+  | { op: 'putNode'; tenant: string; node: NodeRef; props: Record<string, unknown>; ctx: WriteContext }
+  | { op: 'putNodeProperty'; tenant: string; node: NodeRef; key: string; value: unknown; ctx: WriteContext }
+  | { op: 'deleteNode'; tenant: string; node: NodeRef }
+  | { op: 'putRelation'; tenant: string; relation: RelationRef; props: Record<string, unknown>; ctx: WriteContext }
+  | { op: 'deleteRelation'; tenant: string; relation: RelationRef }
+  | { op: 'incrementCounter'; tenant: string; relation: RelationRef; name: string; ctx: WriteContext }
+
+export type StreamOp =
+  | { op: 'listNodes'; tenant: string; ns: string; type: string; limit: number | undefined; owner: string | undefined; criterion: Criterion | undefined }
+  | { op: 'neighbours'; tenant: string; node: NodeRef }
+
+export type Operation = ReadOp | WriteOp | StreamOp
+
+/** Front -> actor. `id` is unique per front thread; stream control refers to an open stream's id. */
+export type ActorRequest =
+  | { kind: 'call'; id: number; shard: number; operation: Operation }
+  | { kind: 'more'; id: number }
+  | { kind: 'cancel'; id: number }
+  | { kind: 'shutdown'; id: number }
+
+/** Actor -> front: the answer to a call, or the next part of a stream. */
+export type ActorReply =
+  | { kind: 'ok'; id: number; status: number; body: string | undefined; total: number | undefined }
+  | { kind: 'error'; id: number; type: ErrorType; message: string }
+  | { kind: 'chunks'; id: number; chunks: string[]; done: boolean }
+  | { kind: 'closed'; id: number }
+
+/** workerData of a shard actor. */
+export interface ActorConfig {
+  dataDir: string
+  shards: number[]
+  publicUrl: string
+  metamodel: import('../model/metamodel').MetamodelDoc
+}
+
+export const WRITE_OPS: ReadonlySet<Operation['op']> = new Set([
+  'putNode', 'putNodeProperty', 'deleteNode', 'putRelation', 'deleteRelation', 'incrementCounter',
+])
+export const STREAM_OPS: ReadonlySet<Operation['op']> = new Set(['listNodes', 'neighbours'])
+
+export function isWrite(op: Operation): op is WriteOp {
+  return WRITE_OPS.has(op.op)
+}
+export function isStream(op: Operation): op is StreamOp {
+  return STREAM_OPS.has(op.op)
+}

@@ -1,0 +1,158 @@
+// A shard actor: a long-lived worker thread that owns the LMDB environments
+// of its shards. It applies every write of a shard in arrival order, one
+// write transaction per shard per batch (group commit), and acknowledges the
+// writes only once that transaction is flushed to disk.
+import { parentPort, workerData } from 'node:worker_threads'
+import { Metamodel } from '../src/model/metamodel'
+import { Urls } from '../src/model/urls'
+import { decodeRequests, encodeReplies } from '../src/shard/codec'
+import { isStream, isWrite, type ActorConfig, type ActorReply, type Operation, type ReadOp, type StreamOp, type WriteOp } from '../src/shard/messages'
+import { countNodes, deleteNode, getNode, getNodeProperty, putNode, putNodeProperty, type ShardContext } from './store/nodes'
+import { deleteRelation, getRelation, incrementCounter, putRelation } from './store/relations'
+import { fail, type OpResult } from './store/result'
+import { ListScan, NeighboursScan, type Scan } from './store/scans'
+import { closeShard, openShard, type ShardStore } from './store/shard-store'
+
+const config = workerData as ActorConfig
+const port = parentPort
+if (port === null) throw new Error('shard-actor must run in a worker thread')
+
+const stores = new Map<number, ShardStore>(config.shards.map((s) => [s, openShard(config.dataDir, s)]))
+const urls = new Urls(config.publicUrl)
+const metamodel = new Metamodel(config.metamodel)
+const scans = new Map<number, { scan: Scan; store: ShardStore }>()
+const pendingCommits = new Set<Promise<void>>()
+
+let outbox: ActorReply[] = []
+let flushScheduled = false
+function send(reply: ActorReply): void {
+  outbox.push(reply)
+  if (!flushScheduled) {
+    flushScheduled = true
+    setImmediate(flushOutbox)
+  }
+}
+function flushOutbox(): void {
+  flushScheduled = false
+  const batch = outbox
+  outbox = []
+  if (batch.length > 0) port!.postMessage(encodeReplies(batch))
+}
+
+function reply(id: number, r: OpResult): ActorReply {
+  return r.kind === 'ok'
+    ? { kind: 'ok', id, status: r.status, body: r.body, total: r.total }
+    : { kind: 'error', id, type: r.type, message: r.message }
+}
+
+function internal(id: number, err: unknown): ActorReply {
+  console.error(`shard actor: request ${id} failed:`, err)
+  return { kind: 'error', id, type: 'internal_error', message: 'internal error' }
+}
+
+function context(store: ShardStore, now: number): ShardContext {
+  return { store, urls, metamodel, now }
+}
+
+function read(sc: ShardContext, op: ReadOp): OpResult {
+  switch (op.op) {
+    case 'getNode': return getNode(sc, op.tenant, op.node)
+    case 'getNodeProperty': return getNodeProperty(sc, op.tenant, op.node, op.key)
+    case 'countNodes': return countNodes(sc, op.tenant, op.ns, op.type)
+    case 'getRelation': return getRelation(sc, op.tenant, op.relation)
+  }
+}
+
+function write(sc: ShardContext, op: WriteOp): OpResult {
+  switch (op.op) {
+    case 'putNode': return putNode(sc, op.tenant, op.node, op.props, op.ctx)
+    case 'putNodeProperty': return putNodeProperty(sc, op.tenant, op.node, op.key, op.value, op.ctx)
+    case 'deleteNode': return deleteNode(sc, op.tenant, op.node)
+    case 'putRelation': return putRelation(sc, op.tenant, op.relation, op.props, op.ctx)
+    case 'deleteRelation': return deleteRelation(sc, op.tenant, op.relation)
+    case 'incrementCounter': return incrementCounter(sc, op.tenant, op.relation, op.name, op.ctx)
+  }
+}
+
+function stepScan(id: number): void {
+  const open = scans.get(id)
+  if (open === undefined) return
+  try {
+    const slice = open.scan.step(context(open.store, Date.now()))
+    if (slice.done) scans.delete(id)
+    send({ kind: 'chunks', id, chunks: slice.chunks, done: slice.done })
+  } catch (err) {
+    scans.delete(id)
+    send(internal(id, err))
+  }
+}
+
+function openScan(id: number, store: ShardStore, op: StreamOp): void {
+  const sc = context(store, Date.now())
+  if (op.op === 'neighbours') {
+    const scan = new NeighboursScan(op.tenant, op.node)
+    if (!scan.sourceExists(sc)) {
+      send(reply(id, fail('element_not_found', `node ${op.node.ns}/${op.node.type}/${op.node.id} not found`)))
+      return
+    }
+    scans.set(id, { scan, store })
+  } else {
+    scans.set(id, { scan: new ListScan(op.tenant, op.ns, op.type, op.limit, op.owner, op.criterion), store })
+  }
+  stepScan(id)
+}
+
+/** One write transaction for all writes of a shard in this batch; replies after the flush. */
+function commit(store: ShardStore, items: { id: number; op: WriteOp }[], now: number): void {
+  const sc = context(store, now)
+  const done = store.env
+    .transaction(() => items.map((i) => write(sc, i.op)))
+    .then(async (results) => {
+      await store.env.flushed
+      results.forEach((r, n) => send(reply(items[n]!.id, r)))
+    })
+    .catch((err: unknown) => {
+      for (const i of items) send(internal(i.id, err))
+    })
+    .finally(() => pendingCommits.delete(done))
+  pendingCommits.add(done)
+}
+
+async function shutdown(id: number): Promise<void> {
+  await Promise.all(pendingCommits)
+  flushOutbox()
+  for (const store of stores.values()) await closeShard(store)
+  port!.postMessage(encodeReplies([{ kind: 'closed', id }]))
+}
+
+port.on('message', (wire: unknown) => {
+  const now = Date.now()
+  const writes = new Map<ShardStore, { id: number; op: WriteOp }[]>()
+  for (const req of decodeRequests(wire)) {
+    switch (req.kind) {
+      case 'more': stepScan(req.id); break
+      case 'cancel': scans.delete(req.id); break
+      case 'shutdown': void shutdown(req.id); return
+      case 'call': {
+        const store = stores.get(req.shard)
+        const op: Operation = req.operation
+        if (store === undefined) {
+          send(internal(req.id, new Error(`shard ${req.shard} is not owned by this actor`)))
+        } else if (isWrite(op)) {
+          const list = writes.get(store)
+          if (list === undefined) writes.set(store, [{ id: req.id, op }])
+          else list.push({ id: req.id, op })
+        } else if (isStream(op)) {
+          openScan(req.id, store, op)
+        } else {
+          try {
+            send(reply(req.id, read(context(store, now), op)))
+          } catch (err) {
+            send(internal(req.id, err))
+          }
+        }
+      }
+    }
+  }
+  for (const [store, items] of writes) commit(store, items, now)
+})

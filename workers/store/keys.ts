@@ -1,0 +1,46 @@
+// The LMDB key layout of a shard. Keys are arrays (ordered-binary), so every
+// prefix of an array key is a range: a type's nodes, a node's adjacency list,
+// an index term's nodes are each one prefix scan.
+import type { NodeRef, RelationRef } from '../../src/shard/messages'
+
+/** Sorts after every string, so [...prefix, END] closes a prefix range. */
+export const END = Buffer.from([0xff])
+
+export type Key = (string | number)[]
+
+/** Direction of an adjacency entry as seen from the node that owns the list. */
+export const OUT = 0
+export const IN = 1
+
+export const nodeKey = (tenant: string, n: NodeRef): Key => [tenant, n.ns, n.type, n.id]
+export const typePrefix = (tenant: string, ns: string, type: string): Key => [tenant, ns, type]
+
+export const relationKey = (tenant: string, r: RelationRef): Key => [
+  tenant, r.from.ns, r.from.type, r.from.id, r.to.ns, r.to.type, r.to.id, r.rel.ns, r.rel.type, r.rel.id,
+]
+
+/**
+ * Adjacency entries are grouped by neighbour after the owner's identity, so a
+ * neighbours read meets all relations to one neighbour in a row.
+ */
+export const adjacencyKey = (tenant: string, owner: NodeRef, neighbour: NodeRef, direction: number, rel: NodeRef): Key => [
+  tenant, owner.ns, owner.type, owner.id, neighbour.ns, neighbour.type, neighbour.id, direction, rel.ns, rel.type, rel.id,
+]
+export const adjacencyPrefix = (tenant: string, owner: NodeRef): Key => [tenant, owner.ns, owner.type, owner.id]
+
+/** Decodes an adjacency key back into the relation it stands for. */
+export function relationOfAdjacency(key: Key): { neighbour: NodeRef; relation: RelationRef; direction: number } {
+  const [, ons, otype, oid, nns, ntype, nid, direction, rns, rtype, rid] = key as [string, string, string, string, string, string, string, number, string, string, string]
+  const owner = { ns: ons, type: otype, id: oid }
+  const neighbour = { ns: nns, type: ntype, id: nid }
+  const rel = { ns: rns, type: rtype, id: rid }
+  const relation = direction === OUT ? { from: owner, to: neighbour, rel } : { from: neighbour, to: owner, rel }
+  return { neighbour, relation, direction }
+}
+
+export const indexKey = (tenant: string, ns: string, type: string, property: string, term: string, id: string): Key => [
+  tenant, ns, type, property, term, id,
+]
+export const indexPrefix = (tenant: string, ns: string, type: string, property: string, term: string): Key => [
+  tenant, ns, type, property, term,
+]

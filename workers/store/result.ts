@@ -1,0 +1,11 @@
+// What an operation on a shard answers: a status with an optional JSON body,
+// or an error the front thread renders with the one error helper.
+import type { ErrorType } from '../../src/errors'
+
+export type OpResult =
+  | { kind: 'ok'; status: number; body: string | undefined; total: number | undefined }
+  | { kind: 'error'; type: ErrorType; message: string }
+
+export const ok = (status: number, body?: string, total?: number): OpResult => ({ kind: 'ok', status, body, total })
+export const fail = (type: ErrorType, message: string): OpResult => ({ kind: 'error', type, message })
+export const NO_CONTENT = ok(204)
