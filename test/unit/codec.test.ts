@@ -1,0 +1,66 @@
+import t from 'tap'
+import { MessageChannel } from 'node:worker_threads'
+import { decodeReplies, decodeRequests, encodeReplies, encodeRequests, type ReplyBatch, type RequestBatch } from '../../src/shard/codec'
+
+const node = { ns: 'core', type: 'customer', id: 'a/b c✓' }
+const relation = { from: node, to: { ns: 'core', type: 'product', id: 'p-1' }, rel: { ns: 'core', type: 'viewed', id: 'r 1' } }
+const ctx = { owner: 'consent-1', client: 'demo-enricher' }
+
+const requests: RequestBatch = [
+  { kind: 'call', id: 1, shard: 2, operation: { op: 'getNode', tenant: 'demo', node } },
+  { kind: 'call', id: 2, shard: 2, operation: { op: 'putNode', tenant: 'demo', node, props: { name: 'Ann', age: 42, tags: ['a', 'b'], nested: { x: null, y: true } }, ctx } },
+  { kind: 'call', id: 3, shard: 0, operation: { op: 'incrementCounter', tenant: 'demo', relation, name: 'views', ctx } },
+  { kind: 'call', id: 4, shard: 1, operation: { op: 'listNodes', tenant: 'acme', ns: 'core', type: 'customer', limit: 10, owner: undefined, criterion: { property: 'name', value: 'John Smith' } } },
+  { kind: 'call', id: 5, shard: 1, operation: { op: 'putNodeProperty', tenant: 'acme', node, key: 'score', value: -1.5, ctx } },
+  { kind: 'more', id: 4 },
+  { kind: 'cancel', id: 4 },
+  { kind: 'shutdown', id: 6 },
+]
+
+const replies: ReplyBatch = [
+  { kind: 'ok', id: 1, status: 200, body: '{"id":"a/b c✓","created":1}', total: undefined },
+  { kind: 'ok', id: 2, status: 204, body: undefined, total: undefined },
+  { kind: 'ok', id: 7, status: 200, body: undefined, total: 12 },
+  { kind: 'error', id: 3, type: 'forbidden', message: 'consent reference "x" may not write' },
+  { kind: 'chunks', id: 4, chunks: ['{"id":"1"}', '{"id":"2"}'], done: false },
+  { kind: 'chunks', id: 4, chunks: [], done: true },
+  { kind: 'closed', id: 4 },
+]
+
+function viaChannel(wire: unknown): Promise<unknown> {
+  const { port1, port2 } = new MessageChannel()
+  return new Promise<unknown>((resolve) => {
+    port2.once('message', (m: unknown) => {
+      port1.close()
+      port2.close()
+      resolve(m)
+    })
+    port1.postMessage(wire)
+  })
+}
+
+t.test('request batches round-trip through the codec', async (t) => {
+  t.same(decodeRequests(encodeRequests(requests)), requests)
+  t.same(decodeRequests(encodeRequests([])), [])
+})
+
+t.test('reply batches round-trip through the codec', async (t) => {
+  t.same(decodeReplies(encodeReplies(replies)), replies)
+})
+
+t.test('request batches survive structured clone over a MessageChannel', async (t) => {
+  const received = decodeRequests(await viaChannel(encodeRequests(requests)))
+  t.not(received, requests, 'a copy arrived, not the same object')
+  t.strictSame(received, requests)
+  const listNodes = received[3]
+  t.ok(listNodes?.kind === 'call' && listNodes.operation.op === 'listNodes' && 'owner' in listNodes.operation,
+    'an undefined field is kept as a present key')
+})
+
+t.test('reply batches survive structured clone over a MessageChannel', async (t) => {
+  const received = decodeReplies(await viaChannel(encodeReplies(replies)))
+  t.not(received, replies)
+  t.strictSame(received, replies)
+  const first = received[0]
+  t.equal(first?.kind === 'ok' ? first.body : null, '{"id":"a/b c✓","created":1}', 'Unicode in bodies survives')
+})

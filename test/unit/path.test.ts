@@ -1,0 +1,30 @@
+import t from 'tap'
+import { decodePath, decodeQuery } from '../../src/front/path'
+import { ApiError } from '../../src/errors'
+
+t.test('each segment is decoded on its own; %2F stays inside the id', async (t) => {
+  t.same(decodePath('/graph/v1/demo/nodes/core/customer/a%2Fb'), ['graph', 'v1', 'demo', 'nodes', 'core', 'customer', 'a/b'])
+})
+
+t.test('spaces, @, +, % and any Unicode survive', async (t) => {
+  const id = 'John Doe+x@example.com 100% ✓ 日本'
+  t.same(decodePath(`/n/${encodeURIComponent(id)}`), ['n', id])
+  t.same(decodePath('/n/a+b'), ['n', 'a+b'], 'a literal + in a path is not a space')
+})
+
+t.test('a single trailing slash is tolerated, empty inner segments are kept', async (t) => {
+  t.same(decodePath('/a/b/'), ['a', 'b'])
+  t.same(decodePath('/a//b'), ['a', '', 'b'])
+})
+
+t.test('bad percent-encoding is a 400 naming the segment', async (t) => {
+  const err = t.throws(() => decodePath('/a/%ZZ')) as ApiError
+  t.equal(err.status, 400)
+  t.equal(err.type, 'bad_request')
+  t.match(err.message, /segment 2/)
+})
+
+t.test('query decoding treats + and %20 as spaces', async (t) => {
+  t.equal(decodeQuery('q=name:%22John+Smith%22').get('q'), 'name:"John Smith"')
+  t.equal(decodeQuery(undefined).get('q'), null)
+})
