@@ -42,12 +42,13 @@ export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (
     }
     let ok = true
     ex.res.cork(() => {
+      let text = body
       if (!started) {
         started = true
         ex.res.writeStatus('200 OK').writeHeader('content-type', CONTENT_TYPE[format])
-        if (format === 'json') ex.res.write('[')
+        if (format === 'json') text = '[' + text
       }
-      if (body !== '') ok = ex.res.write(body)
+      if (text !== '') ok = ex.res.write(text)
       if (reply.done) {
         ex.finished = true
         ex.res.end(format === 'json' ? ']' : '')

@@ -1,0 +1,127 @@
+import t from 'tap'
+import { availableParallelism } from 'node:os'
+import { basename, dirname, resolve } from 'node:path'
+import { ConfigError, loadConfig, parseDurationMs } from '../../src/config'
+
+function configError(t: tap.Test, fn: () => unknown, pattern: RegExp): void {
+  const err = t.throws(fn) as Error
+  t.ok(err instanceof ConfigError, 'a ConfigError')
+  t.match(err.message, pattern)
+}
+
+t.test('defaults with no flags and an empty environment', async (t) => {
+  const c = loadConfig([], {})
+  t.equal(c.port, 8080)
+  t.equal(c.host, '127.0.0.1')
+  t.equal(c.dataDir, resolve('./data'))
+  t.equal(c.workers, Math.min(2, availableParallelism()))
+  t.equal(c.shards, 4)
+  t.equal(c.maxBody, 1024 * 1024)
+  t.equal(c.masterKeyFile, resolve('./secrets/master.key'))
+  t.equal(c.accessTokenTtl, 3600)
+  t.equal(c.eventRetentionMs, 7 * 86_400_000)
+  t.equal(c.publicUrl, undefined)
+  t.equal(basename(c.bootstrap ?? ''), 'demo.json', 'the demo bootstrap by default')
+  t.equal(basename(dirname(c.bootstrap ?? '')), 'bootstrap')
+})
+
+t.test('environment variables set every option', async (t) => {
+  const c = loadConfig([], {
+    PORT: '9000', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', BOOTSTRAP: 'b.json', WORKERS: '3', SHARDS: '16',
+    MAX_BODY: '2048', MASTER_KEY_FILE: 'k/master.key', ACCESS_TOKEN_TTL: '60', EVENT_RETENTION: '12h',
+    PUBLIC_URL: 'https://graph.example.com',
+  })
+  t.same(c, {
+    port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', bootstrap: resolve('b.json'), workers: 3, shards: 16,
+    maxBody: 2048, masterKeyFile: resolve('k/master.key'), accessTokenTtl: 60, eventRetentionMs: 12 * 3_600_000,
+    publicUrl: 'https://graph.example.com',
+  })
+})
+
+t.test('flags win over the environment', async (t) => {
+  const env = { PORT: '9000', HOST: 'h-env', WORKERS: '3', PUBLIC_URL: 'http://env.example' }
+  const c = loadConfig(['--port', '9100', '--host', 'h-flag', '--public-url', 'http://flag.example'], env)
+  t.equal(c.port, 9100)
+  t.equal(c.host, 'h-flag')
+  t.equal(c.publicUrl, 'http://flag.example')
+  t.equal(c.workers, 3, 'an option without a flag still comes from the environment')
+})
+
+t.test('--flag=value form, including = inside the value', async (t) => {
+  const c = loadConfig(['--port=0', '--shards=8', '--public-url=http://h:1/base?a=b', '--event-retention=30m'], {})
+  t.equal(c.port, 0)
+  t.equal(c.shards, 8)
+  t.equal(c.publicUrl, 'http://h:1/base?a=b')
+  t.equal(c.eventRetentionMs, 30 * 60_000)
+})
+
+t.test('an empty bootstrap means none; a later flag repeats win', async (t) => {
+  t.equal(loadConfig(['--bootstrap='], {}).bootstrap, undefined)
+  t.equal(loadConfig([], { BOOTSTRAP: '' }).bootstrap, undefined)
+  t.equal(loadConfig(['--bootstrap', 'x.json'], {}).bootstrap, resolve('x.json'))
+  t.equal(loadConfig(['--port', '1', '--port', '2'], {}).port, 2)
+})
+
+t.test('PUBLIC_URL loses its trailing slashes', async (t) => {
+  t.equal(loadConfig([], { PUBLIC_URL: 'https://example.com/' }).publicUrl, 'https://example.com')
+  t.equal(loadConfig([], { PUBLIC_URL: 'https://example.com/api//' }).publicUrl, 'https://example.com/api')
+})
+
+t.test('bad PUBLIC_URL', async (t) => {
+  configError(t, () => loadConfig([], { PUBLIC_URL: 'example.com' }), /PUBLIC_URL must be an http\(s\) URL, got "example.com"/)
+  configError(t, () => loadConfig([], { PUBLIC_URL: 'ftp://example.com' }), /PUBLIC_URL/)
+  configError(t, () => loadConfig([], { PUBLIC_URL: 'http://' }), /PUBLIC_URL/)
+  configError(t, () => loadConfig(['--public-url', 'localhost:8080'], {}), /PUBLIC_URL/)
+})
+
+t.test('bad port', async (t) => {
+  configError(t, () => loadConfig(['--port', '65536'], {}), /--port must be between 0 and 65535, got 65536/)
+  configError(t, () => loadConfig(['--port', 'abc'], {}), /--port must be a whole number, got "abc"/)
+  configError(t, () => loadConfig(['--port', '-1'], {}), /--port must be a whole number/)
+  configError(t, () => loadConfig(['--port', '80.5'], {}), /whole number/)
+  configError(t, () => loadConfig([], { PORT: '99999' }), /between 0 and 65535/)
+  configError(t, () => loadConfig(['--port='], {}), /whole number, got ""/)
+})
+
+t.test('other numeric ranges', async (t) => {
+  configError(t, () => loadConfig(['--workers', '0'], {}), /--workers must be between 1 and 64/)
+  configError(t, () => loadConfig(['--workers', '65'], {}), /--workers/)
+  configError(t, () => loadConfig(['--shards', '257'], {}), /--shards must be between 1 and 256/)
+  configError(t, () => loadConfig(['--max-body', '0'], {}), /--max-body/)
+  configError(t, () => loadConfig([], { ACCESS_TOKEN_TTL: '0' }), /ACCESS_TOKEN_TTL/)
+  t.equal(loadConfig(['--workers', '64', '--shards', '256'], {}).shards, 256, 'the bounds themselves are accepted')
+})
+
+t.test('unknown option and positional arguments', async (t) => {
+  configError(t, () => loadConfig(['--nope', '1'], {}), /unknown option --nope/)
+  configError(t, () => loadConfig(['--nope=1'], {}), /unknown option --nope$/)
+  configError(t, () => loadConfig(['serve'], {}), /unknown option serve/)
+  configError(t, () => loadConfig(['-p', '80'], {}), /unknown option -p/)
+  configError(t, () => loadConfig(['--access-token-ttl', '5', '--PORT', '1'], {}), /unknown option --PORT/)
+})
+
+t.test('missing value', async (t) => {
+  configError(t, () => loadConfig(['--port'], {}), /option --port needs a value/)
+  configError(t, () => loadConfig(['--host', 'x', '--data-dir'], {}), /option --data-dir needs a value/)
+})
+
+t.test('EVENT_RETENTION durations', async (t) => {
+  t.equal(loadConfig([], { EVENT_RETENTION: '604800' }).eventRetentionMs, 604_800_000, 'a bare number is seconds')
+  t.equal(loadConfig([], { EVENT_RETENTION: '7d' }).eventRetentionMs, 604_800_000)
+  t.equal(loadConfig([], { EVENT_RETENTION: '500ms' }).eventRetentionMs, 500)
+  configError(t, () => loadConfig([], { EVENT_RETENTION: '1w' }), /EVENT_RETENTION must be seconds or a number with ms, s, m, h or d, got "1w"/)
+})
+
+t.test('parseDurationMs units and errors', async (t) => {
+  t.equal(parseDurationMs('X', '0'), 0)
+  t.equal(parseDurationMs('X', '10'), 10_000)
+  t.equal(parseDurationMs('X', '10s'), 10_000)
+  t.equal(parseDurationMs('X', '250ms'), 250)
+  t.equal(parseDurationMs('X', '30m'), 1_800_000)
+  t.equal(parseDurationMs('X', '12h'), 43_200_000)
+  t.equal(parseDurationMs('X', '2d'), 172_800_000)
+  t.equal(parseDurationMs('X', ' 3h '), 10_800_000, 'surrounding white space is ignored')
+  for (const bad of ['', 'd', '1.5h', '-1s', '7 d', '7D', 'P7D', '1h30m']) {
+    configError(t, () => parseDurationMs('X', bad), new RegExp(`^X must be seconds .*got "${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"$`))
+  }
+})
