@@ -1,0 +1,60 @@
+// A shard actor that dies is restarted by the front thread: its in-flight
+// calls get 503 (service_unavailable), later calls work, and its shards are
+// intact. Runs the real compiled actor in worker threads, in process.
+import t from 'tap'
+import { join } from 'node:path'
+import { ActorPool } from '../../src/shard/actor-pool'
+import type { ActorReply, Operation } from '../../src/shard/messages'
+import { ROOT, removeDir, tempDir } from '../helpers/server'
+
+const ctx = { owner: 'c1', client: 'test' }
+const node = (id: string) => ({ ns: 'core', type: 'customer', id })
+
+function call(pool: ActorPool, op: Operation & { tenant: string }): Promise<ActorReply> {
+  return new Promise((resolve) => pool.call(op.tenant, op, resolve))
+}
+
+t.test('kill a worker: in-flight calls get 503, the actor comes back with its data', async (t) => {
+  const dir = tempDir()
+  const pool = new ActorPool({
+    dataDir: dir, shardCount: 2, workerCount: 2, publicUrl: 'http://x', metamodel: {},
+    workerFile: join(ROOT, 'dist', 'workers', 'shard-actor.js'),
+  })
+  t.teardown(async () => {
+    await pool.close()
+    removeDir(dir)
+  })
+  const put = await call(pool, { op: 'putNode', tenant: 't1', node: node('a'), props: { v: 1 }, ctx })
+  t.equal(put.kind === 'ok' && put.status, 204)
+
+  // Queue calls, then kill every worker before they can answer.
+  const inflight = Array.from({ length: 50 }, (_, i) => call(pool, { op: 'putNode', tenant: 't1', node: node(`b${i}`), props: { i }, ctx }))
+  await Promise.all(pool.workers().map((w) => w.terminate()))
+  const replies = await Promise.all(inflight)
+  for (const r of replies) {
+    t.ok(r.kind === 'error' ? r.type === 'service_unavailable' : r.kind === 'ok', 'each in-flight call gets 503 or was already acknowledged')
+  }
+  t.ok(pool.restartCount() >= 1, 'the actors were restarted')
+
+  const get = await call(pool, { op: 'getNode', tenant: 't1', node: node('a') })
+  t.equal(get.kind, 'ok', 'the restarted actor serves its shard')
+  if (get.kind === 'ok') t.match(JSON.parse(get.body!), { id: 'a', v: 1 })
+  const again = await call(pool, { op: 'putNode', tenant: 't1', node: node('c'), props: {}, ctx })
+  t.equal(again.kind === 'ok' && again.status, 204, 'and takes writes again')
+})
+
+t.test('a full queue answers 503 at once instead of queueing without bound', async (t) => {
+  const dir = tempDir()
+  const pool = new ActorPool({
+    dataDir: dir, shardCount: 1, workerCount: 1, publicUrl: 'http://x', metamodel: {}, maxPending: 10,
+    workerFile: join(ROOT, 'dist', 'workers', 'shard-actor.js'),
+  })
+  t.teardown(async () => {
+    await pool.close()
+    removeDir(dir)
+  })
+  const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => call(pool, { op: 'getNode', tenant: 't', node: node(`n${i}`) })))
+  const unavailable = replies.filter((r) => r.kind === 'error' && r.type === 'service_unavailable').length
+  t.equal(unavailable, 20, '20 over the limit of 10 are refused')
+  t.equal(replies.filter((r) => r.kind === 'error' && r.type === 'element_not_found').length, 10)
+})
