@@ -75,14 +75,16 @@ export class Exchange {
     })
   }
 
-  /** A reply without a body (204, HEAD); `contentLength` is reported for HEAD. */
+  /** A reply without a body (204, HEAD). */
   empty(status: number, headers?: Record<string, string>): void {
     if (!this.open) return
     this.finished = true
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status))
       if (headers !== undefined) for (const k in headers) this.res.writeHeader(k, headers[k]!)
-      if (status === 204 || this.method === 'HEAD') this.res.endWithoutBody(0)
+      // RFC 9110: no Content-Length on a 204.
+      if (status === 204) this.res.endWithoutBody()
+      else if (this.method === 'HEAD') this.res.endWithoutBody(0)
       else this.res.end()
     })
   }

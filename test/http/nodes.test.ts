@@ -20,7 +20,10 @@ type NodeBody = Record<string, unknown>
 
 t.test('PUT creates a node; GET returns the spec fields and custom properties at the top level', async (t) => {
   const before = Date.now()
-  t.equal((await g.put('nodes/core/customer/c1', { name: 'Ann Lee', age: 30 })).status, 204)
+  const created = await g.put('nodes/core/customer/c1', { name: 'Ann Lee', age: 30 })
+  t.equal(created.status, 204)
+  t.equal(created.headers['content-length'], undefined, 'no Content-Length on 204')
+  t.equal(created.text, '')
   const res = await g.get('nodes/core/customer/c1')
   t.equal(res.status, 200)
   t.match(res.headers['content-type'], /application\/json/)
