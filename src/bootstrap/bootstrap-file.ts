@@ -65,11 +65,11 @@ function bool(v: Json, path: string): boolean {
   if (typeof v !== 'boolean') fail(path, 'must be true or false')
   return v
 }
-function record<T>(v: Json, path: string, each: (x: Json, p: string) => T): Record<string, T> {
+function record<T>(v: Json, path: string, each: (x: Json, p: string, key: string) => T): Record<string, T> {
   if (v === undefined) return {}
   const o = obj(v, path)
   const out: Record<string, T> = {}
-  for (const [k, x] of Object.entries(o)) out[k] = each(x, `${path}.${k}`)
+  for (const [k, x] of Object.entries(o)) out[k] = each(x, `${path}.${k}`, k)
   return out
 }
 
@@ -80,8 +80,7 @@ function propertyDef(v: Json, path: string): PropertyDef {
   return { type: type as PropertyType, searchable: bool(o.searchable, `${path}.searchable`) }
 }
 
-function typeDef(v: Json, path: string, segments: number): TypeDef {
-  const key = path.slice(path.lastIndexOf('.') + 1)
+function typeDef(v: Json, path: string, key: string, segments: number): TypeDef {
   if (key.split('/').length !== segments || key.split('/').some((s) => s === '')) {
     fail(path, `must be named with ${segments} non-empty segments separated by "/"`)
   }
@@ -94,8 +93,8 @@ function typeDef(v: Json, path: string, segments: number): TypeDef {
 function tenantMetamodel(v: Json, path: string): TenantMetamodel {
   const o = obj(v, path)
   return {
-    nodes: record(o.nodes, `${path}.nodes`, (x, p) => typeDef(x, p, 2)),
-    relations: record(o.relations, `${path}.relations`, (x, p) => typeDef(x, p, 6)),
+    nodes: record(o.nodes, `${path}.nodes`, (x, p, k) => typeDef(x, p, k, 2)),
+    relations: record(o.relations, `${path}.relations`, (x, p, k) => typeDef(x, p, k, 6)),
   }
 }
 

@@ -12,7 +12,11 @@ export function parseCriterion(q: string): Criterion {
   const s = STRING_FORM.exec(q)
   if (s !== null) return { property: s[1]!, value: s[2]! }
   const n = NUMBER_FORM.exec(q)
-  if (n !== null) return { property: n[1]!, value: Number(n[2]) }
+  if (n !== null) {
+    const value = Number(n[2])
+    if (!Number.isFinite(value)) throw new ApiError('bad_request', `q: ${n[2]} is not a finite number`)
+    return { property: n[1]!, value }
+  }
   const b = BOOLEAN_FORM.exec(q)
   if (b !== null) return { property: b[1]!, value: b[2] === 'true' }
   throw new ApiError(

@@ -2,7 +2,7 @@
 import type { MethodSpec } from '../front/route'
 import { answer } from './answer'
 import type { GraphParams } from './params'
-import { consentReference, counterName, propertiesBody, relationRef } from './validate'
+import { RESERVED_RELATION_NAMES, consentReference, counterName, propertiesBody, relationRef } from './validate'
 
 type Spec = MethodSpec<GraphParams>
 
@@ -18,7 +18,7 @@ export const putRelation: Spec = {
   handle(s, ex, { tenant, rest, token }, body) {
     const relation = relationRef(rest)
     const owner = consentReference(ex.headers['consent-reference'])
-    const props = propertiesBody(body!)
+    const props = propertiesBody(body!, RESERVED_RELATION_NAMES)
     s.pool.call(tenant, { op: 'putRelation', tenant, relation, props, ctx: { owner, client: token.client } }, answer(ex))
   },
 }

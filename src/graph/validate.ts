@@ -16,8 +16,13 @@ export const RESERVED_BODY_NAMES: ReadonlySet<string> = new Set([
 export const RESERVED_PROPERTY_KEYS: ReadonlySet<string> = new Set([
   'id', 'tid', 'fid', 'label', 'schema', 'created', 'consentReference', 'tenant', 'consent-reference',
 ])
-/** Fields of the counter answer a counter name would collide with. */
-const COUNTER_RESULT_FIELDS: ReadonlySet<string> = new Set(['toCreated', 'fromCreated', 'relationCreated'])
+/**
+ * A relation body also may not use the relation object's own fields
+ * (fSchema, tSchema) or those the counter answer adds, which would collide.
+ */
+export const RESERVED_RELATION_NAMES: ReadonlySet<string> = new Set([
+  ...RESERVED_BODY_NAMES, 'fSchema', 'tSchema', 'toCreated', 'fromCreated', 'relationCreated',
+])
 
 function checkLength(what: string, value: string, max: number): string {
   if (value === '') throw new ApiError('bad_request', `${what} must not be empty`)
@@ -52,7 +57,7 @@ export function propertyKey(key: string): string {
 
 export function counterName(name: string): string {
   checkLength('counter name', name, MAX_PROPERTY_BYTES)
-  if (RESERVED_BODY_NAMES.has(name) || COUNTER_RESULT_FIELDS.has(name)) {
+  if (RESERVED_RELATION_NAMES.has(name)) {
     throw new ApiError('validation_violation', `"${name}" is a reserved name and cannot be a counter`)
   }
   return name
@@ -68,13 +73,13 @@ export function parseJson(body: Buffer): unknown {
 }
 
 /** A PUT node / PUT relation body: a JSON object of custom properties, no reserved names. */
-export function propertiesBody(body: Buffer): Record<string, unknown> {
+export function propertiesBody(body: Buffer, reserved: ReadonlySet<string> = RESERVED_BODY_NAMES): Record<string, unknown> {
   const value = parseJson(body)
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ApiError('bad_request', 'the request body must be a JSON object of properties')
   }
   for (const name of Object.keys(value)) {
-    if (RESERVED_BODY_NAMES.has(name)) throw new ApiError('validation_violation', `"${name}" is a reserved property name and cannot be set`)
+    if (reserved.has(name)) throw new ApiError('validation_violation', `"${name}" is a reserved property name and cannot be set`)
     checkLength('property name', name, MAX_PROPERTY_BYTES)
   }
   return value as Record<string, unknown>

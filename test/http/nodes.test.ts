@@ -106,6 +106,7 @@ t.test('bad input gets a clear 4xx with the error shape and changes nothing', as
     ['method not allowed', call('PATCH', g.url('nodes/core/customer/b1'), { authorization: `Bearer ${g.token}` }), 405, 'method_not_allowed'],
     ['bad limit', g.get('nodes/core/customer?limit=-1'), 400, 'bad_request'],
     ['bad q', g.get('nodes/core/customer?q=name=John'), 400, 'bad_request'],
+    ['q with an infinite number', g.get('nodes/core/customer?q=age:1e999'), 400, 'bad_request'],
     ['q on a non-searchable property', g.get('nodes/core/customer?q=email:%22x%22'), 400, 'validation_violation'],
   ]
   for (const [what, pending, status, type] of cases) {

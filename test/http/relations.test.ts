@@ -53,6 +53,10 @@ t.test('reserved names in a relation body are 400', async (t) => {
   for (const name of ['id', 'tid', 'fid', 'label', 'schema', 'created', 'createdByHybrisClient', 'consentReference']) {
     t.equal((await g.put(`relations/${rel('u1', 'p1', 'r1')}`, { [name]: 1 })).status, 400, name)
   }
+  // Fields of the relation object and the counter answer would collide too.
+  for (const name of ['fSchema', 'tSchema', 'toCreated', 'fromCreated', 'relationCreated', 'tenant', 'consent-reference']) {
+    t.equal((await g.put(`relations/${rel('u1', 'p1', 'r1')}`, { [name]: 1 })).status, 400, name)
+  }
 })
 
 t.test('relation ids with "/" and spaces are one segment each', async (t) => {

@@ -18,27 +18,32 @@ export interface ElementRecord {
 const J = JSON.stringify
 
 /**
- * Custom properties after the system fields of a top-level object. A property
- * PUT may store `createdByHybrisClient` (spec 7 does not reserve it there);
- * the system field wins in the object form, so drop the custom one there.
+ * Custom properties after the system fields of a top-level object. Writes
+ * refuse names that would collide, except `createdByHybrisClient` through a
+ * property PUT (spec 7 does not reserve it there); whatever is stored, the
+ * system field wins and the custom one is left out of the object form.
  */
-function propsTail(p: string): string {
+function propsTail(p: string, guarded: readonly string[]): string {
   if (p === '{}') return '}'
-  if (p.includes('"createdByHybrisClient"')) {
+  if (guarded.some((name) => p.includes(`"${name}"`))) {
     const props = JSON.parse(p) as Record<string, unknown>
-    delete props.createdByHybrisClient
+    for (const name of guarded) delete props[name]
     const text = J(props)
     return text === '{}' ? '}' : ',' + text.slice(1)
   }
   return ',' + p.slice(1)
 }
 
+const NODE_GUARDED = ['createdByHybrisClient']
+/** The counter answer adds the three creation times, so they are guarded here too. */
+const RELATION_GUARDED = ['createdByHybrisClient', 'fSchema', 'tSchema', 'toCreated', 'fromCreated', 'relationCreated']
+
 export function nodeObject(urls: Urls, tenant: string, n: NodeRef, r: ElementRecord): string {
-  return `{"id":${J(n.id)},"consent-reference":${J(r.o)},"created":${r.c},"createdByHybrisClient":${J(r.b)},"tenant":${J(tenant)},"schema":${J(urls.nodeSchema(tenant, n.ns, n.type))}${propsTail(r.p)}`
+  return `{"id":${J(n.id)},"consent-reference":${J(r.o)},"created":${r.c},"createdByHybrisClient":${J(r.b)},"tenant":${J(tenant)},"schema":${J(urls.nodeSchema(tenant, n.ns, n.type))}${propsTail(r.p, NODE_GUARDED)}`
 }
 
 export function relationObject(urls: Urls, tenant: string, rel: RelationRef, r: ElementRecord): string {
-  return `{"fid":${J(rel.from.id)},"tid":${J(rel.to.id)},"id":${J(rel.rel.id)},"schema":${J(urls.relationSchema(tenant, rel))},"fSchema":${J(urls.nodeSchema(tenant, rel.from.ns, rel.from.type))},"tSchema":${J(urls.nodeSchema(tenant, rel.to.ns, rel.to.type))},"consentReference":${J(r.o)},"created":${r.c},"createdByHybrisClient":${J(r.b)},"tenant":${J(tenant)}${propsTail(r.p)}`
+  return `{"fid":${J(rel.from.id)},"tid":${J(rel.to.id)},"id":${J(rel.rel.id)},"schema":${J(urls.relationSchema(tenant, rel))},"fSchema":${J(urls.nodeSchema(tenant, rel.from.ns, rel.from.type))},"tSchema":${J(urls.nodeSchema(tenant, rel.to.ns, rel.to.type))},"consentReference":${J(r.o)},"created":${r.c},"createdByHybrisClient":${J(r.b)},"tenant":${J(tenant)}${propsTail(r.p, RELATION_GUARDED)}`
 }
 
 /** The counter POST answer: the relation object plus the three creation times. */
