@@ -1,0 +1,64 @@
+// A node with 100,000 neighbours streams whole to a slow client while the
+// server's private memory (RssAnon) grows by far less than the body: the
+// front thread holds at most one slice, the actor reads the next only once
+// the socket has drained.
+import t from 'tap'
+import { readFileSync } from 'node:fs'
+import { request } from 'undici'
+import { Graph, pool } from '../helpers/client'
+import { getToken, removeDir, startServer, type Server } from '../helpers/server'
+
+const N = 100_000
+let server: Server
+
+t.before(async () => {
+  server = await startServer()
+})
+t.teardown(async () => {
+  await server.stop()
+  removeDir(server.dataDir)
+})
+
+function rssAnonBytes(pid: number): number {
+  const m = /RssAnon:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return m === null ? 0 : Number(m[1]) * 1024
+}
+
+t.test(`${N} neighbours stream to a slow reader with bounded server memory`, async (t) => {
+  const g = new Graph(server.url, 'demo', await getToken(server.url))
+  const padding = 'x'.repeat(300)
+  await pool(N, 128, async (i) => {
+    const res = await g.put(`relations/core/customer/star/core/product/n${i}/core/viewed/r`, { views: i, padding })
+    if (res.status !== 204) throw new Error(`PUT ${i}: ${res.status}`)
+  })
+  const pid = server.proc.pid!
+  global.gc?.()
+  await new Promise((r) => setTimeout(r, 500))
+  const baseline = rssAnonBytes(pid)
+  let peak = baseline
+  const sampler = setInterval(() => { peak = Math.max(peak, rssAnonBytes(pid)) }, 50)
+
+  const res = await request(g.url('neighbours/core/customer/star'), {
+    headers: { authorization: `Bearer ${g.token}`, accept: 'application/x-ndjson' },
+  })
+  t.equal(res.statusCode, 200)
+  let bytes = 0
+  let lines = 0
+  let pieces = 0
+  let tail = ''
+  for await (const piece of res.body) {
+    const text = tail + (piece as Buffer).toString()
+    const parts = text.split('\n')
+    tail = parts.pop()!
+    lines += parts.length
+    bytes += (piece as Buffer).length
+    // A slow consumer: the server must wait for it rather than buffer the rest.
+    if (++pieces % 20 === 0) await new Promise((r) => setTimeout(r, 2))
+  }
+  clearInterval(sampler)
+  t.equal(lines, N + 1, 'source plus every neighbour')
+  const growth = peak - baseline
+  t.comment(`body ${(bytes / 1e6).toFixed(1)} MB, server RssAnon ${(baseline / 1e6).toFixed(1)} MB -> peak ${(peak / 1e6).toFixed(1)} MB`)
+  t.ok(bytes > 40e6, 'the body is large')
+  t.ok(growth < bytes / 2, `server private memory grew ${(growth / 1e6).toFixed(1)} MB, far less than the ${(bytes / 1e6).toFixed(1)} MB body`)
+})
