@@ -1,0 +1,77 @@
+// Measures the two candidate codecs for the batches between the front thread
+// and the actors, over a real MessageChannel round trip to another thread:
+// structured clone of the plain batch, and msgpackr (with shared structures)
+// into a transferred buffer. `node dist/bench/codec.js`; src/shard/codec.ts
+// uses the winner.
+import { Packr } from 'msgpackr'
+import { MessageChannel, Worker, isMainThread, parentPort } from 'node:worker_threads'
+import type { ActorRequest } from '../src/shard/messages'
+
+type Mode = 'clone' | 'msgpackr'
+
+function batch(size: number, seq: number): ActorRequest[] {
+  return Array.from({ length: size }, (_, i) => ({
+    kind: 'call' as const, id: seq + i, shard: i % 4,
+    operation: {
+      op: 'putNode' as const, tenant: `tenant-${i % 16}`, node: { ns: 'core', type: 'customer', id: `customer-${seq + i}` },
+      props: { name: 'John Smith', age: 42, email: 'john@example.com', tags: ['a', 'b'], score: 0.5 },
+      ctx: { owner: 'consent-123', client: 'enricher' },
+    },
+  }))
+}
+
+if (!isMainThread) {
+  // Echo side: decode, then answer with a small reply batch per request, encoded the same way.
+  const packr = new Packr({ structuredClone: false, useRecords: true })
+  parentPort!.on('message', ({ mode, port }: { mode: Mode; port: import('node:worker_threads').MessagePort }) => {
+    port.on('message', (wire: unknown) => {
+      const reqs = (mode === 'clone' ? wire : packr.unpack(Buffer.from(wire as Uint8Array))) as ActorRequest[]
+      const replies = reqs.map((r) => ({ kind: 'ok', id: r.id, status: 204, body: undefined, total: undefined }))
+      if (mode === 'clone') port.postMessage(replies)
+      else {
+        const buf = packr.pack(replies)
+        const copy = new Uint8Array(buf)
+        port.postMessage(copy, [copy.buffer])
+      }
+    })
+  })
+} else {
+  void (async () => {
+    const worker = new Worker(__filename)
+    const packr = new Packr({ structuredClone: false, useRecords: true })
+    const rounds = 20_000
+    const results: string[] = []
+    for (const size of [1, 8, 32]) {
+      for (const mode of ['clone', 'msgpackr'] as Mode[]) {
+        const { port1, port2 } = new MessageChannel()
+        worker.postMessage({ mode, port: port2 }, [port2])
+        const batches = Array.from({ length: 64 }, (_, i) => batch(size, i * size))
+        let done = 0
+        const start = process.hrtime.bigint()
+        await new Promise<void>((resolve) => {
+          port1.on('message', (wire: unknown) => {
+            if (mode === 'msgpackr') packr.unpack(Buffer.from(wire as Uint8Array))
+            if (++done === rounds) resolve()
+            else send(done)
+          })
+          const send = (i: number): void => {
+            const b = batches[i % batches.length]!
+            if (mode === 'clone') port1.postMessage(b)
+            else {
+              const copy = new Uint8Array(packr.pack(b))
+              port1.postMessage(copy, [copy.buffer])
+            }
+          }
+          // Keep 16 batches in flight, as a busy front thread would.
+          for (let i = 0; i < 16; i++) send(i)
+        })
+        const secs = Number(process.hrtime.bigint() - start) / 1e9
+        port1.close()
+        results.push(`| ${size} | ${mode} | ${Math.round((rounds * size) / secs).toLocaleString('en')} requests/s |`)
+      }
+    }
+    console.log('| batch size | codec | throughput (round trips) |\n|---|---|---|')
+    console.log(results.join('\n'))
+    await worker.terminate()
+  })()
+}
