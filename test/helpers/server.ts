@@ -85,3 +85,20 @@ export async function getToken(url: string, scope?: string, clientId = 'demo-enr
   if (res.statusCode !== 200 || body.access_token === undefined) throw new Error(`token request failed: ${res.statusCode} ${JSON.stringify(body)}`)
   return body.access_token
 }
+
+/**
+ * Starts one server for a whole test file (before the first test) and stops
+ * it and removes its directory at teardown. Fields are set once started.
+ */
+export function serverForFile(tap: { before(fn: () => Promise<void>): void; teardown(fn: () => Promise<void>): void }, options: StartOptions = {}): { server: Server; token: string } {
+  const fixture = {} as { server: Server; token: string }
+  tap.before(async () => {
+    fixture.server = await startServer(options)
+    fixture.token = await getToken(fixture.server.url)
+  })
+  tap.teardown(async () => {
+    await fixture.server.stop()
+    removeDir(fixture.server.dataDir)
+  })
+  return fixture
+}

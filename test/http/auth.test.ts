@@ -4,16 +4,12 @@ import t from 'tap'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { Graph, call } from '../helpers/client'
-import { getToken, removeDir, startServer, type Server } from '../helpers/server'
+import { getToken, removeDir, serverForFile, startServer, type Server } from '../helpers/server'
 
+const fixture = serverForFile(t)
 let server: Server
-
-t.before(async () => {
-  server = await startServer()
-})
-t.teardown(async () => {
-  await server.stop()
-  removeDir(server.dataDir)
+t.before(() => {
+  server = fixture.server
 })
 
 type Body = Record<string, unknown>

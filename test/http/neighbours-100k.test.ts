@@ -6,18 +6,10 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { request } from 'undici'
 import { Graph, pool } from '../helpers/client'
-import { getToken, removeDir, startServer, type Server } from '../helpers/server'
+import { serverForFile } from '../helpers/server'
 
 const N = 100_000
-let server: Server
-
-t.before(async () => {
-  server = await startServer()
-})
-t.teardown(async () => {
-  await server.stop()
-  removeDir(server.dataDir)
-})
+const fixture = serverForFile(t)
 
 function rssAnonBytes(pid: number): number {
   const m = /RssAnon:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
@@ -25,7 +17,8 @@ function rssAnonBytes(pid: number): number {
 }
 
 t.test(`${N} neighbours stream to a slow reader with bounded server memory`, async (t) => {
-  const g = new Graph(server.url, 'demo', await getToken(server.url))
+  const { server, token } = fixture
+  const g = new Graph(server.url, 'demo', token)
   const padding = 'x'.repeat(300)
   await pool(N, 128, async (i) => {
     const res = await g.put(`relations/core/customer/star/core/product/n${i}/core/viewed/r`, { views: i, padding })

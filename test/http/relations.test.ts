@@ -2,18 +2,14 @@
 // updates, idempotent deletes, cascade on node delete, atomic counters.
 import t from 'tap'
 import { Graph, enc, pool } from '../helpers/client'
-import { getToken, removeDir, startServer, type Server } from '../helpers/server'
+import { serverForFile, type Server } from '../helpers/server'
 
+const fixture = serverForFile(t)
 let server: Server
 let g: Graph
-
-t.before(async () => {
-  server = await startServer()
-  g = new Graph(server.url, 'demo', await getToken(server.url))
-})
-t.teardown(async () => {
-  await server.stop()
-  removeDir(server.dataDir)
+t.before(() => {
+  server = fixture.server
+  g = new Graph(server.url, 'demo', fixture.token)
 })
 
 type Body = Record<string, unknown>
