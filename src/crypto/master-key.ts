@@ -1,0 +1,41 @@
+// The master key: 32 random bytes in MASTER_KEY_FILE, outside the data
+// directory, readable only by the process user. It wraps the data keys and
+// the signing keys; it is created on first start.
+import { randomBytes, createHmac } from 'node:crypto'
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { ConfigError } from '../config'
+
+export const MASTER_KEY_BYTES = 32
+
+export function loadOrCreateMasterKey(path: string): Buffer {
+  if (!existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+    const key = randomBytes(MASTER_KEY_BYTES)
+    // 'wx': never overwrite a key another process created meanwhile.
+    const fd = openSync(path, 'wx', 0o600)
+    writeSync(fd, key.toString('base64') + '\n')
+    fsyncSync(fd)
+    closeSync(fd)
+    return key
+  }
+  const mode = statSync(path).mode & 0o777
+  if ((mode & 0o077) !== 0) {
+    throw new ConfigError(`master key file ${path} has mode ${mode.toString(8)}; it must be readable by its owner only (chmod 600)`)
+  }
+  const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64')
+  if (key.length !== MASTER_KEY_BYTES) {
+    throw new ConfigError(`master key file ${path} does not hold a base64 ${MASTER_KEY_BYTES}-byte key`)
+  }
+  return key
+}
+
+/** A value the data directory keeps to tell, at start, whether it is given the right master key. */
+export function masterKeyCheck(key: Buffer): string {
+  return createHmac('sha256', key).update('profile-graph master key check v1').digest('base64url')
+}
+
+/** A key for one purpose, derived from the master key (HMAC as a KDF over a fixed label). */
+export function deriveKey(master: Buffer, label: string): Buffer {
+  return createHmac('sha256', master).update(`profile-graph ${label}`).digest()
+}
