@@ -8,6 +8,7 @@ import { PasswordHasher } from './auth/password-hasher'
 import { readBootstrapFile, type Bootstrap } from './bootstrap/bootstrap-file'
 import { now } from './clock'
 import { ConfigError, loadConfig, type Config } from './config'
+import { loadOrCreateMasterKey, masterKeyCheck } from './crypto/master-key'
 import { listen } from './front/app'
 import type { Services } from './front/services'
 import { Metamodel } from './model/metamodel'
@@ -28,7 +29,8 @@ async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2), process.env)
   const boot = readBootstrapFile(config.bootstrap)
   mkdirSync(config.dataDir, { recursive: true })
-  const { manifest, created } = readOrCreateManifest(config.dataDir, config.shards, now())
+  const masterKey = loadOrCreateMasterKey(config.masterKeyFile)
+  const { manifest, created } = readOrCreateManifest(config.dataDir, config.shards, now(), masterKeyCheck(masterKey))
   if (!created && manifest.shards !== config.shards && (process.argv.includes('--shards') || process.env.SHARDS !== undefined)) {
     console.error(`note: ${config.dataDir} was created with ${manifest.shards} shards; --shards applies only to a new data directory`)
   }
@@ -43,7 +45,7 @@ async function main(): Promise<void> {
   const tokens = new AccessTokens(authStore, config.accessTokenTtl)
   const metamodel = new Metamodel(boot.metamodel)
   const pool = new ActorPool({
-    dataDir: config.dataDir, shardCount: manifest.shards, workerCount: config.workers, publicUrl, metamodel: boot.metamodel,
+    dataDir: config.dataDir, shardCount: manifest.shards, workerCount: config.workers, publicUrl, metamodel: boot.metamodel, masterKey,
   })
   services = { publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody, pool, metamodel, authStore, hasher, tokens }
 

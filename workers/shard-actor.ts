@@ -7,6 +7,8 @@ import { Metamodel } from '../src/model/metamodel'
 import { Urls } from '../src/model/urls'
 import { decodeRequests, encodeReplies } from '../src/shard/codec'
 import { isStream, isWrite, type ActorConfig, type ActorReply, type Operation, type ReadOp, type StreamOp, type WriteOp } from '../src/shard/messages'
+import { BlindIndex } from './crypto/blind-index'
+import { createConsent, grantConsent, readConsent, revokeConsent, setRevokedProperties } from './store/consents'
 import { countNodes, deleteNode, getNode, getNodeProperty, putNode, putNodeProperty, type ShardContext } from './store/nodes'
 import { deleteRelation, getRelation, incrementCounter, putRelation } from './store/relations'
 import { fail, type OpResult } from './store/result'
@@ -17,9 +19,11 @@ const config = workerData as ActorConfig
 const port = parentPort
 if (port === null) throw new Error('shard-actor must run in a worker thread')
 
-const stores = new Map<number, ShardStore>(config.shards.map((s) => [s, openShard(config.dataDir, s)]))
+const masterKey = Buffer.from(config.masterKey)
+const stores = new Map<number, ShardStore>(config.shards.map((s) => [s, openShard(config.dataDir, s, masterKey)]))
 const urls = new Urls(config.publicUrl)
 const metamodel = new Metamodel(config.metamodel)
+const blind = new BlindIndex(masterKey)
 const scans = new Map<number, { scan: Scan; store: ShardStore }>()
 const pendingCommits = new Set<Promise<void>>()
 
@@ -51,7 +55,7 @@ function internal(id: number, err: unknown): ActorReply {
 }
 
 function context(store: ShardStore, now: number): ShardContext {
-  return { store, urls, metamodel, now }
+  return { store, urls, metamodel, blind, now }
 }
 
 function read(sc: ShardContext, op: ReadOp): OpResult {
@@ -60,6 +64,7 @@ function read(sc: ShardContext, op: ReadOp): OpResult {
     case 'getNodeProperty': return getNodeProperty(sc, op.tenant, op.node, op.key)
     case 'countNodes': return countNodes(sc, op.tenant, op.ns, op.type)
     case 'getRelation': return getRelation(sc, op.tenant, op.relation)
+    case 'getConsent': return readConsent(sc.store, op.tenant, op.ref, op.caller)
   }
 }
 
@@ -71,6 +76,10 @@ function write(sc: ShardContext, op: WriteOp): OpResult {
     case 'putRelation': return putRelation(sc, op.tenant, op.relation, op.props, op.ctx)
     case 'deleteRelation': return deleteRelation(sc, op.tenant, op.relation)
     case 'incrementCounter': return incrementCounter(sc, op.tenant, op.relation, op.name, op.ctx)
+    case 'createConsent': return createConsent(sc.store, op.tenant, op.subject, sc.now)
+    case 'revokeConsent': return revokeConsent(sc.store, op.tenant, op.ref, op.caller)
+    case 'grantConsent': return grantConsent(sc.store, op.tenant, op.ref, op.caller)
+    case 'setRevokedProperties': return setRevokedProperties(sc.store, op.tenant, op.ref, op.names, op.caller)
   }
 }
 

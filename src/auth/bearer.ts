@@ -13,7 +13,12 @@ export function bearerToken(authorization: string): string | undefined {
   return token === '' ? undefined : token
 }
 
-export function authorize(tokens: AccessTokens, authorization: string, scope: string, tenant: string): AccessTokenRecord {
+/**
+ * With `allowSubject`, a user token (one with a `sub`) of the tenant passes
+ * without the scope: the route then acts for that end customer only (the
+ * consent routes check the consent's subject).
+ */
+export function authorize(tokens: AccessTokens, authorization: string, scope: string, tenant: string, allowSubject = false): AccessTokenRecord {
   const token = bearerToken(authorization)
   if (token === undefined) {
     throw new ApiError('insufficient_credentials', 'an access token is required: Authorization: Bearer <ACCESS_TOKEN>', {
@@ -26,7 +31,7 @@ export function authorize(tokens: AccessTokens, authorization: string, scope: st
       headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
     })
   }
-  if (!record.scopes.includes(scope)) {
+  if (!record.scopes.includes(scope) && !(allowSubject && record.sub !== undefined)) {
     throw new ApiError('insufficient_scope', `the access token lacks the scope ${scope}`, {
       headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
     })

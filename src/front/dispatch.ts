@@ -43,7 +43,7 @@ function graph(s: Services, ex: Exchange, segments: string[]): void {
   if (route === undefined) throw notFound(ex)
   const spec = route.methods[ex.method as Method]
   if (spec === undefined) throw methodNotAllowed(ex, route.methods)
-  const token = authorize(s.tokens, ex.headers.authorization, spec.scope, tenant)
+  const token = authorize(s.tokens, ex.headers.authorization, spec.scope, tenant, spec.allowSubject === true)
   run(s, ex, spec, { tenant, rest: segments.slice(4), token })
 }
 

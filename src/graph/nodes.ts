@@ -3,6 +3,7 @@ import { ApiError } from '../errors'
 import type { MethodSpec } from '../front/route'
 import { streamFormat, streamScan } from '../front/stream'
 import { answer } from './answer'
+import { checkNodeWrite } from './metamodel-check'
 import type { GraphParams } from './params'
 import { parseCriterion } from './query-q'
 import { consentReference, limitParam, nodeRef, parseJson, propertiesBody, propertyKey } from './validate'
@@ -46,9 +47,10 @@ export const putNode: Spec = {
   body: 'json',
   handle(s, ex, { tenant, rest, token }, body) {
     const node = nodeRef(rest[0]!, rest[1]!, rest[2]!)
-    const owner = consentReference(ex.headers['consent-reference'])
+    const consent = consentReference(ex.headers['consent-reference'])
     const props = propertiesBody(body!)
-    s.pool.call(tenant, { op: 'putNode', tenant, node, props, ctx: { owner, client: token.client } }, answer(ex))
+    checkNodeWrite(s.metamodel, tenant, node, props)
+    s.pool.call(tenant, { op: 'putNode', tenant, node, props, ctx: { consent, client: token.client ?? '' } }, answer(ex))
   },
 }
 
@@ -72,8 +74,9 @@ export const putNodeProperty: Spec = {
   handle(s, ex, { tenant, rest, token }, body) {
     const node = nodeRef(rest[0]!, rest[1]!, rest[2]!)
     const key = propertyKey(rest[3]!)
-    const owner = consentReference(ex.headers['consent-reference'])
+    const consent = consentReference(ex.headers['consent-reference'])
     const value = parseJson(body!)
-    s.pool.call(tenant, { op: 'putNodeProperty', tenant, node, key, value, ctx: { owner, client: token.client } }, answer(ex))
+    checkNodeWrite(s.metamodel, tenant, node, { [key]: value })
+    s.pool.call(tenant, { op: 'putNodeProperty', tenant, node, key, value, ctx: { consent, client: token.client ?? '' } }, answer(ex))
   },
 }

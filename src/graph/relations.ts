@@ -1,6 +1,7 @@
 // /{tenant}/relations/{fromNode}/{toNode}/{relationship} and the counter POST.
 import type { MethodSpec } from '../front/route'
 import { answer } from './answer'
+import { checkCounter, checkRelationWrite } from './metamodel-check'
 import type { GraphParams } from './params'
 import { RESERVED_RELATION_NAMES, consentReference, counterName, propertiesBody, relationRef } from './validate'
 
@@ -17,9 +18,10 @@ export const putRelation: Spec = {
   body: 'json',
   handle(s, ex, { tenant, rest, token }, body) {
     const relation = relationRef(rest)
-    const owner = consentReference(ex.headers['consent-reference'])
+    const consent = consentReference(ex.headers['consent-reference'])
     const props = propertiesBody(body!, RESERVED_RELATION_NAMES)
-    s.pool.call(tenant, { op: 'putRelation', tenant, relation, props, ctx: { owner, client: token.client } }, answer(ex))
+    checkRelationWrite(s.metamodel, tenant, relation, props)
+    s.pool.call(tenant, { op: 'putRelation', tenant, relation, props, ctx: { consent, client: token.client ?? '' } }, answer(ex))
   },
 }
 
@@ -36,7 +38,8 @@ export const incrementCounter: Spec = {
   handle(s, ex, { tenant, rest, token }) {
     const relation = relationRef(rest)
     const name = counterName(rest[9]!)
-    const owner = consentReference(ex.headers['consent-reference'])
-    s.pool.call(tenant, { op: 'incrementCounter', tenant, relation, name, ctx: { owner, client: token.client } }, answer(ex))
+    checkCounter(s.metamodel, tenant, relation, name)
+    const consent = consentReference(ex.headers['consent-reference'])
+    s.pool.call(tenant, { op: 'incrementCounter', tenant, relation, name, ctx: { consent, client: token.client ?? '' } }, answer(ex))
   },
 }

@@ -2,6 +2,7 @@
 // number of segments after it, and per method the handler and scope.
 import { MANAGE_SCOPE, VIEW_SCOPE } from '../auth/bearer'
 import type { Method, MethodSpec } from '../front/route'
+import * as consents from './consents'
 import * as meta from './metamodel'
 import { getNeighbours } from './neighbours'
 import * as nodes from './nodes'
@@ -10,18 +11,22 @@ import * as relations from './relations'
 
 export interface GraphMethod extends MethodSpec<GraphParams> {
   scope: string
+  /** A user token of the tenant may call it without the scope, for its own subject only. */
+  allowSubject?: boolean
 }
 
 export interface GraphRoute {
   resource: string
-  /** Segments after the resource name; `first` pins the first of them. */
+  /** Segments after the resource name; `first` and `last` pin the first and last of them. */
   arity: number
   first?: string
+  last?: string
   methods: Partial<Record<Method, GraphMethod>>
 }
 
 const view = (spec: MethodSpec<GraphParams>): GraphMethod => ({ ...spec, scope: VIEW_SCOPE })
 const manage = (spec: MethodSpec<GraphParams>): GraphMethod => ({ ...spec, scope: MANAGE_SCOPE })
+const manageOrSubject = (spec: MethodSpec<GraphParams>): GraphMethod => ({ ...spec, scope: MANAGE_SCOPE, allowSubject: true })
 
 export const GRAPH_ROUTES: readonly GraphRoute[] = [
   { resource: 'nodes', arity: 2, methods: { HEAD: view(nodes.countNodes), GET: view(nodes.listNodes) } },
@@ -30,11 +35,16 @@ export const GRAPH_ROUTES: readonly GraphRoute[] = [
   { resource: 'relations', arity: 9, methods: { GET: view(relations.getRelation), PUT: manage(relations.putRelation), DELETE: manage(relations.deleteRelation) } },
   { resource: 'counters', arity: 10, methods: { POST: manage(relations.incrementCounter) } },
   { resource: 'neighbours', arity: 3, methods: { GET: view(getNeighbours) } },
+  { resource: 'consents', arity: 0, methods: { POST: manage(consents.createConsent) } },
+  { resource: 'consents', arity: 1, methods: { GET: manageOrSubject(consents.getConsent), DELETE: manageOrSubject(consents.revokeConsent) } },
+  { resource: 'consents', arity: 2, last: 'grant', methods: { POST: manageOrSubject(consents.grantConsent) } },
+  { resource: 'consents', arity: 2, last: 'revokedProperties', methods: { PUT: manageOrSubject(consents.setRevokedProperties) } },
   { resource: 'metamodel', arity: 0, methods: { GET: view(meta.getMetamodel) } },
   { resource: 'metamodel', arity: 3, first: 'nodes', methods: { GET: view(meta.getNodeType) } },
   { resource: 'metamodel', arity: 7, first: 'relations', methods: { GET: view(meta.getRelationType) } },
 ]
 
 export function findGraphRoute(resource: string, rest: readonly string[]): GraphRoute | undefined {
-  return GRAPH_ROUTES.find((r) => r.resource === resource && r.arity === rest.length && (r.first === undefined || r.first === rest[0]))
+  return GRAPH_ROUTES.find((r) => r.resource === resource && r.arity === rest.length
+    && (r.first === undefined || r.first === rest[0]) && (r.last === undefined || r.last === rest[rest.length - 1]))
 }

@@ -18,6 +18,7 @@ export interface PoolOptions {
   workerCount: number
   publicUrl: string
   metamodel: MetamodelDoc
+  masterKey: Buffer
   /** Compiled actor entry; defaults to dist/workers/shard-actor.js beside this file. */
   workerFile?: string
   /** Calls in flight per actor before new ones get 503. */
@@ -108,6 +109,7 @@ export class ActorPool {
         shards: shardsOfActor(a, options.workerCount, options.shardCount),
         publicUrl: options.publicUrl,
         metamodel: options.metamodel,
+        masterKey: options.masterKey,
       }))
     }
   }

@@ -8,13 +8,25 @@ export interface Manifest {
   format: 1
   shards: number
   created: number
+  /** HMAC of a fixed label under the master key: tells a wrong master key at start, before any data is touched. */
+  masterKeyCheck: string
 }
 
 export function manifestPath(dataDir: string): string {
   return join(dataDir, 'manifest.json')
 }
 
-export function readOrCreateManifest(dataDir: string, shardsIfNew: number, now: number): { manifest: Manifest; created: boolean } {
+function writeManifest(path: string, manifest: Manifest): void {
+  // Written to a temporary file, synced, then renamed: a crash leaves the old manifest or the new one, whole.
+  const tmp = `${path}.tmp`
+  const fd = openSync(tmp, 'w', 0o600)
+  writeSync(fd, JSON.stringify(manifest) + '\n')
+  fsyncSync(fd)
+  closeSync(fd)
+  renameSync(tmp, path)
+}
+
+export function readOrCreateManifest(dataDir: string, shardsIfNew: number, now: number, masterKeyCheck: string): { manifest: Manifest; created: boolean } {
   const path = manifestPath(dataDir)
   if (existsSync(path)) {
     let doc: unknown
@@ -27,16 +39,15 @@ export function readOrCreateManifest(dataDir: string, shardsIfNew: number, now: 
     if (m.format !== 1 || !Number.isInteger(m.shards) || (m.shards as number) < 1) {
       throw new ConfigError(`data directory manifest ${path} is not a format-1 manifest`)
     }
-    return { manifest: m as Manifest, created: false }
+    if (m.masterKeyCheck !== undefined && m.masterKeyCheck !== masterKeyCheck) {
+      throw new ConfigError(`the master key does not belong to the data directory ${dataDir}; start with the MASTER_KEY_FILE it was created with`)
+    }
+    const manifest = { ...(m as Manifest), masterKeyCheck }
+    if (m.masterKeyCheck === undefined) writeManifest(path, manifest)
+    return { manifest, created: false }
   }
   mkdirSync(dataDir, { recursive: true })
-  const manifest: Manifest = { format: 1, shards: shardsIfNew, created: now }
-  // Written to a temporary file, synced, then renamed: a crash leaves either no manifest or a whole one.
-  const tmp = `${path}.tmp`
-  const fd = openSync(tmp, 'w', 0o600)
-  writeSync(fd, JSON.stringify(manifest) + '\n')
-  fsyncSync(fd)
-  closeSync(fd)
-  renameSync(tmp, path)
+  const manifest: Manifest = { format: 1, shards: shardsIfNew, created: now, masterKeyCheck }
+  writeManifest(path, manifest)
   return { manifest, created: true }
 }

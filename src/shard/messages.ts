@@ -5,8 +5,11 @@ import type { ErrorType } from '../errors'
 export interface NodeRef { ns: string; type: string; id: string }
 export interface RelationRef { from: NodeRef; to: NodeRef; rel: NodeRef }
 
-/** What a write carries about its caller: the consent reference (owner) and the client. */
-export interface WriteContext { owner: string; client: string }
+/** What a write carries about its caller: the consent reference it writes with, and the client. */
+export interface WriteContext { consent: string; client: string }
+
+/** Who acts on a consent: the tenant (manage scope), or the end customer (a user token's `sub`). */
+export type ConsentCaller = { kind: 'tenant' } | { kind: 'subject'; sub: string }
 
 /** A single-criterion search: the property and the canonical JSON of the value. */
 export interface Criterion { property: string; value: string | number | boolean }
@@ -16,6 +19,7 @@ export type ReadOp =
   | { op: 'getNodeProperty'; tenant: string; node: NodeRef; key: string }
   | { op: 'countNodes'; tenant: string; ns: string; type: string }
   | { op: 'getRelation'; tenant: string; relation: RelationRef }
+  | { op: 'getConsent'; tenant: string; ref: string; caller: ConsentCaller }
 
 export type WriteOp =
   | { op: 'putNode'; tenant: string; node: NodeRef; props: Record<string, unknown>; ctx: WriteContext }
@@ -24,6 +28,10 @@ export type WriteOp =
   | { op: 'putRelation'; tenant: string; relation: RelationRef; props: Record<string, unknown>; ctx: WriteContext }
   | { op: 'deleteRelation'; tenant: string; relation: RelationRef }
   | { op: 'incrementCounter'; tenant: string; relation: RelationRef; name: string; ctx: WriteContext }
+  | { op: 'createConsent'; tenant: string; subject: string }
+  | { op: 'revokeConsent'; tenant: string; ref: string; caller: ConsentCaller }
+  | { op: 'grantConsent'; tenant: string; ref: string; caller: ConsentCaller }
+  | { op: 'setRevokedProperties'; tenant: string; ref: string; names: string[]; caller: ConsentCaller }
 
 export type StreamOp =
   | { op: 'listNodes'; tenant: string; ns: string; type: string; limit: number | undefined; owner: string | undefined; criterion: Criterion | undefined }
@@ -51,10 +59,13 @@ export interface ActorConfig {
   shards: number[]
   publicUrl: string
   metamodel: import('../model/metamodel').MetamodelDoc
+  /** The master key, which wraps the shard's data keys (src/crypto/master-key.ts). */
+  masterKey: Uint8Array
 }
 
 export const WRITE_OPS: ReadonlySet<Operation['op']> = new Set([
   'putNode', 'putNodeProperty', 'deleteNode', 'putRelation', 'deleteRelation', 'incrementCounter',
+  'createConsent', 'revokeConsent', 'grantConsent', 'setRevokedProperties',
 ])
 export const STREAM_OPS: ReadonlySet<Operation['op']> = new Set(['listNodes', 'neighbours'])
 

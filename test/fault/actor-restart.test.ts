@@ -2,12 +2,13 @@
 // calls get 503 (service_unavailable), later calls work, and its shards are
 // intact. Runs the real compiled actor in worker threads, in process.
 import t from 'tap'
+import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { ActorPool } from '../../src/shard/actor-pool'
 import type { ActorReply, Operation } from '../../src/shard/messages'
 import { ROOT, removeDir, tempDir } from '../helpers/server'
 
-const ctx = { owner: 'c1', client: 'test' }
+const masterKey = randomBytes(32)
 const node = (id: string) => ({ ns: 'core', type: 'customer', id })
 
 function call(pool: ActorPool, op: Operation & { tenant: string }): Promise<ActorReply> {
@@ -17,13 +18,16 @@ function call(pool: ActorPool, op: Operation & { tenant: string }): Promise<Acto
 t.test('kill a worker: in-flight calls get 503, the actor comes back with its data', async (t) => {
   const dir = tempDir()
   const pool = new ActorPool({
-    dataDir: dir, shardCount: 2, workerCount: 2, publicUrl: 'http://x', metamodel: {},
+    dataDir: dir, shardCount: 2, workerCount: 2, publicUrl: 'http://x', metamodel: {}, masterKey,
     workerFile: join(ROOT, 'dist', 'workers', 'shard-actor.js'),
   })
   t.teardown(async () => {
     await pool.close()
     removeDir(dir)
   })
+  const created = await call(pool, { op: 'createConsent', tenant: 't1', subject: 's' })
+  if (created.kind !== 'ok') throw new Error('no consent')
+  const ctx = { consent: (JSON.parse(created.body!) as { consentReference: string }).consentReference, client: 'test' }
   const put = await call(pool, { op: 'putNode', tenant: 't1', node: node('a'), props: { v: 1 }, ctx })
   t.equal(put.kind === 'ok' && put.status, 204)
 
@@ -46,7 +50,7 @@ t.test('kill a worker: in-flight calls get 503, the actor comes back with its da
 t.test('a full queue answers 503 at once instead of queueing without bound', async (t) => {
   const dir = tempDir()
   const pool = new ActorPool({
-    dataDir: dir, shardCount: 1, workerCount: 1, publicUrl: 'http://x', metamodel: {}, maxPending: 10,
+    dataDir: dir, shardCount: 1, workerCount: 1, publicUrl: 'http://x', metamodel: {}, masterKey, maxPending: 10,
     workerFile: join(ROOT, 'dist', 'workers', 'shard-actor.js'),
   })
   t.teardown(async () => {

@@ -1,7 +1,7 @@
 // kill -9 during a write load: after a restart on the same data directory,
 // every write that was acknowledged (204/200) is there.
 import t from 'tap'
-import { Graph } from '../helpers/client'
+import { Graph, createConsent } from '../helpers/client'
 import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
 
 type Body = Record<string, unknown>
@@ -10,7 +10,8 @@ t.test('no acknowledged write is lost to SIGKILL', async (t) => {
   const dir = tempDir()
   t.teardown(() => removeDir(dir))
   const first = await startServer({ dataDir: dir })
-  const g = new Graph(first.url, 'demo', await getToken(first.url))
+  const firstToken = await getToken(first.url)
+  const g = new Graph(first.url, 'demo', firstToken, await createConsent(first.url, 'demo', firstToken, 'subject-1'))
 
   const ackedNodes: number[] = []
   let ackedCount = 0

@@ -64,3 +64,11 @@ export async function pool<T>(n: number, concurrency: number, task: (i: number) 
   }))
   return out
 }
+
+/** Creates a consent reference for `subject` with a manage-scope token. */
+export async function createConsent(base: string, tenant: string, token: string, subject: string): Promise<string> {
+  const res = await call('POST', `${base}/graph/v1/${encodeURIComponent(tenant)}/consents`,
+    { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ subject }))
+  if (res.status !== 201) throw new Error(`consent creation failed: ${res.status} ${res.text}`)
+  return res.json<{ consentReference: string }>().consentReference
+}

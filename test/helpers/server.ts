@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { request } from 'undici'
+import { createConsent } from './client'
 
 export const ROOT = resolve(__dirname, '..', '..')
 export const ENTRY = join(ROOT, 'dist', 'src', 'main.js')
@@ -90,11 +91,12 @@ export async function getToken(url: string, scope?: string, clientId = 'demo-enr
  * Starts one server for a whole test file (before the first test) and stops
  * it and removes its directory at teardown. Fields are set once started.
  */
-export function serverForFile(tap: { before(fn: () => Promise<void>): void; teardown(fn: () => Promise<void>): void }, options: StartOptions = {}): { server: Server; token: string } {
-  const fixture = {} as { server: Server; token: string }
+export function serverForFile(tap: { before(fn: () => Promise<void>): void; teardown(fn: () => Promise<void>): void }, options: StartOptions = {}): { server: Server; token: string; consent: string } {
+  const fixture = {} as { server: Server; token: string; consent: string }
   tap.before(async () => {
     fixture.server = await startServer(options)
     fixture.token = await getToken(fixture.server.url)
+    fixture.consent = await createConsent(fixture.server.url, 'demo', fixture.token, 'subject-1')
   })
   tap.teardown(async () => {
     await fixture.server.stop()

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { Graph, call } from '../helpers/client'
+import { Graph, call, createConsent } from '../helpers/client'
 import { getToken, removeDir, serverForFile, startServer, type Server } from '../helpers/server'
 
 const fixture = serverForFile(t)
@@ -76,9 +76,9 @@ t.test('graph calls need a live bearer token: 401 with the error body', async (t
 })
 
 t.test('a token without the manage scope can read but not write (403 insufficient_scope)', async (t) => {
-  const full = new Graph(server.url, 'demo', await getToken(server.url))
+  const full = new Graph(server.url, 'demo', fixture.token, fixture.consent)
   await full.put('nodes/core/customer/s1', { name: 'S' })
-  const viewOnly = new Graph(server.url, 'demo', await getToken(server.url, 'platform.profile_graph_view'))
+  const viewOnly = new Graph(server.url, 'demo', await getToken(server.url, 'platform.profile_graph_view'), fixture.consent)
   t.equal((await viewOnly.get('nodes/core/customer/s1')).status, 200)
   const res = await viewOnly.put('nodes/core/customer/s1', { name: 'T' })
   t.equal(res.status, 403)
@@ -96,7 +96,7 @@ t.test("the token's tenant must be the path's tenant (403 forbidden)", async (t)
   t.equal(res.json<Body>().type, 'forbidden')
   // acme subscribed to the demo tenant's package, so the demo client may get an acme token.
   const acme = await getToken(server.url, 'platform.tenant=acme')
-  const ga = new Graph(server.url, 'acme', acme)
+  const ga = new Graph(server.url, 'acme', acme, await createConsent(server.url, 'acme', acme, 'acme-subject'))
   t.equal((await ga.put('nodes/core/customer/a1', { name: 'A' })).status, 204)
   t.equal((await ga.get('nodes/core/customer/a1')).status, 200)
   t.equal((await new Graph(server.url, 'demo', acme).get('nodes/core/customer/a1')).status, 403)

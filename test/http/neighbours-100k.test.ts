@@ -17,8 +17,8 @@ function rssAnonBytes(pid: number): number {
 }
 
 t.test(`${N} neighbours stream to a slow reader with bounded server memory`, async (t) => {
-  const { server, token } = fixture
-  const g = new Graph(server.url, 'demo', token)
+  const { server, token, consent } = fixture
+  const g = new Graph(server.url, 'demo', token, consent)
   const padding = 'x'.repeat(300)
   await pool(N, 128, async (i) => {
     const res = await g.put(`relations/core/customer/star/core/product/n${i}/core/viewed/r`, { views: i, padding })

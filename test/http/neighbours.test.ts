@@ -11,7 +11,7 @@ let server: Server
 let g: Graph
 t.before(() => {
   server = fixture.server
-  g = new Graph(server.url, 'demo', fixture.token)
+  g = new Graph(server.url, 'demo', fixture.token, fixture.consent)
 })
 
 type Chunk = Record<string, unknown> & { relations?: Record<string, unknown>[]; properties: Record<string, unknown> }

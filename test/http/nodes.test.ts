@@ -1,7 +1,7 @@
 // Nodes over HTTP against the real server: PUT/GET/DELETE, properties,
 // partial updates, encoded ids, reserved names, list with q and limit, HEAD.
 import t from 'tap'
-import { Graph, call, enc } from '../helpers/client'
+import { Graph, call, createConsent, enc } from '../helpers/client'
 import { serverForFile, type Server } from '../helpers/server'
 
 const fixture = serverForFile(t)
@@ -9,7 +9,7 @@ let server: Server
 let g: Graph
 t.before(() => {
   server = fixture.server
-  g = new Graph(server.url, 'demo', fixture.token)
+  g = new Graph(server.url, 'demo', fixture.token, fixture.consent)
 })
 
 type NodeBody = Record<string, unknown>
@@ -25,7 +25,7 @@ t.test('PUT creates a node; GET returns the spec fields and custom properties at
   t.match(res.headers['content-type'], /application\/json/)
   const node = res.json<NodeBody>()
   t.equal(node.id, 'c1')
-  t.equal(node['consent-reference'], 'consent-1')
+  t.equal(node['consent-reference'], fixture.consent)
   t.equal(node.tenant, 'demo')
   t.equal(node.createdByHybrisClient, 'demo-enricher')
   t.equal(node.schema, `${server.url}/graph/v1/demo/metamodel/nodes/core/customer`)
@@ -37,11 +37,11 @@ t.test('PUT creates a node; GET returns the spec fields and custom properties at
 t.test('partial update: only the named properties change; created and owner stay', async (t) => {
   await g.put('nodes/core/customer/p1', { name: 'A', age: 1, email: 'a@x' })
   const first = (await g.get('nodes/core/customer/p1')).json<NodeBody>()
-  t.equal((await g.put('nodes/core/customer/p1', { age: 2, extra: [1, 2] }, { 'consent-reference': 'consent-1' })).status, 204)
+  t.equal((await g.put('nodes/core/customer/p1', { age: 2, extra: [1, 2] }, { 'consent-reference': fixture.consent })).status, 204)
   const second = (await g.get('nodes/core/customer/p1')).json<NodeBody>()
   t.same({ name: second.name, age: second.age, email: second.email, extra: second.extra }, { name: 'A', age: 2, email: 'a@x', extra: [1, 2] })
   t.equal(second.created, first.created)
-  t.equal(second['consent-reference'], 'consent-1')
+  t.equal(second['consent-reference'], fixture.consent)
 })
 
 t.test('ids with "/", spaces, @, +, % and Unicode round-trip as one segment', async (t) => {
@@ -147,15 +147,17 @@ t.test('HEAD counts the nodes of a type in X-Total-Count', async (t) => {
 })
 
 t.test('list GET: all nodes, limit, consent-reference filter, q on searchable properties', async (t) => {
-  const lg = new Graph(server.url, 'demo', g.token, 'owner-a')
+  const ownerA = await createConsent(server.url, 'demo', g.token, 'subject-a')
+  const ownerB = await createConsent(server.url, 'demo', g.token, 'subject-b')
+  const lg = new Graph(server.url, 'demo', g.token, ownerA)
   await lg.put('nodes/list/person/1', { name: 'John Smith', age: 42 })
   await lg.put('nodes/list/person/2', { name: 'Jane Smith', age: 42 })
-  await new Graph(server.url, 'demo', g.token, 'owner-b').put('nodes/list/person/3', { name: 'John Smith', age: 7 })
+  await new Graph(server.url, 'demo', g.token, ownerB).put('nodes/list/person/3', { name: 'John Smith', age: 7 })
   const all = (await lg.get('nodes/list/person')).json<NodeBody[]>()
   t.same(all.map((n) => n.id).sort(), ['1', '2', '3'])
   t.equal((await lg.get('nodes/list/person?limit=2')).json<NodeBody[]>().length, 2)
   t.same((await lg.get('nodes/list/person?limit=0')).json(), [])
-  const owned = (await lg.get('nodes/list/person', { 'consent-reference': 'owner-b' })).json<NodeBody[]>()
+  const owned = (await lg.get('nodes/list/person', { 'consent-reference': ownerB })).json<NodeBody[]>()
   t.same(owned.map((n) => n.id), ['3'])
   t.same((await lg.get('nodes/core/customer?limit=1')).status, 200)
   t.same((await lg.get('nodes/list/empty')).json(), [])

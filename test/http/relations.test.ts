@@ -9,7 +9,7 @@ let server: Server
 let g: Graph
 t.before(() => {
   server = fixture.server
-  g = new Graph(server.url, 'demo', fixture.token)
+  g = new Graph(server.url, 'demo', fixture.token, fixture.consent)
 })
 
 type Body = Record<string, unknown>
@@ -27,7 +27,7 @@ t.test('PUT relation creates missing end nodes; GET returns the spec fields', as
   t.equal(r.schema, `${server.url}/graph/v1/demo/metamodel/relations/core/customer/core/product/core/viewed`)
   t.equal(r.fSchema, `${server.url}/graph/v1/demo/metamodel/nodes/core/customer`)
   t.equal(r.tSchema, `${server.url}/graph/v1/demo/metamodel/nodes/core/product`)
-  t.equal(r.consentReference, 'consent-1')
+  t.equal(r.consentReference, fixture.consent)
   t.equal(r.createdByHybrisClient, 'demo-enricher')
   t.equal(r.tenant, 'demo')
   t.type(r.created, 'number')

@@ -123,27 +123,27 @@ t.test('relation custom properties named like relation system fields do not dupl
   })
 
 t.test('nodeChunk: exact JSON, with and without relations', async (t) => {
-  const source = nodeChunk(urls, 'demo', customer, rec('{"name":"Ann"}', 10), undefined)
+  const source = nodeChunk(urls, 'demo', customer, rec('{"name":"Ann"}', 10), rec('{"name":"Ann"}', 10).p, undefined)
   t.equal(source,
     `{"id":"c1","tenant":"demo","schema":"${META}/nodes/core/customer","neighbours_url":"${BASE}/graph/v1/demo/neighbours/core/customer/c1","created":10,"createdByHybrisClient":"demo-enricher","consentReference":"consent-1","locked":false,"properties":{"name":"Ann"}}`)
   t.notOk('relations' in JSON.parse(source), 'the source chunk has no relations field')
 
-  const relChunk = relationChunk(urls, 'demo', viewed, rec('{"views":2}', 30))
-  const neighbour = nodeChunk(urls, 'demo', product, rec('{}', 20, 'TENANT'), [relChunk])
+  const relChunk = relationChunk(urls, 'demo', viewed, rec('{"views":2}', 30), rec('{"views":2}', 30).p)
+  const neighbour = nodeChunk(urls, 'demo', product, rec('{}', 20, 'TENANT'), rec('{}', 20, 'TENANT').p, [relChunk])
   t.equal(neighbour,
     `{"id":"p1","tenant":"demo","schema":"${META}/nodes/core/product","neighbours_url":"${BASE}/graph/v1/demo/neighbours/core/product/p1","created":20,"createdByHybrisClient":"demo-enricher","consentReference":"TENANT","locked":false,"properties":{},"relations":[${relChunk}]}`)
   t.same(JSON.parse(neighbour).properties, {}, 'empty object when there are no properties')
-  t.equal(nodeChunk(urls, 'demo', product, rec('{}', 20), []).endsWith(',"properties":{},"relations":[]}'), true, 'an empty relations list is kept')
+  t.equal(nodeChunk(urls, 'demo', product, rec('{}', 20), rec('{}', 20).p, []).endsWith(',"properties":{},"relations":[]}'), true, 'an empty relations list is kept')
 })
 
 t.test('relationChunk: exact JSON', async (t) => {
-  t.equal(relationChunk(urls, 'demo', viewed, rec('{"views":2}', 30)),
+  t.equal(relationChunk(urls, 'demo', viewed, rec('{"views":2}', 30), rec('{"views":2}', 30).p),
     `{"id":"v1","fid":"c1","tid":"p1","tenant":"demo","schema":"${META}/relations/core/customer/core/product/core/viewed","created":30,"createdByHybrisClient":"demo-enricher","locked":false,"consentReference":"consent-1","properties":{"views":2}}`)
-  t.equal(relationChunk(urls, 'demo', viewed, rec('{}', 30)).endsWith('"properties":{}}'), true)
+  t.equal(relationChunk(urls, 'demo', viewed, rec('{}', 30), rec('{}', 30).p).endsWith('"properties":{}}'), true)
 })
 
 t.test('chunks keep a custom createdByHybrisClient inside properties only', async (t) => {
-  const chunk = nodeChunk(urls, 'demo', customer, rec('{"createdByHybrisClient":"custom"}', 10), undefined)
+  const chunk = nodeChunk(urls, 'demo', customer, rec('{"createdByHybrisClient":"custom"}', 10), rec('{"createdByHybrisClient":"custom"}', 10).p, undefined)
   t.same(duplicateKeys(chunk), [])
   const o = JSON.parse(chunk)
   t.equal(o.createdByHybrisClient, 'demo-enricher')
@@ -152,7 +152,7 @@ t.test('chunks keep a custom createdByHybrisClient inside properties only', asyn
 
 t.test('ids with "/", spaces and other specials are percent-encoded in URLs, kept raw in id fields', async (t) => {
   const odd: NodeRef = { ns: 'my ns', type: 'cu/st', id: 'a/b c?#%✓' }
-  const chunk = JSON.parse(nodeChunk(urls, 'my tenant', odd, rec('{}', 1), undefined))
+  const chunk = JSON.parse(nodeChunk(urls, 'my tenant', odd, rec('{}', 1), rec('{}', 1).p, undefined))
   t.equal(chunk.id, 'a/b c?#%✓')
   t.equal(chunk.tenant, 'my tenant')
   t.equal(chunk.schema, `${BASE}/graph/v1/my%20tenant/metamodel/nodes/my%20ns/cu%2Fst`)
@@ -169,7 +169,7 @@ t.test('ids with "/", spaces and other specials are percent-encoded in URLs, kep
   t.same([relObj.fid, relObj.tid, relObj.id], ['f/1', 't 2', 'x/y z'])
   t.equal(relObj.schema, `${META}/relations/a%20b/c%2Fd/core/product/r%2Fs/k%20n`)
   t.equal(relObj.fSchema, `${META}/nodes/a%20b/c%2Fd`)
-  t.equal(JSON.parse(relationChunk(urls, 'demo', rel, rec('{}'))).schema, relObj.schema)
+  t.equal(JSON.parse(relationChunk(urls, 'demo', rel, rec('{}'), rec('{}').p)).schema, relObj.schema)
 })
 
 t.test('ids that need JSON escaping stay valid JSON', async (t) => {
@@ -178,4 +178,13 @@ t.test('ids that need JSON escaping stay valid JSON', async (t) => {
   t.equal(o.id, n.id)
   t.equal(o['consent-reference'], 'ref "x"')
   t.equal(o.createdByHybrisClient, 'client\\1')
+})
+
+t.test('locked chunks keep identity, timestamps and owner, with locked true and empty properties', async (t) => {
+  const r = rec('{"secret":"never shown"}', 10)
+  const node = JSON.parse(nodeChunk(urls, 'demo', customer, r, undefined, []))
+  t.same([node.id, node.created, node.consentReference, node.locked, node.properties, node.relations], ['c1', 10, 'consent-1', true, {}, []])
+  const relation = JSON.parse(relationChunk(urls, 'demo', viewed, r, undefined))
+  t.same([relation.id, relation.created, relation.consentReference, relation.locked, relation.properties], ['v1', 10, 'consent-1', true, {}])
+  t.notMatch(JSON.stringify([node, relation]), /never shown/)
 })

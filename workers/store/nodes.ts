@@ -1,12 +1,15 @@
 // Node reads and writes of one shard. Writes run inside the shard's write
 // transaction (see workers/shard-actor.ts), so each is all-or-nothing and
-// sees the writes applied before it.
+// sees the writes applied before it. Properties are sealed per owner
+// (workers/store/sealing.ts).
 import type { Metamodel } from '../../src/model/metamodel'
 import type { Urls } from '../../src/model/urls'
 import type { NodeRef, WriteContext } from '../../src/shard/messages'
+import type { BlindIndex } from '../crypto/blind-index'
 import { END, IN, OUT, adjacencyKey, adjacencyPrefix, nodeKey, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
-import { nodeObject, type ElementRecord } from './records'
+import { LOCKED_PLACEHOLDER, nodeObject, type ElementMeta } from './records'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
+import { isGrant, openElement, revokedPropertyWritten, sealElement, writeGrant } from './sealing'
 import { reindex } from './search-index'
 import type { ShardStore } from './shard-store'
 
@@ -14,23 +17,41 @@ export interface ShardContext {
   store: ShardStore
   urls: Urls
   metamodel: Metamodel
+  blind: BlindIndex
   now: number
 }
 
-export function getNode({ store, urls }: ShardContext, tenant: string, n: NodeRef): OpResult {
-  const r = store.nodes.get(nodeKey(tenant, n))
-  if (r === undefined) return fail('element_not_found', `node ${n.ns}/${n.type}/${n.id} not found`)
-  return ok(200, nodeObject(urls, tenant, n, r))
+const describe = (n: NodeRef): string => `node ${n.ns}/${n.type}/${n.id}`
+
+export const consentRevoked = (what: string): OpResult => fail('consent_revoked', `consent to ${what} is revoked`)
+
+export function nodeOwnedBy(metamodel: Metamodel, tenant: string, n: NodeRef): 'customer' | 'tenant' {
+  return metamodel.nodeType(tenant, n.ns, n.type)?.owner ?? 'customer'
 }
 
-export function getNodeProperty({ store }: ShardContext, tenant: string, n: NodeRef, key: string): OpResult {
-  const r = store.nodes.get(nodeKey(tenant, n))
-  if (r === undefined) return fail('element_not_found', `node ${n.ns}/${n.type}/${n.id} not found`)
-  const props = JSON.parse(r.p) as Record<string, unknown>
-  if (!Object.prototype.hasOwnProperty.call(props, key)) {
-    return fail('element_not_found', `node ${n.ns}/${n.type}/${n.id} has no property "${key}"`)
+export function getNode({ store, urls }: ShardContext, tenant: string, n: NodeRef): OpResult {
+  const key = nodeKey(tenant, n)
+  const stored = store.nodes.get(key)
+  if (stored === undefined) return fail('element_not_found', `${describe(n)} not found`)
+  const opened = openElement(store, tenant, key, stored, true)
+  if (opened.kind === 'revoked') return consentRevoked(describe(n))
+  if (opened.kind === 'locked') return ok(200, LOCKED_PLACEHOLDER)
+  return ok(200, nodeObject(urls, tenant, n, opened.record))
+}
+
+export function getNodeProperty({ store }: ShardContext, tenant: string, n: NodeRef, name: string): OpResult {
+  const key = nodeKey(tenant, n)
+  const stored = store.nodes.get(key)
+  if (stored === undefined) return fail('element_not_found', `${describe(n)} not found`)
+  const opened = openElement(store, tenant, key, stored, true)
+  if (opened.kind === 'revoked') return consentRevoked(describe(n))
+  if (opened.kind === 'locked') return consentRevoked(`the data of ${describe(n)} (it was sealed under a key that no longer exists)`)
+  if (opened.hidden.includes(name)) return consentRevoked(`property "${name}" of ${describe(n)}`)
+  const props = JSON.parse(opened.record.p) as Record<string, unknown>
+  if (!Object.prototype.hasOwnProperty.call(props, name)) {
+    return fail('element_not_found', `${describe(n)} has no property "${name}"`)
   }
-  return ok(200, JSON.stringify(props[key]))
+  return ok(200, JSON.stringify(props[name]))
 }
 
 export function countNodes({ store }: ShardContext, tenant: string, ns: string, type: string): OpResult {
@@ -43,35 +64,53 @@ function bumpCount(store: ShardStore, key: Key, delta: number): void {
   else store.counts.putSync(key, next)
 }
 
-/** Creates the node with no properties when it is missing; returns its record. */
-export function ensureNode({ store, now }: ShardContext, tenant: string, n: NodeRef, ctx: WriteContext): ElementRecord {
+/**
+ * Creates the node with no properties when it is missing (the end nodes of a
+ * relation PUT or counter POST); an existing node is left as it is.
+ */
+export function ensureNode(sc: ShardContext, tenant: string, n: NodeRef, ctx: WriteContext): ElementMeta | OpResult {
+  const { store, metamodel, now } = sc
   const key = nodeKey(tenant, n)
   const existing = store.nodes.get(key)
   if (existing !== undefined) return existing
-  const created: ElementRecord = { c: now, b: ctx.client, o: ctx.owner, p: '{}' }
-  store.nodes.putSync(key, created)
+  const grant = writeGrant(store, tenant, ctx.consent, nodeOwnedBy(metamodel, tenant, n), undefined, describe(n))
+  if (!isGrant(grant)) return grant
+  const created = { c: now, b: ctx.client, o: grant.owner, p: '{}' }
+  store.nodes.putSync(key, sealElement(store, key, grant.slot, created))
   bumpCount(store, typePrefix(tenant, n.ns, n.type), 1)
   return created
 }
 
 /** Spec 1.5: create, or append/overwrite just the named properties. */
 export function putNode(sc: ShardContext, tenant: string, n: NodeRef, props: Record<string, unknown>, ctx: WriteContext): OpResult {
-  const { store, metamodel } = sc
+  const { store, metamodel, blind, now } = sc
   const key = nodeKey(tenant, n)
-  const existing = ensureNode(sc, tenant, n, ctx)
-  const before = JSON.parse(existing.p) as Record<string, unknown>
+  const existing = store.nodes.get(key)
+  const grant = writeGrant(store, tenant, ctx.consent, nodeOwnedBy(metamodel, tenant, n), existing?.o, describe(n))
+  if (!isGrant(grant)) return grant
+  const refused = revokedPropertyWritten(grant, props)
+  if (refused !== undefined) return refused
+  let before: Record<string, unknown> = {}
+  if (existing === undefined) {
+    bumpCount(store, typePrefix(tenant, n.ns, n.type), 1)
+  } else {
+    // A locked element (sealed under a destroyed key) starts afresh (DESIGN.md).
+    const opened = openElement(store, tenant, key, existing, false)
+    if (opened.kind === 'open') before = JSON.parse(opened.record.p) as Record<string, unknown>
+  }
   const after = { ...before, ...props }
-  reindex(store, metamodel, tenant, n, before, after)
-  store.nodes.putSync(key, { ...existing, p: JSON.stringify(after) })
+  reindex(store, metamodel, blind, tenant, n, before, after)
+  const record = { c: existing?.c ?? now, b: existing?.b ?? ctx.client, o: grant.owner, p: JSON.stringify(after) }
+  store.nodes.putSync(key, sealElement(store, key, grant.slot, record))
   return NO_CONTENT
 }
 
-export function putNodeProperty(sc: ShardContext, tenant: string, n: NodeRef, key: string, value: unknown, ctx: WriteContext): OpResult {
-  return putNode(sc, tenant, n, { [key]: value }, ctx)
+export function putNodeProperty(sc: ShardContext, tenant: string, n: NodeRef, name: string, value: unknown, ctx: WriteContext): OpResult {
+  return putNode(sc, tenant, n, { [name]: value }, ctx)
 }
 
 /** Idempotent; removes the node's relations in both directions and their far adjacency entries. */
-export function deleteNode({ store, metamodel }: ShardContext, tenant: string, n: NodeRef): OpResult {
+export function deleteNode({ store, metamodel, blind }: ShardContext, tenant: string, n: NodeRef): OpResult {
   const key = nodeKey(tenant, n)
   const existing = store.nodes.get(key)
   if (existing === undefined) return NO_CONTENT
@@ -84,7 +123,8 @@ export function deleteNode({ store, metamodel }: ShardContext, tenant: string, n
     store.adjacency.removeSync(adjacencyKey(tenant, neighbour, n, direction === OUT ? IN : OUT, relation.rel))
     store.adjacency.removeSync(adj)
   }
-  reindex(store, metamodel, tenant, n, JSON.parse(existing.p) as Record<string, unknown>, {})
+  const opened = openElement(store, tenant, key, existing, false)
+  if (opened.kind === 'open') reindex(store, metamodel, blind, tenant, n, JSON.parse(opened.record.p) as Record<string, unknown>, {})
   store.nodes.removeSync(key)
   bumpCount(store, typePrefix(tenant, n.ns, n.type), -1)
   return NO_CONTENT

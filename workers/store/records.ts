@@ -1,17 +1,28 @@
 // What a node or relation is on disk, and how it is rendered as the spec's
-// JSON. Properties stay a JSON text end to end, so a read splices strings and
-// never parses them again.
+// JSON. Custom properties are stored sealed (workers/store/sealing.ts); once
+// opened they are a JSON text that the renderers splice, never re-parse.
 import type { NodeRef, RelationRef } from '../../src/shard/messages'
 import type { Urls } from '../../src/model/urls'
 
-export interface ElementRecord {
+/** Identity and timestamps stay readable (they are what a locked chunk shows). */
+export interface ElementMeta {
   /** created, epoch ms */
   c: number
   /** createdByHybrisClient: the client id of the token that created it */
   b: string
   /** owner: the consent reference that created it, or TENANT */
   o: string
-  /** custom properties as a JSON object text */
+}
+
+export interface StoredElement extends ElementMeta {
+  /** key slot of the data key that sealed `s` */
+  k: number
+  /** sealed custom properties: AES-256-GCM of their JSON text */
+  s: Uint8Array
+}
+
+/** An element whose properties could be opened: `p` is their JSON object text. */
+export interface ElementRecord extends ElementMeta {
   p: string
 }
 
@@ -38,6 +49,9 @@ const NODE_GUARDED = ['createdByHybrisClient']
 /** The counter answer adds the three creation times, so they are guarded here too. */
 const RELATION_GUARDED = ['createdByHybrisClient', 'fSchema', 'tSchema', 'toCreated', 'fromCreated', 'relationCreated']
 
+/** The spec's placeholder for an element that cannot be decrypted. */
+export const LOCKED_PLACEHOLDER = '{"LOCKED":true}'
+
 export function nodeObject(urls: Urls, tenant: string, n: NodeRef, r: ElementRecord): string {
   return `{"id":${J(n.id)},"consent-reference":${J(r.o)},"created":${r.c},"createdByHybrisClient":${J(r.b)},"tenant":${J(tenant)},"schema":${J(urls.nodeSchema(tenant, n.ns, n.type))}${propsTail(r.p, NODE_GUARDED)}`
 }
@@ -47,16 +61,17 @@ export function relationObject(urls: Urls, tenant: string, rel: RelationRef, r: 
 }
 
 /** The counter POST answer: the relation object plus the three creation times. */
-export function counterResult(relationJson: string, from: ElementRecord, to: ElementRecord, relation: ElementRecord): string {
+export function counterResult(relationJson: string, from: ElementMeta, to: ElementMeta, relation: ElementMeta): string {
   return `${relationJson.slice(0, -1)},"toCreated":${to.c},"fromCreated":${from.c},"relationCreated":${relation.c}}`
 }
 
-export function relationChunk(urls: Urls, tenant: string, rel: RelationRef, r: ElementRecord): string {
-  return `{"id":${J(rel.rel.id)},"fid":${J(rel.from.id)},"tid":${J(rel.to.id)},"tenant":${J(tenant)},"schema":${J(urls.relationSchema(tenant, rel))},"created":${r.c},"createdByHybrisClient":${J(r.b)},"locked":false,"consentReference":${J(r.o)},"properties":${r.p}}`
+/** A relation chunk; `p` undefined renders it locked with empty properties. */
+export function relationChunk(urls: Urls, tenant: string, rel: RelationRef, r: ElementMeta, p: string | undefined): string {
+  return `{"id":${J(rel.rel.id)},"fid":${J(rel.from.id)},"tid":${J(rel.to.id)},"tenant":${J(tenant)},"schema":${J(urls.relationSchema(tenant, rel))},"created":${r.c},"createdByHybrisClient":${J(r.b)},"locked":${p === undefined},"consentReference":${J(r.o)},"properties":${p ?? '{}'}}`
 }
 
-/** A node chunk of the neighbours stream; `relations` only on neighbour chunks. */
-export function nodeChunk(urls: Urls, tenant: string, n: NodeRef, r: ElementRecord, relations: string[] | undefined): string {
+/** A node chunk of the neighbours stream; `relations` only on neighbour chunks; `p` undefined renders it locked. */
+export function nodeChunk(urls: Urls, tenant: string, n: NodeRef, r: ElementMeta, p: string | undefined, relations: string[] | undefined): string {
   const rels = relations === undefined ? '' : `,"relations":[${relations.join(',')}]`
-  return `{"id":${J(n.id)},"tenant":${J(tenant)},"schema":${J(urls.nodeSchema(tenant, n.ns, n.type))},"neighbours_url":${J(urls.neighbours(tenant, n))},"created":${r.c},"createdByHybrisClient":${J(r.b)},"consentReference":${J(r.o)},"locked":false,"properties":${r.p}${rels}}`
+  return `{"id":${J(n.id)},"tenant":${J(tenant)},"schema":${J(urls.nodeSchema(tenant, n.ns, n.type))},"neighbours_url":${J(urls.neighbours(tenant, n))},"created":${r.c},"createdByHybrisClient":${J(r.b)},"consentReference":${J(r.o)},"locked":${p === undefined},"properties":${p ?? '{}'}${rels}}`
 }

@@ -1,43 +1,83 @@
 // Relation and counter writes and the relation read of one shard. A relation
-// is stored once and listed in the adjacency lists of both its end nodes.
+// is stored once and listed in the adjacency lists of both its end nodes; its
+// properties are sealed under its owner's key like a node's.
 import type { RelationRef, WriteContext } from '../../src/shard/messages'
-import { IN, OUT, adjacencyKey, relationKey } from './keys'
-import { ensureNode, type ShardContext } from './nodes'
-import { counterResult, relationObject, type ElementRecord } from './records'
+import { IN, OUT, adjacencyKey, relationKey, type Key } from './keys'
+import { consentRevoked, ensureNode, type ShardContext } from './nodes'
+import { LOCKED_PLACEHOLDER, counterResult, relationObject, type ElementMeta, type StoredElement } from './records'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
+import { isGrant, openElement, revokedPropertyWritten, sealElement, writeGrant, type WriteGrant } from './sealing'
+
+/** The answer shows no property whose consent is revoked. */
+function withoutProperties(p: string, names: readonly string[]): string {
+  if (names.length === 0) return p
+  const props = JSON.parse(p) as Record<string, unknown>
+  for (const name of names) delete props[name]
+  return JSON.stringify(props)
+}
 
 function describe(r: RelationRef): string {
-  return `${r.from.ns}/${r.from.type}/${r.from.id} -> ${r.to.ns}/${r.to.type}/${r.to.id} (${r.rel.ns}/${r.rel.type}/${r.rel.id})`
+  return `relation ${r.from.ns}/${r.from.type}/${r.from.id} -> ${r.to.ns}/${r.to.type}/${r.to.id} (${r.rel.ns}/${r.rel.type}/${r.rel.id})`
+}
+
+function relationOwnedBy(sc: ShardContext, tenant: string, r: RelationRef): 'customer' | 'tenant' {
+  return sc.metamodel.relationType(tenant, [r.from.ns, r.from.type, r.to.ns, r.to.type, r.rel.ns, r.rel.type])?.owner ?? 'customer'
 }
 
 export function getRelation({ store, urls }: ShardContext, tenant: string, rel: RelationRef): OpResult {
-  const r = store.relations.get(relationKey(tenant, rel))
-  if (r === undefined) return fail('element_not_found', `relation ${describe(rel)} not found`)
-  return ok(200, relationObject(urls, tenant, rel, r))
+  const key = relationKey(tenant, rel)
+  const stored = store.relations.get(key)
+  if (stored === undefined) return fail('element_not_found', `${describe(rel)} not found`)
+  const opened = openElement(store, tenant, key, stored, true)
+  if (opened.kind === 'revoked') return consentRevoked(describe(rel))
+  if (opened.kind === 'locked') return ok(200, LOCKED_PLACEHOLDER)
+  return ok(200, relationObject(urls, tenant, rel, opened.record))
 }
 
-/** Creates missing end nodes and the relation; returns the three records. */
-function ensureRelation(sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteContext) {
-  const from = ensureNode(sc, tenant, rel.from, ctx)
-  const to = ensureNode(sc, tenant, rel.to, ctx)
+interface Prepared {
+  key: Key
+  grant: WriteGrant
+  existing: StoredElement | undefined
+  /** the stored properties, or {} for a new or locked relation (which starts afresh) */
+  before: Record<string, unknown>
+}
+
+/** The consent and ownership checks of a relation write, and what it merges with. */
+function prepare(sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteContext, names: Record<string, unknown>): Prepared | OpResult {
   const key = relationKey(tenant, rel)
-  let relation = sc.store.relations.get(key)
-  if (relation === undefined) {
-    relation = { c: sc.now, b: ctx.client, o: ctx.owner, p: '{}' }
-    sc.store.relations.putSync(key, relation)
+  const existing = sc.store.relations.get(key)
+  const grant = writeGrant(sc.store, tenant, ctx.consent, relationOwnedBy(sc, tenant, rel), existing?.o, describe(rel))
+  if (!isGrant(grant)) return grant
+  const refused = revokedPropertyWritten(grant, names)
+  if (refused !== undefined) return refused
+  let before: Record<string, unknown> = {}
+  if (existing !== undefined) {
+    const opened = openElement(sc.store, tenant, key, existing, false)
+    if (opened.kind === 'open') before = JSON.parse(opened.record.p) as Record<string, unknown>
+  }
+  return { key, grant, existing, before }
+}
+
+/** Creates missing end nodes, then writes the relation with `after` as its properties. */
+function write(sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteContext, prep: Prepared, after: Record<string, unknown>) {
+  const from = ensureNode(sc, tenant, rel.from, ctx)
+  if (!('c' in from)) return from
+  const to = ensureNode(sc, tenant, rel.to, ctx)
+  if (!('c' in to)) return to
+  const record = { c: prep.existing?.c ?? sc.now, b: prep.existing?.b ?? ctx.client, o: prep.grant.owner, p: JSON.stringify(after) }
+  sc.store.relations.putSync(prep.key, sealElement(sc.store, prep.key, prep.grant.slot, record))
+  if (prep.existing === undefined) {
     sc.store.adjacency.putSync(adjacencyKey(tenant, rel.from, rel.to, OUT, rel.rel), 1)
     sc.store.adjacency.putSync(adjacencyKey(tenant, rel.to, rel.from, IN, rel.rel), 1)
   }
-  return { from, to, relation, key }
+  return { from: from as ElementMeta, to: to as ElementMeta, record }
 }
 
 export function putRelation(sc: ShardContext, tenant: string, rel: RelationRef, props: Record<string, unknown>, ctx: WriteContext): OpResult {
-  const { relation, key } = ensureRelation(sc, tenant, rel, ctx)
-  if (Object.keys(props).length > 0) {
-    const merged = { ...(JSON.parse(relation.p) as Record<string, unknown>), ...props }
-    sc.store.relations.putSync(key, { ...relation, p: JSON.stringify(merged) })
-  }
-  return NO_CONTENT
+  const prep = prepare(sc, tenant, rel, ctx, props)
+  if (!('grant' in prep)) return prep
+  const done = write(sc, tenant, rel, ctx, prep, { ...prep.before, ...props })
+  return 'record' in done ? NO_CONTENT : done
 }
 
 /** Idempotent: 204 whether or not the relation existed; the end nodes stay. */
@@ -55,18 +95,14 @@ export function deleteRelation({ store }: ShardContext, tenant: string, rel: Rel
  * applies every write of its shard in order inside one write transaction.
  */
 export function incrementCounter(sc: ShardContext, tenant: string, rel: RelationRef, name: string, ctx: WriteContext): OpResult {
-  const key = relationKey(tenant, rel)
-  const current = sc.store.relations.get(key)
-  if (current !== undefined) {
-    const value = (JSON.parse(current.p) as Record<string, unknown>)[name]
-    if (value !== undefined && !Number.isSafeInteger(value)) {
-      return fail('validation_violation', `property "${name}" of relation ${describe(rel)} is not an integer counter`)
-    }
+  const prep = prepare(sc, tenant, rel, ctx, { [name]: 1 })
+  if (!('grant' in prep)) return prep
+  const value = prep.before[name]
+  if (value !== undefined && !Number.isSafeInteger(value)) {
+    return fail('validation_violation', `property "${name}" of ${describe(rel)} is not an integer counter`)
   }
-  const { from, to, relation } = ensureRelation(sc, tenant, rel, ctx)
-  const props = JSON.parse(relation.p) as Record<string, unknown>
-  props[name] = ((props[name] as number | undefined) ?? 0) + 1
-  const updated: ElementRecord = { ...relation, p: JSON.stringify(props) }
-  sc.store.relations.putSync(key, updated)
-  return ok(200, counterResult(relationObject(sc.urls, tenant, rel, updated), from, to, updated))
+  const done = write(sc, tenant, rel, ctx, prep, { ...prep.before, [name]: ((value as number | undefined) ?? 0) + 1 })
+  if (!('record' in done)) return done
+  const shown = { ...done.record, p: withoutProperties(done.record.p, prep.grant.revokedProperties) }
+  return ok(200, counterResult(relationObject(sc.urls, tenant, rel, shown), done.from, done.to, done.record))
 }

@@ -4,9 +4,10 @@
 // never more than one slice in memory; the next step starts after that key.
 import type { Criterion, NodeRef } from '../../src/shard/messages'
 import { END, IN, adjacencyPrefix, indexPrefix, nodeKey, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
-import { nodeChunk, nodeObject, relationChunk } from './records'
+import { LOCKED_PLACEHOLDER, nodeChunk, nodeObject, relationChunk } from './records'
 import type { ShardContext } from './nodes'
-import { indexTerm } from './search-index'
+import { TENANT_OWNER } from './consents'
+import { openElement } from './sealing'
 
 export interface Slice {
   chunks: string[]
@@ -21,8 +22,7 @@ export interface Scan {
   step(sc: ShardContext): Slice
 }
 
-const TENANT_OWNER = 'TENANT'
-
+/** A node that cannot be opened is listed as the spec's locked placeholder. */
 export class ListScan implements Scan {
   private lastKey: Key | undefined
   private remaining: number
@@ -38,25 +38,34 @@ export class ListScan implements Scan {
     this.remaining = limit ?? Number.POSITIVE_INFINITY
   }
 
-  step({ store, urls }: ShardContext): Slice {
+  step({ store, urls, blind }: ShardContext): Slice {
+    const { tenant, criterion } = this
     const chunks: string[] = []
     let bytes = 0
-    const prefix = this.criterion === undefined
-      ? typePrefix(this.tenant, this.ns, this.type)
-      : indexPrefix(this.tenant, this.ns, this.type, this.criterion.property, indexTerm(this.criterion.property, this.criterion.value))
-    const range = this.criterion === undefined ? store.nodes.getKeys.bind(store.nodes) : store.index.getKeys.bind(store.index)
+    const prefix = criterion === undefined
+      ? typePrefix(tenant, this.ns, this.type)
+      : indexPrefix(tenant, this.ns, this.type, criterion.property, blind.term(tenant, criterion.property, criterion.value))
+    const db = criterion === undefined ? store.nodes : store.index
     const opts = { start: this.lastKey ?? prefix, end: [...prefix, END], exclusiveStart: this.lastKey !== undefined }
-    for (const raw of range(opts)) {
+    for (const raw of db.getKeys(opts)) {
       if (this.remaining <= 0) return { chunks, done: true }
       if (chunks.length >= SLICE_ITEMS || bytes >= SLICE_BYTES) return { chunks, done: false }
       const key = raw as Key
       this.lastKey = key
-      const id = key[key.length - 1] as string
-      const node: NodeRef = { ns: this.ns, type: this.type, id }
-      const record = store.nodes.get(nodeKey(this.tenant, node))
-      if (record === undefined) continue
-      if (this.owner !== undefined && record.o !== this.owner && record.o !== TENANT_OWNER) continue
-      const json = nodeObject(urls, this.tenant, node, record)
+      const node: NodeRef = { ns: this.ns, type: this.type, id: key[key.length - 1] as string }
+      const nk = nodeKey(tenant, node)
+      const stored = store.nodes.get(nk)
+      if (stored === undefined) continue
+      if (this.owner !== undefined && stored.o !== this.owner && stored.o !== TENANT_OWNER) continue
+      const opened = openElement(store, tenant, nk, stored, true)
+      let json: string
+      if (opened.kind !== 'open') json = LOCKED_PLACEHOLDER
+      else {
+        // An index entry can outlive the data it was made from (when that data
+        // became undecryptable); only a hit whose current value matches counts.
+        if (criterion !== undefined && (JSON.parse(opened.record.p) as Record<string, unknown>)[criterion.property] !== criterion.value) continue
+        json = nodeObject(urls, tenant, node, opened.record)
+      }
       chunks.push(json)
       bytes += json.length
       this.remaining--
@@ -65,7 +74,11 @@ export class ListScan implements Scan {
   }
 }
 
-/** Source node first, then each neighbour once with every relation joining it to the source. */
+/**
+ * Source node first, then each neighbour once with every relation joining it
+ * to the source. Elements that cannot be opened keep identity, timestamps and
+ * owner, with `locked: true` and empty properties (spec 1.8).
+ */
 export class NeighboursScan implements Scan {
   private lastKey: Key | undefined
   private sentSource = false
@@ -77,23 +90,31 @@ export class NeighboursScan implements Scan {
     return store.nodes.get(nodeKey(this.tenant, this.source)) !== undefined
   }
 
-  step({ store, urls }: ShardContext): Slice {
+  private chunk({ store, urls }: ShardContext, n: NodeRef, relations: string[] | undefined): string | undefined {
+    const key = nodeKey(this.tenant, n)
+    const stored = store.nodes.get(key)
+    if (stored === undefined) return undefined
+    const opened = openElement(store, this.tenant, key, stored, true)
+    return nodeChunk(urls, this.tenant, n, stored, opened.kind === 'open' ? opened.record.p : undefined, relations)
+  }
+
+  step(sc: ShardContext): Slice {
+    const { store, urls } = sc
     const { tenant, source } = this
     const chunks: string[] = []
     let bytes = 0
     if (!this.sentSource) {
-      const record = store.nodes.get(nodeKey(tenant, source))
-      if (record === undefined) return { chunks, done: true }
-      chunks.push(nodeChunk(urls, tenant, source, record, undefined))
+      const json = this.chunk(sc, source, undefined)
+      if (json === undefined) return { chunks, done: true }
+      chunks.push(json)
       this.sentSource = true
     }
     const prefix = adjacencyPrefix(tenant, source)
     let group: { neighbour: NodeRef; relations: string[]; lastKey: Key } | undefined
     const flush = (): void => {
       if (group === undefined) return
-      const record = store.nodes.get(nodeKey(tenant, group.neighbour))
-      if (record !== undefined) {
-        const json = nodeChunk(urls, tenant, group.neighbour, record, group.relations)
+      const json = this.chunk(sc, group.neighbour, group.relations)
+      if (json !== undefined) {
         chunks.push(json)
         bytes += json.length
       }
@@ -116,8 +137,11 @@ export class NeighboursScan implements Scan {
       // A relation from the source to itself is listed under both directions; show it once.
       const selfLoop = neighbour.ns === source.ns && neighbour.type === source.type && neighbour.id === source.id
       if (selfLoop && direction === IN) continue
-      const record = store.relations.get(relationKey(tenant, relation))
-      if (record !== undefined) g.relations.push(relationChunk(urls, tenant, relation, record))
+      const rk = relationKey(tenant, relation)
+      const stored = store.relations.get(rk)
+      if (stored === undefined) continue
+      const opened = openElement(store, tenant, rk, stored, true)
+      g.relations.push(relationChunk(urls, tenant, relation, stored, opened.kind === 'open' ? opened.record.p : undefined))
     }
     flush()
     return { chunks, done: true }

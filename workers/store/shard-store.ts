@@ -2,29 +2,39 @@
 // it owns; nothing else touches them while it runs.
 import { open, RootDatabase, Database } from 'lmdb'
 import { join } from 'node:path'
+import { DataKeys } from '../crypto/data-keys'
+import { KeyFile } from '../crypto/key-file'
+import type { ConsentRecord } from './consents'
 import type { Key } from './keys'
-import type { ElementRecord } from './records'
+import type { StoredElement } from './records'
 
 export interface ShardStore {
   readonly shard: number
   readonly env: RootDatabase
   /** [tenant, ns, type, id] -> node */
-  readonly nodes: Database<ElementRecord, Key>
+  readonly nodes: Database<StoredElement, Key>
   /** [tenant, from..., to..., rel...] -> relation */
-  readonly relations: Database<ElementRecord, Key>
+  readonly relations: Database<StoredElement, Key>
   /** [tenant, owner..., neighbour..., direction, rel...] -> 1 */
   readonly adjacency: Database<number, Key>
   /** [tenant, ns, type] -> number of nodes */
   readonly counts: Database<number, Key>
   /** [tenant, ns, type, property, term, id] -> 1 */
   readonly index: Database<number, Key>
+  /** [tenant, consentReference] -> consent */
+  readonly consents: Database<ConsentRecord, Key>
+  /** [tenant] -> key slot of the tenant's own data key; ['nextSlot'] -> next free slot */
+  readonly keySlots: Database<number, Key>
+  /** The data keys, in the key file beside the environment (workers/crypto/key-file.ts says why). */
+  readonly keys: DataKeys
+  readonly keyFile: KeyFile
 }
 
 export function shardPath(dataDir: string, shard: number): string {
   return join(dataDir, 'shards', String(shard))
 }
 
-export function openShard(dataDir: string, shard: number): ShardStore {
+export function openShard(dataDir: string, shard: number, masterKey: Buffer): ShardStore {
   const env = open({
     path: shardPath(dataDir, shard),
     maxDbs: 8,
@@ -33,18 +43,24 @@ export function openShard(dataDir: string, shard: number): ShardStore {
     overlappingSync: true,
   })
   const sub = <V>(name: string) => env.openDB<V, Key>(name, { encoding: 'msgpack' })
+  const keyFile = new KeyFile(join(shardPath(dataDir, shard), 'keys.bin'))
   return {
     shard,
     env,
-    nodes: sub<ElementRecord>('nodes'),
-    relations: sub<ElementRecord>('relations'),
+    nodes: sub<StoredElement>('nodes'),
+    relations: sub<StoredElement>('relations'),
     adjacency: sub<number>('adjacency'),
     counts: sub<number>('counts'),
     index: sub<number>('index'),
+    consents: sub<ConsentRecord>('consents'),
+    keySlots: sub<number>('keySlots'),
+    keys: new DataKeys(keyFile, masterKey),
+    keyFile,
   }
 }
 
 export async function closeShard(store: ShardStore): Promise<void> {
   await store.env.flushed
   await store.env.close()
+  store.keyFile.close()
 }

@@ -1,0 +1,69 @@
+// /{tenant}/consents...: consent references (DESIGN.md, Consent). The tenant
+// acts with a manage-scope token; the end customer with a user token whose
+// `sub` is the consent's subject (checked by the shard actor, which holds it).
+import { MANAGE_SCOPE } from '../auth/bearer'
+import type { AccessTokenRecord } from '../auth/auth-store'
+import { ApiError } from '../errors'
+import type { MethodSpec } from '../front/route'
+import type { ConsentCaller } from '../shard/messages'
+import { answer } from './answer'
+import type { GraphParams } from './params'
+import { MAX_ID_BYTES, MAX_PROPERTY_BYTES, parseJson } from './validate'
+
+type Spec = MethodSpec<GraphParams>
+
+function caller(token: AccessTokenRecord): ConsentCaller {
+  if (token.scopes.includes(MANAGE_SCOPE) || token.sub === undefined) return { kind: 'tenant' }
+  return { kind: 'subject', sub: token.sub }
+}
+
+function ref(rest: string[]): string {
+  const r = rest[0]!
+  if (Buffer.byteLength(r) > MAX_ID_BYTES) throw new ApiError('bad_request', `consent reference is longer than ${MAX_ID_BYTES} bytes`)
+  return r
+}
+
+export const createConsent: Spec = {
+  body: 'json',
+  handle(s, ex, { tenant }, body) {
+    const doc = parseJson(body!)
+    const subject = (doc as { subject?: unknown } | null)?.subject
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc) || typeof subject !== 'string' || subject.trim() === '') {
+      throw new ApiError('bad_request', 'the body must be {"subject": "<the end customer\'s id>"}')
+    }
+    if (Buffer.byteLength(subject) > MAX_ID_BYTES) throw new ApiError('bad_request', `subject is longer than ${MAX_ID_BYTES} bytes`)
+    s.pool.call(tenant, { op: 'createConsent', tenant, subject }, answer(ex))
+  },
+}
+
+export const getConsent: Spec = {
+  body: 'none',
+  handle(s, ex, { tenant, rest, token }) {
+    s.pool.call(tenant, { op: 'getConsent', tenant, ref: ref(rest), caller: caller(token) }, answer(ex))
+  },
+}
+
+export const revokeConsent: Spec = {
+  body: 'none',
+  handle(s, ex, { tenant, rest, token }) {
+    s.pool.call(tenant, { op: 'revokeConsent', tenant, ref: ref(rest), caller: caller(token) }, answer(ex))
+  },
+}
+
+export const grantConsent: Spec = {
+  body: 'none',
+  handle(s, ex, { tenant, rest, token }) {
+    s.pool.call(tenant, { op: 'grantConsent', tenant, ref: ref(rest), caller: caller(token) }, answer(ex))
+  },
+}
+
+export const setRevokedProperties: Spec = {
+  body: 'json',
+  handle(s, ex, { tenant, rest, token }, body) {
+    const names = parseJson(body!)
+    if (!Array.isArray(names) || !names.every((n): n is string => typeof n === 'string' && n !== '' && Buffer.byteLength(n) <= MAX_PROPERTY_BYTES)) {
+      throw new ApiError('bad_request', 'the body must be a JSON array of property names')
+    }
+    s.pool.call(tenant, { op: 'setRevokedProperties', tenant, ref: ref(rest), names, caller: caller(token) }, answer(ex))
+  },
+}

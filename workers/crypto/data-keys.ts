@@ -1,0 +1,41 @@
+// The data keys of one shard: created at random, wrapped by the master key
+// into a key-file slot, unwrapped on first use and kept in memory, destroyed
+// (slot zeroed, memory zeroed) when a consent is revoked.
+import { randomBytes } from 'node:crypto'
+import { KeyFile } from './key-file'
+import { open, seal } from './seal'
+
+export class DataKeys {
+  private readonly cache = new Map<number, Buffer>()
+
+  constructor(private readonly file: KeyFile, private readonly masterKey: Buffer) {}
+
+  private static aad(slot: number): string {
+    return `data-key-slot:${slot}`
+  }
+
+  /** Writes a new key into `slot` (synced before this returns) and returns nothing else: the slot is its name. */
+  create(slot: number): void {
+    const key = randomBytes(32)
+    this.file.write(slot, seal(this.masterKey, key, DataKeys.aad(slot)))
+    this.cache.set(slot, key)
+  }
+
+  /** The key of a slot, or undefined when destroyed (or unreadable with this master key). */
+  get(slot: number): Buffer | undefined {
+    const cached = this.cache.get(slot)
+    if (cached !== undefined) return cached
+    const wrapped = this.file.read(slot)
+    if (wrapped === undefined) return undefined
+    const key = open(this.masterKey, wrapped, DataKeys.aad(slot))
+    if (key !== undefined) this.cache.set(slot, key)
+    return key
+  }
+
+  destroy(slot: number): void {
+    const cached = this.cache.get(slot)
+    if (cached !== undefined) cached.fill(0)
+    this.cache.delete(slot)
+    this.file.destroy(slot)
+  }
+}

@@ -1,0 +1,31 @@
+// AES-256-GCM: a fresh 96-bit nonce per seal, the element's identity as
+// additional authenticated data, so a sealed value moved to another element
+// or altered by one bit does not open.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+
+const NONCE = 12
+const TAG = 16
+
+/** nonce | ciphertext | tag */
+export function seal(key: Buffer, plaintext: Buffer | string, aad: Buffer | string): Buffer {
+  const nonce = randomBytes(NONCE)
+  const cipher = createCipheriv('aes-256-gcm', key, nonce)
+  cipher.setAAD(typeof aad === 'string' ? Buffer.from(aad) : aad)
+  const body = cipher.update(plaintext)
+  const final = cipher.final()
+  return Buffer.concat([nonce, body, final, cipher.getAuthTag()])
+}
+
+/** The plaintext, or undefined when the key, the data or the identity does not match. */
+export function open(key: Buffer, sealed: Uint8Array, aad: Buffer | string): Buffer | undefined {
+  if (sealed.length < NONCE + TAG) return undefined
+  const buf = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.length)
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, buf.subarray(0, NONCE))
+    decipher.setAAD(typeof aad === 'string' ? Buffer.from(aad) : aad)
+    decipher.setAuthTag(buf.subarray(buf.length - TAG))
+    return Buffer.concat([decipher.update(buf.subarray(NONCE, buf.length - TAG)), decipher.final()])
+  } catch {
+    return undefined
+  }
+}

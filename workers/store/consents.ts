@@ -1,0 +1,98 @@
+// Consent references of the tenants of one shard (DESIGN.md, Consent). Each
+// granted consent owns a data key in a key-file slot; revoking destroys that
+// slot (crypto-shredding); granting again makes a new key in a new slot, so
+// data sealed before stays locked for good.
+import { randomBytes } from 'node:crypto'
+import type { ConsentCaller } from '../../src/shard/messages'
+import type { Key } from './keys'
+import { NO_CONTENT, fail, ok, type OpResult } from './result'
+import type { ShardStore } from './shard-store'
+
+export interface ConsentRecord {
+  subject: string
+  status: 'granted' | 'revoked'
+  /** key slot of the current data key (destroyed while revoked) */
+  slot: number
+  revokedProperties: string[]
+  created: number
+}
+
+export const TENANT_OWNER = 'TENANT'
+const NEXT_SLOT: Key = ['nextSlot']
+
+const consentKey = (tenant: string, ref: string): Key => [tenant, ref]
+
+/** A new key slot with a fresh data key in it (inside the write transaction). */
+export function newKeySlot(store: ShardStore): number {
+  const slot = store.keySlots.get(NEXT_SLOT) ?? 0
+  store.keySlots.putSync(NEXT_SLOT, slot + 1)
+  store.keys.create(slot)
+  return slot
+}
+
+/** The slot of the tenant's own data key (for tenant-owned types), created on first use. */
+export function tenantSlot(store: ShardStore, tenant: string, create: boolean): number | undefined {
+  const slot = store.keySlots.get([tenant])
+  if (slot !== undefined || !create) return slot
+  const fresh = newKeySlot(store)
+  store.keySlots.putSync([tenant], fresh)
+  return fresh
+}
+
+export function getConsentRecord(store: ShardStore, tenant: string, ref: string): ConsentRecord | undefined {
+  return store.consents.get(consentKey(tenant, ref))
+}
+
+function view(ref: string, c: ConsentRecord): string {
+  return JSON.stringify({ consentReference: ref, subject: c.subject, status: c.status, revokedProperties: c.revokedProperties })
+}
+
+const notFound = (ref: string): OpResult => fail('element_not_found', `consent reference "${ref}" not found`)
+
+/** The end customer may act only on their own consent; the tenant on all of its consents. */
+function permitted(c: ConsentRecord, caller: ConsentCaller): boolean {
+  return caller.kind === 'tenant' || caller.sub === c.subject
+}
+
+export function createConsent(store: ShardStore, tenant: string, subject: string, now: number): OpResult {
+  // 128 random bits: unguessable, and bound to the tenant by where it is stored.
+  const ref = `cr_${randomBytes(16).toString('base64url')}`
+  const record: ConsentRecord = { subject, status: 'granted', slot: newKeySlot(store), revokedProperties: [], created: now }
+  store.consents.putSync(consentKey(tenant, ref), record)
+  return ok(201, JSON.stringify({ consentReference: ref }))
+}
+
+export function readConsent(store: ShardStore, tenant: string, ref: string, caller: ConsentCaller): OpResult {
+  const c = getConsentRecord(store, tenant, ref)
+  if (c === undefined) return notFound(ref)
+  if (!permitted(c, caller)) return fail('forbidden', `consent reference "${ref}" belongs to another subject`)
+  return ok(200, view(ref, c))
+}
+
+export function revokeConsent(store: ShardStore, tenant: string, ref: string, caller: ConsentCaller): OpResult {
+  const c = getConsentRecord(store, tenant, ref)
+  if (c === undefined) return notFound(ref)
+  if (!permitted(c, caller)) return fail('forbidden', `consent reference "${ref}" belongs to another subject`)
+  if (c.status === 'revoked') return NO_CONTENT
+  // Destroyed (zeroed and synced) before the revocation is acknowledged.
+  store.keys.destroy(c.slot)
+  store.consents.putSync(consentKey(tenant, ref), { ...c, status: 'revoked' })
+  return NO_CONTENT
+}
+
+export function grantConsent(store: ShardStore, tenant: string, ref: string, caller: ConsentCaller): OpResult {
+  const c = getConsentRecord(store, tenant, ref)
+  if (c === undefined) return notFound(ref)
+  if (!permitted(c, caller)) return fail('forbidden', `consent reference "${ref}" belongs to another subject`)
+  if (c.status === 'granted') return NO_CONTENT
+  store.consents.putSync(consentKey(tenant, ref), { ...c, status: 'granted', slot: newKeySlot(store) })
+  return NO_CONTENT
+}
+
+export function setRevokedProperties(store: ShardStore, tenant: string, ref: string, names: string[], caller: ConsentCaller): OpResult {
+  const c = getConsentRecord(store, tenant, ref)
+  if (c === undefined) return notFound(ref)
+  if (!permitted(c, caller)) return fail('forbidden', `consent reference "${ref}" belongs to another subject`)
+  store.consents.putSync(consentKey(tenant, ref), { ...c, revokedProperties: [...new Set(names)] })
+  return NO_CONTENT
+}

@@ -1,0 +1,96 @@
+// Sealing and opening an element's custom properties under its owner's data
+// key, and the consent checks of a write. This is where spec 1.4, 1.6 and 1.8
+// are decided for one element: who may write it, and what a read may see.
+import { open, seal } from '../crypto/seal'
+import { TENANT_OWNER, getConsentRecord, tenantSlot } from './consents'
+import type { Key } from './keys'
+import type { ElementMeta, ElementRecord, StoredElement } from './records'
+import { fail, type OpResult } from './result'
+import type { ShardStore } from './shard-store'
+
+export type Opened =
+  | { kind: 'open'; record: ElementRecord; hidden: readonly string[] }
+  /** the owner's whole consent is revoked */
+  | { kind: 'revoked'; meta: ElementMeta }
+  /** cannot be decrypted: sealed under a destroyed key (revoked, then granted again) or altered */
+  | { kind: 'locked'; meta: ElementMeta }
+
+/** The element's identity, bound into its ciphertext as additional data. */
+const aad = (key: Key): string => JSON.stringify(key)
+
+export function meta(s: StoredElement): ElementMeta {
+  return { c: s.c, b: s.b, o: s.o }
+}
+
+/**
+ * Opens the properties of an element. With `forRead`, properties whose
+ * consent is revoked are left out; writes merge with everything stored.
+ */
+export function openElement(store: ShardStore, tenant: string, key: Key, stored: StoredElement, forRead: boolean): Opened {
+  let hidden: string[] = []
+  if (stored.o === TENANT_OWNER) {
+    if (tenantSlot(store, tenant, false) !== stored.k) return { kind: 'locked', meta: meta(stored) }
+  } else {
+    const consent = getConsentRecord(store, tenant, stored.o)
+    if (consent === undefined) return { kind: 'locked', meta: meta(stored) }
+    if (consent.status === 'revoked') return { kind: 'revoked', meta: meta(stored) }
+    if (consent.slot !== stored.k) return { kind: 'locked', meta: meta(stored) }
+    hidden = consent.revokedProperties
+  }
+  const dataKey = store.keys.get(stored.k)
+  if (dataKey === undefined) return { kind: 'locked', meta: meta(stored) }
+  const plain = open(dataKey, stored.s, aad(key))
+  if (plain === undefined) return { kind: 'locked', meta: meta(stored) }
+  let p = plain.toString('utf8')
+  if (forRead && hidden.length > 0) {
+    const props = JSON.parse(p) as Record<string, unknown>
+    for (const name of hidden) delete props[name]
+    p = JSON.stringify(props)
+  }
+  return { kind: 'open', record: { ...meta(stored), p }, hidden }
+}
+
+export function sealElement(store: ShardStore, key: Key, slot: number, record: ElementRecord): StoredElement {
+  const dataKey = store.keys.get(slot)
+  if (dataKey === undefined) throw new Error(`data key slot ${slot} is destroyed`)
+  return { c: record.c, b: record.b, o: record.o, k: slot, s: seal(dataKey, record.p, aad(key)) }
+}
+
+/** What a permitted write seals with: the owner it records and the key slot. */
+export interface WriteGrant {
+  owner: string
+  slot: number
+  /** properties of this consent that may not be written */
+  revokedProperties: readonly string[]
+}
+
+/**
+ * Spec 1.4 and 1.6: the consent reference must be a granted consent of this
+ * tenant; customer-owned data is owned by the reference that created it;
+ * tenant-owned data (owner TENANT) may be written with any valid reference.
+ */
+export function writeGrant(
+  store: ShardStore, tenant: string, consentRef: string,
+  ownedBy: 'customer' | 'tenant', existingOwner: string | undefined, what: string,
+): WriteGrant | OpResult {
+  const consent = getConsentRecord(store, tenant, consentRef)
+  if (consent === undefined) return fail('forbidden', `consent reference "${consentRef}" is not a consent of tenant "${tenant}"`)
+  if (consent.status === 'revoked') return fail('forbidden', `consent reference "${consentRef}" is revoked`)
+  if (ownedBy === 'tenant') {
+    return { owner: TENANT_OWNER, slot: tenantSlot(store, tenant, true)!, revokedProperties: [] }
+  }
+  if (existingOwner !== undefined && existingOwner !== consentRef) {
+    return fail('forbidden', `${what} is owned by another consent reference`)
+  }
+  return { owner: consentRef, slot: consent.slot, revokedProperties: consent.revokedProperties }
+}
+
+export function isGrant(g: WriteGrant | OpResult): g is WriteGrant {
+  return 'slot' in g
+}
+
+/** A write naming a property whose consent is revoked is refused, naming it. */
+export function revokedPropertyWritten(grant: WriteGrant, props: Record<string, unknown>): OpResult | undefined {
+  const hit = grant.revokedProperties.find((name) => Object.prototype.hasOwnProperty.call(props, name))
+  return hit === undefined ? undefined : fail('forbidden', `consent to property "${hit}" is revoked`)
+}
