@@ -1,0 +1,87 @@
+// The at-rest crypto of the shard actors: sealing, the key file, data keys
+// and the blind index.
+import t from 'tap'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { BlindIndex } from '../../workers/crypto/blind-index'
+import { DataKeys } from '../../workers/crypto/data-keys'
+import { KeyFile, SLOT_BYTES } from '../../workers/crypto/key-file'
+import { open, seal } from '../../workers/crypto/seal'
+
+t.test('seal/open: round trip, fresh nonce, identity bound, tampering detected', async (t) => {
+  const key = randomBytes(32)
+  const a = seal(key, '{"name":"Ann"}', 'node-1')
+  const b = seal(key, '{"name":"Ann"}', 'node-1')
+  t.not(a.toString('hex'), b.toString('hex'), 'a fresh nonce per seal')
+  t.equal(open(key, a, 'node-1')?.toString(), '{"name":"Ann"}')
+  t.equal(open(key, a, 'node-2'), undefined, 'moved to another element, it does not open')
+  t.equal(open(randomBytes(32), a, 'node-1'), undefined, 'another key does not open it')
+  for (const i of [0, 12, a.length - 1]) {
+    const c = Buffer.from(a)
+    c[i] = c[i]! ^ 1
+    t.equal(open(key, c, 'node-1'), undefined, `a flipped byte at ${i} is detected`)
+  }
+  t.equal(open(key, a.subarray(0, 10), 'node-1'), undefined, 'too short')
+  t.notOk(a.includes(Buffer.from('Ann')), 'no plaintext in the sealed bytes')
+})
+
+t.test('key file: slots are written, read, and destroyed by zeroing in place', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'keyfile-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const path = join(dir, 'keys.bin')
+  const file = new KeyFile(path)
+  const w0 = randomBytes(60)
+  const w3 = randomBytes(60)
+  file.write(0, w0)
+  file.write(3, w3)
+  t.same(file.read(0), w0)
+  t.same(file.read(3), w3)
+  t.equal(file.read(1), undefined, 'a slot never written reads as none')
+  t.equal(file.read(9), undefined, 'past the end reads as none')
+  file.destroy(0)
+  t.equal(file.read(0), undefined)
+  const bytes = readFileSync(path)
+  t.equal(bytes.length, 4 * SLOT_BYTES, 'destroying does not move other slots')
+  t.notOk(bytes.includes(w0), 'the destroyed key is not in the file')
+  t.ok(bytes.includes(w3))
+  t.throws(() => file.write(1, randomBytes(10)))
+  file.close()
+  const reopened = new KeyFile(path)
+  t.same(reopened.read(3), w3, 'survives reopening')
+  reopened.close()
+})
+
+t.test('data keys: created wrapped by the master key, cached, destroyed everywhere', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'datakeys-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const master = randomBytes(32)
+  const file = new KeyFile(join(dir, 'keys.bin'))
+  const keys = new DataKeys(file, master)
+  keys.create(0)
+  const k0 = Buffer.from(keys.get(0)!)
+  t.equal(k0.length, 32)
+  t.notOk(readFileSync(join(dir, 'keys.bin')).includes(k0), 'only the wrapped form is on disk')
+  const fresh = new DataKeys(file, master)
+  t.same(fresh.get(0), k0, 'unwrapped again from the file with the master key')
+  t.equal(new DataKeys(file, randomBytes(32)).get(0), undefined, 'a wrong master key cannot unwrap it')
+  const cached = keys.get(0)!
+  keys.destroy(0)
+  t.equal(keys.get(0), undefined)
+  t.same(cached, Buffer.alloc(32), 'the cached copy is zeroed')
+  t.equal(new DataKeys(file, master).get(0), undefined, 'gone from the file')
+  file.close()
+})
+
+t.test('blind index: keyed per tenant, deterministic, no plaintext', async (t) => {
+  const master = randomBytes(32)
+  const idx = new BlindIndex(master)
+  const a = idx.term('demo', 'name', 'John Smith')
+  t.equal(a, idx.term('demo', 'name', 'John Smith'))
+  t.not(a, idx.term('acme', 'name', 'John Smith'), 'another tenant, another term')
+  t.not(a, idx.term('demo', 'alias', 'John Smith'), 'another property, another term')
+  t.not(idx.term('demo', 'age', 42), idx.term('demo', 'age', '42'), 'a number and a string differ')
+  t.not(a, new BlindIndex(randomBytes(32)).term('demo', 'name', 'John Smith'), 'another master key, another term')
+  t.notMatch(a, /John/)
+})
