@@ -20,3 +20,23 @@ export function useClock(clock: Clock): () => void {
     current = previous
   }
 }
+
+/**
+ * Test-only: a clock that runs `offset` ms ahead of the system clock, the
+ * offset read (a decimal number) from `path` on every call, so a test can
+ * move an out-of-process server through a lock-out without waiting. main.ts
+ * installs it only when the environment names CLOCK_OFFSET_FILE.
+ */
+export function offsetClockFromFile(path: string, read: (p: string) => string): Clock {
+  return {
+    now(): number {
+      let offset = 0
+      try {
+        offset = Number(read(path).trim())
+      } catch {
+        offset = 0
+      }
+      return Date.now() + (Number.isFinite(offset) ? offset : 0)
+    },
+  }
+}

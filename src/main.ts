@@ -1,12 +1,14 @@
 // Entry: config -> data directory manifest -> listen -> auth store and
 // bootstrap -> shard actors -> ready. Prints `listening <url>` when ready.
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { AccessTokens } from './auth/access-tokens'
 import { applyAuthBootstrap } from './auth/apply-bootstrap'
 import { openAuthStore } from './auth/auth-store'
+import { createOAuthServices, sweepOAuth } from './auth/oauth-services'
 import { PasswordHasher } from './auth/password-hasher'
+import { SigningPool } from './auth/signing-pool'
 import { readBootstrapFile, type Bootstrap } from './bootstrap/bootstrap-file'
-import { now } from './clock'
+import { now, offsetClockFromFile, useClock } from './clock'
 import { ConfigError, loadConfig, type Config } from './config'
 import { loadOrCreateMasterKey, masterKeyCheck } from './crypto/master-key'
 import { listen } from './front/app'
@@ -27,6 +29,11 @@ function printWelcome(config: Config, boot: Bootstrap, publicUrl: string): void 
 
 async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2), process.env)
+  const clockOffsetFile = process.env.CLOCK_OFFSET_FILE
+  if (clockOffsetFile !== undefined && clockOffsetFile !== '') {
+    console.error(`warning: CLOCK_OFFSET_FILE is set (tests only): the clock follows the offset in ${clockOffsetFile}`)
+    useClock(offsetClockFromFile(clockOffsetFile, (p) => readFileSync(p, 'utf8')))
+  }
   const boot = readBootstrapFile(config.bootstrap)
   mkdirSync(config.dataDir, { recursive: true })
   const masterKey = loadOrCreateMasterKey(config.masterKeyFile)
@@ -43,13 +50,16 @@ async function main(): Promise<void> {
   const hasher = new PasswordHasher()
   await applyAuthBootstrap(authStore, hasher, boot)
   const tokens = new AccessTokens(authStore, config.accessTokenTtl)
+  const signing = new SigningPool(masterKey)
+  const oauth = createOAuthServices(authStore, hasher, tokens, signing, publicUrl)
+  await oauth.keys.ensureActiveKey()
   const metamodel = new Metamodel(boot.metamodel)
   const pool = new ActorPool({
     dataDir: config.dataDir, shardCount: manifest.shards, workerCount: config.workers, publicUrl, metamodel: boot.metamodel, masterKey,
   })
-  services = { publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody, pool, metamodel, authStore, hasher, tokens }
+  services = { publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody, pool, metamodel, authStore, hasher, tokens, oauth }
 
-  const sweep = setInterval(() => void tokens.sweep().catch((err: unknown) => console.error('token sweep failed:', err)), SWEEP_INTERVAL_MS)
+  const sweep = setInterval(() => void sweepOAuth(oauth, tokens).catch((err: unknown) => console.error('token sweep failed:', err)), SWEEP_INTERVAL_MS)
   sweep.unref()
 
   let stopping = false
@@ -59,7 +69,7 @@ async function main(): Promise<void> {
     console.error(`${signal}: shutting down`)
     server.close()
     clearInterval(sweep)
-    void Promise.all([pool.close(), hasher.close()])
+    void Promise.all([pool.close(), hasher.close(), signing.close()])
       .then(() => authStore.env.close())
       .then(() => process.exit(0), (err: unknown) => {
         console.error('shutdown failed:', err)

@@ -1,11 +1,17 @@
 // Opaque access tokens: 256 random bits handed to the client, only their
-// SHA-256 stored. Verified tokens are cached in memory by their hash; a
-// revocation (later: /revoke) must go through `revoke` so the cache forgets.
+// SHA-256 stored. Verified tokens are cached in memory by their hash; every
+// revocation goes through `revoke`/`revokeHash` so the cache forgets at once.
 import { now } from '../clock'
-import type { AccessTokenRecord, AuthStore } from './auth-store'
+import type { AccessTokenRecord, AuthStore, GrantFields } from './auth-store'
 import { randomToken, sha256 } from './secrets'
 
 const CACHE_LIMIT = 100_000
+
+export interface MintedToken<R> {
+  token: string
+  hash: string
+  record: R
+}
 
 export class AccessTokens {
   private readonly cache = new Map<string, AccessTokenRecord>()
@@ -16,18 +22,33 @@ export class AccessTokens {
     return this.ttlSeconds
   }
 
-  /** Stores the token durably before it is handed out. */
-  async issue(fields: Omit<AccessTokenRecord, 'exp'>): Promise<{ token: string; record: AccessTokenRecord }> {
+  /** A new token and its record, not yet stored (see `put`). */
+  mint(fields: GrantFields & { refresh?: string }): MintedToken<AccessTokenRecord> {
     const token = randomToken()
-    const record: AccessTokenRecord = { ...fields, exp: now() + this.ttlSeconds * 1000 }
-    await this.store.accessTokens.put(sha256(token), record)
+    const t = now()
+    const record: AccessTokenRecord = { clientAuthenticated: true, ...fields, iat: t, exp: t + this.ttlSeconds * 1000 }
+    return { token, hash: sha256(token), record }
+  }
+
+  /** Stores a minted token (inside or outside a transaction). */
+  put(minted: MintedToken<AccessTokenRecord>): void {
+    void this.store.accessTokens.put(minted.hash, minted.record)
+  }
+
+  /** Stores the token durably before it is handed out. */
+  async issue(fields: GrantFields & { refresh?: string }): Promise<{ token: string; record: AccessTokenRecord }> {
+    const minted = this.mint(fields)
+    await this.store.accessTokens.put(minted.hash, minted.record)
     await this.store.env.flushed
-    return { token, record }
+    return { token: minted.token, record: minted.record }
   }
 
   /** The live record of a token, or undefined when unknown, revoked or expired. */
   verify(token: string): AccessTokenRecord | undefined {
-    const hash = sha256(token)
+    return this.verifyHash(sha256(token))
+  }
+
+  verifyHash(hash: string): AccessTokenRecord | undefined {
     let record = this.cache.get(hash)
     if (record === undefined) {
       record = this.store.accessTokens.get(hash)
@@ -43,22 +64,30 @@ export class AccessTokens {
   }
 
   async revoke(token: string): Promise<boolean> {
-    const hash = sha256(token)
+    return this.revokeHash(sha256(token))
+  }
+
+  async revokeHash(hash: string): Promise<boolean> {
     this.cache.delete(hash)
     const removed = await this.store.accessTokens.remove(hash)
     await this.store.env.flushed
     return removed
   }
 
+  /** Revokes every token matching `which` (a scan: for admin deletions, not the data path). */
+  async revokeWhere(which: (r: AccessTokenRecord) => boolean): Promise<number> {
+    const hashes = [...this.store.accessTokens.getRange()].filter(({ value }) => which(value)).map(({ key }) => key)
+    for (const hash of hashes) {
+      this.cache.delete(hash)
+      void this.store.accessTokens.remove(hash)
+    }
+    await this.store.env.flushed
+    return hashes.length
+  }
+
   /** Deletes expired tokens; run periodically. */
   async sweep(): Promise<number> {
     const t = now()
-    const expired = [...this.store.accessTokens.getRange()].filter(({ value }) => value.exp <= t).map(({ key }) => key)
-    for (const key of expired) {
-      this.cache.delete(key)
-      void this.store.accessTokens.remove(key)
-    }
-    await this.store.env.flushed
-    return expired.length
+    return this.revokeWhere((r) => r.exp <= t)
   }
 }

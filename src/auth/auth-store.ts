@@ -1,11 +1,23 @@
 // The authorization service's own LMDB environment (the one storage the front
-// thread touches): tenants, packages, subscriptions, clients and tokens.
+// thread touches): tenants, packages, subscriptions, clients, users, roles,
+// tokens, codes, sign-in sessions, lock-out counters and signing keys.
+// Every secret is stored as a hash (tokens, codes, session ids: SHA-256 of
+// 256 random bits; passwords and human-chosen client secrets: scrypt), and
+// signing keys are sealed under the master key.
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { join } from 'node:path'
-import type { PackageDecl, SubscriptionDecl, TenantDecl } from '../bootstrap/bootstrap-file'
+import type { PackageDecl, TenantDecl } from '../bootstrap/bootstrap-file'
 import type { ScryptHash } from './password-hasher'
 
 export type SecretHash = ScryptHash | { alg: 'sha256'; hash: string }
+
+export interface SubscriptionRecord {
+  id: string
+  tenant: string
+  package: string
+  /** ISO 8601 date-time with offset; set when the subscription was created. */
+  validFrom?: string
+}
 
 export interface ClientRecord {
   client_id: string
@@ -17,34 +29,139 @@ export interface ClientRecord {
   grant_types: string[]
 }
 
-export interface AccessTokenRecord {
-  client: string
-  /** undefined for a platform.no_tenant token */
+export interface UserRecord {
+  /** the `sub` */
+  id: string
+  username: string
+  email: string
+  password: ScryptHash
+  /** tenant -> role names */
+  tenants: Record<string, string[]>
+}
+
+/** What a token was issued for; shared by access tokens, refresh tokens and codes. */
+export interface GrantFields {
+  /** undefined for a password grant without client_id */
+  client: string | undefined
+  /** false when the client did not authenticate (public client, password grant without secret) */
+  clientAuthenticated?: boolean
+  /** undefined for a platform.no_tenant or platform.org token */
   tenant: string | undefined
+  org?: string
+  /** every effective scope, including the tenant or org scope */
   scopes: string[]
+  /** the user (`sub`), undefined for client credentials */
+  sub: string | undefined
+  /** platform-session-id */
+  sessionId?: string
+}
+
+export interface AccessTokenRecord extends GrantFields {
   /** expiry, epoch ms */
   exp: number
-  sub: string | undefined
+  /** issue time, epoch ms */
+  iat?: number
+  /** SHA-256 of the refresh token this token came from (or was issued with) */
+  refresh?: string
+}
+
+export interface RefreshTokenRecord extends GrantFields {
+  /** a public identifier for listings (the token itself is never shown again) */
+  id: string
+  created: number
+  /** access tokens issued with or from it: [hash, exp], pruned when expired */
+  accessTokens: [string, number][]
+}
+
+export interface CodeRecord extends GrantFields {
+  exp: number
+  redirectUri: string
+  /** true when the authorization request named the redirect URI (then /token must repeat it) */
+  redirectUriGiven: boolean
+  codeChallenge: string | undefined
+  codeChallengeMethod: 'S256' | 'plain' | undefined
+  nonce: string | undefined
+  authTime: number
+  /** set once exchanged: the tokens it gave, revoked if the code is replayed */
+  used?: { access: string; refresh: string }
+}
+
+export interface SessionRecord {
+  sub: string
+  authTime: number
+  exp: number
+  /** clients this browser session signed in to */
+  clients: string[]
+}
+
+export interface LockoutRecord {
+  failures: number
+  /** the last failed attempt, epoch ms */
+  lastFailure: number
+  /** set by the 15th failure: blocked until then, epoch ms */
+  blockedUntil?: number
+}
+
+export interface SigningKeyRecord {
+  kid: string
+  alg: 'RS256'
+  created: number
+  /** set when a newer key took over; the key is still published for a while */
+  retired?: number
+  publicJwk: Record<string, string>
+  /** the PKCS#8 private key, AES-256-GCM under a key derived from the master key */
+  sealed: string
 }
 
 export interface AuthStore {
   env: RootDatabase
   tenants: Database<TenantDecl, string>
   packages: Database<PackageDecl, string>
-  subscriptions: Database<SubscriptionDecl, string>
+  subscriptions: Database<SubscriptionRecord, string>
   clients: Database<ClientRecord, string>
+  users: Database<UserRecord, string>
+  /** username -> user id */
+  usernames: Database<string, string>
+  /** role name -> scopes */
+  roles: Database<string[], string>
   /** SHA-256 of the token -> record */
   accessTokens: Database<AccessTokenRecord, string>
+  /** SHA-256 of the token -> record */
+  refreshTokens: Database<RefreshTokenRecord, string>
+  /** `${sub}\0${hash}` -> hash: a user's refresh tokens */
+  refreshTokensByUser: Database<string, string>
+  /** SHA-256 of the code -> record */
+  codes: Database<CodeRecord, string>
+  /** SHA-256 of the session cookie -> record */
+  sessions: Database<SessionRecord, string>
+  /** username -> failed attempts */
+  lockouts: Database<LockoutRecord, string>
+  /** kid -> key */
+  signingKeys: Database<SigningKeyRecord, string>
 }
 
 export function openAuthStore(dataDir: string): AuthStore {
-  const env = open({ path: join(dataDir, 'auth'), maxDbs: 16, overlappingSync: true })
+  const env = open({ path: join(dataDir, 'auth'), maxDbs: 32, overlappingSync: true })
   return {
     env,
     tenants: env.openDB('tenants', {}),
     packages: env.openDB('packages', {}),
     subscriptions: env.openDB('subscriptions', {}),
     clients: env.openDB('clients', {}),
+    users: env.openDB('users', {}),
+    usernames: env.openDB('usernames', {}),
+    roles: env.openDB('roles', {}),
     accessTokens: env.openDB('accessTokens', {}),
+    refreshTokens: env.openDB('refreshTokens', {}),
+    refreshTokensByUser: env.openDB('refreshTokensByUser', {}),
+    codes: env.openDB('codes', {}),
+    sessions: env.openDB('sessions', {}),
+    lockouts: env.openDB('lockouts', {}),
+    signingKeys: env.openDB('signingKeys', {}),
   }
+}
+
+/** Waits until every write issued so far is durable. */
+export async function durable(store: AuthStore): Promise<void> {
+  await store.env.flushed
 }

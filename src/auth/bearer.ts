@@ -1,5 +1,6 @@
-// The check every graph call starts with: a live bearer token, the scope the
-// endpoint needs, and the token's tenant equal to the path's tenant.
+// Bearer token checks, all here: the one every graph call starts with (a
+// live token, the scope the endpoint needs, the token's tenant equal to the
+// path's tenant), and the ones of the admin API, /userinfo and /refreshtokens.
 import { ApiError } from '../errors'
 import type { AccessTokenRecord } from './auth-store'
 import type { AccessTokens } from './access-tokens'
@@ -13,12 +14,8 @@ export function bearerToken(authorization: string): string | undefined {
   return token === '' ? undefined : token
 }
 
-/**
- * With `allowSubject`, a user token (one with a `sub`) of the tenant passes
- * without the scope: the route then acts for that end customer only (the
- * consent routes check the consent's subject).
- */
-export function authorize(tokens: AccessTokens, authorization: string, scope: string, tenant: string, allowSubject = false): AccessTokenRecord {
+/** The bearer token of `authorization` and its live record; 401 without one. */
+export function liveBearer(tokens: AccessTokens, authorization: string): { token: string; record: AccessTokenRecord } {
   const token = bearerToken(authorization)
   if (token === undefined) {
     throw new ApiError('insufficient_credentials', 'an access token is required: Authorization: Bearer <ACCESS_TOKEN>', {
@@ -31,10 +28,31 @@ export function authorize(tokens: AccessTokens, authorization: string, scope: st
       headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
     })
   }
+  return { token, record }
+}
+
+export function insufficientScope(scope: string): ApiError {
+  return new ApiError('insufficient_scope', `the access token lacks the scope ${scope}`, {
+    headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+  })
+}
+
+/** A live token with `scope`, whatever its tenant (the admin API). */
+export function requireScope(tokens: AccessTokens, authorization: string, scope: string): AccessTokenRecord {
+  const { record } = liveBearer(tokens, authorization)
+  if (!record.scopes.includes(scope)) throw insufficientScope(scope)
+  return record
+}
+
+/**
+ * With `allowSubject`, a user token (one with a `sub`) of the tenant passes
+ * without the scope: the route then acts for that end customer only (the
+ * consent routes check the consent's subject).
+ */
+export function authorize(tokens: AccessTokens, authorization: string, scope: string, tenant: string, allowSubject = false): AccessTokenRecord {
+  const { record } = liveBearer(tokens, authorization)
   if (!record.scopes.includes(scope) && !(allowSubject && record.sub !== undefined)) {
-    throw new ApiError('insufficient_scope', `the access token lacks the scope ${scope}`, {
-      headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
-    })
+    throw insufficientScope(scope)
   }
   if (record.tenant !== tenant) {
     throw new ApiError('forbidden', `the access token is not valid for tenant "${tenant}"`)

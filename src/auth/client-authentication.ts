@@ -1,8 +1,9 @@
-// Client authentication at /token (and later /revoke): HTTP Basic
-// (recommended) or client_id/client_secret in the form body. Server-generated
-// secrets are checked with SHA-256, human-chosen ones with scrypt in the pool.
+// Client authentication at /token and /revoke: HTTP Basic (recommended) or
+// client_id/client_secret in the form body. Server-generated secrets are
+// checked with SHA-256, human-chosen ones with scrypt in the pool.
 import { ApiError } from '../errors'
 import type { AuthStore, ClientRecord } from './auth-store'
+import { invalidRequest } from './oauth-errors'
 import type { PasswordHasher } from './password-hasher'
 import { equalHashes, sha256 } from './secrets'
 
@@ -17,9 +18,6 @@ export const invalidClient = (description: string, basic: boolean): ApiError =>
     oauth: { error: 'invalid_client', error_description: description },
     headers: basic ? { 'www-authenticate': 'Basic realm="oauth2"' } : {},
   })
-
-const invalidRequest = (description: string): ApiError =>
-  new ApiError('bad_request', description, { oauth: { error: 'invalid_request', error_description: description } })
 
 /** RFC 6749 2.3.1: Basic credentials are form-urlencoded before base64. */
 export function presentedCredentials(authorization: string, form: URLSearchParams): PresentedCredentials | undefined {
@@ -57,4 +55,42 @@ export async function authenticateClient(
     : await hasher.verify(creds.clientSecret, secret)
   if (!good) throw failure
   return client
+}
+
+export interface CallingClient<C = ClientRecord> {
+  client: C
+  /** true only when a secret was given and checked */
+  authenticated: boolean
+}
+
+/**
+ * The client of a /token or /revoke call: authenticated by its secret, or a
+ * public client named by client_id alone. A confidential client must
+ * authenticate.
+ */
+export async function tokenClient(
+  store: AuthStore, hasher: PasswordHasher, authorization: string, form: URLSearchParams,
+): Promise<CallingClient> {
+  const calling = await passwordGrantClient(store, hasher, authorization, form)
+  if (calling.client === undefined) throw invalidClient('client authentication is required (HTTP Basic or client_id and client_secret)', false)
+  if (!calling.authenticated && calling.client.secret !== undefined) {
+    throw invalidClient(`client "${calling.client.client_id}" is confidential: authenticate with its secret`, false)
+  }
+  return { client: calling.client, authenticated: calling.authenticated }
+}
+
+/**
+ * The password grant's table (spec 5.2): no client_id and no secret -> no
+ * client; client_id alone -> the client is named in the token but not
+ * trusted; client_id and secret -> authenticated (a wrong secret fails).
+ */
+export async function passwordGrantClient(
+  store: AuthStore, hasher: PasswordHasher, authorization: string, form: URLSearchParams,
+): Promise<CallingClient<ClientRecord | undefined>> {
+  const creds = presentedCredentials(authorization, form)
+  if (creds === undefined) return { client: undefined, authenticated: false }
+  if (creds.clientSecret !== undefined) return { client: await authenticateClient(store, hasher, creds), authenticated: true }
+  const client = store.clients.get(creds.clientId)
+  if (client === undefined) throw invalidClient('client authentication failed', false)
+  return { client, authenticated: false }
 }

@@ -1,9 +1,68 @@
-// The authorization service's routes under /oauth2/v1/. This issue brings
-// only the token endpoint with client credentials; the rest of the spec
-// (authorize, revoke, userinfo, ...) is the authorization-service issue.
-import type { Method, MethodSpec } from '../front/route'
+// The authorization service's routes under /oauth2/v1/. A pattern segment
+// ":x" captures one (percent-decoded) path segment; the handler receives the
+// captures in order. Methods with `scope` need a bearer token with it,
+// checked by the dispatcher before the body is read (the admin API).
+import type { Method } from '../front/route'
+import * as adminClients from './admin/clients'
+import * as adminPackages from './admin/packages'
+import * as adminRoles from './admin/roles'
+import * as adminKeys from './admin/signing-keys'
+import * as adminSubscriptions from './admin/subscriptions'
+import * as adminTenants from './admin/tenants'
+import * as adminUsers from './admin/users'
+import { authorizeGet, authorizePost } from './authorize/endpoint'
+import { discoveryEndpoint, JWKS_PATH, jwksEndpoint } from './discovery-endpoint'
+import { endSessionEndpoint } from './end-session-endpoint'
+import { deleteRefreshTokens, listRefreshTokens } from './refreshtokens-endpoint'
+import { revokeEndpoint } from './revoke-endpoint'
+import type { OAuthMethod } from './route-types'
 import { tokenEndpoint } from './token-endpoint'
+import { tokeninfoEndpoint } from './tokeninfo-endpoint'
+import { userinfoGet, userinfoPost } from './userinfo-endpoint'
 
-export const OAUTH_ROUTES: Record<string, Partial<Record<Method, MethodSpec<undefined>>>> = {
-  token: { POST: tokenEndpoint },
+export type OAuthMethods = Partial<Record<Method, OAuthMethod>>
+
+export const OAUTH_ROUTES: readonly [string, OAuthMethods][] = [
+  ['.well-known/openid-configuration', { GET: discoveryEndpoint }],
+  [JWKS_PATH, { GET: jwksEndpoint }],
+  ['authorize', { GET: authorizeGet, POST: authorizePost }],
+  ['token', { POST: tokenEndpoint }],
+  ['revoke', { POST: revokeEndpoint }],
+  ['tokeninfo', { GET: tokeninfoEndpoint }],
+  ['userinfo', { GET: userinfoGet, POST: userinfoPost }],
+  ['refreshtokens', { GET: listRefreshTokens, DELETE: deleteRefreshTokens }],
+  ['end_session', { GET: endSessionEndpoint }],
+  ['admin/tenants', { GET: adminTenants.listTenants, POST: adminTenants.createTenant }],
+  ['admin/tenants/:id', { GET: adminTenants.getTenant, PUT: adminTenants.replaceTenant, DELETE: adminTenants.deleteTenant }],
+  ['admin/packages', { GET: adminPackages.listPackages }],
+  ['admin/packages/:id', { GET: adminPackages.getPackage, PUT: adminPackages.replacePackage, DELETE: adminPackages.deletePackage }],
+  ['admin/subscriptions', { GET: adminSubscriptions.listSubscriptions, POST: adminSubscriptions.createSubscription }],
+  ['admin/subscriptions/:id', { GET: adminSubscriptions.getSubscription, DELETE: adminSubscriptions.cancelSubscription }],
+  ['admin/clients', { GET: adminClients.listClients, POST: adminClients.createClient }],
+  ['admin/clients/:id', { GET: adminClients.getClient, PUT: adminClients.updateClient, DELETE: adminClients.deleteClient }],
+  ['admin/clients/:id/secret', { POST: adminClients.rotateClientSecret }],
+  ['admin/users', { GET: adminUsers.listUsers, POST: adminUsers.createUser }],
+  ['admin/users/:id', { GET: adminUsers.getUser, PUT: adminUsers.updateUser, DELETE: adminUsers.deleteUser }],
+  ['admin/roles', { GET: adminRoles.listRoles }],
+  ['admin/roles/:name', { GET: adminRoles.getRole, PUT: adminRoles.replaceRole, DELETE: adminRoles.deleteRole }],
+  ['admin/signing-keys', { GET: adminKeys.listSigningKeys, POST: adminKeys.rotateSigningKeys }],
+]
+
+const COMPILED = OAUTH_ROUTES.map(([pattern, methods]) => ({ parts: pattern.split('/'), methods }))
+
+/** The route for the segments after /oauth2/v1, with the captured parameters. */
+export function findOAuthRoute(segments: readonly string[]): { methods: OAuthMethods; params: string[] } | undefined {
+  for (const { parts, methods } of COMPILED) {
+    if (parts.length !== segments.length) continue
+    const params: string[] = []
+    let ok = true
+    for (let i = 0; i < parts.length && ok; i++) {
+      if (parts[i]!.startsWith(':')) {
+        if (segments[i] === '') ok = false
+        else params.push(segments[i]!)
+      } else ok = parts[i] === segments[i]
+    }
+    if (ok) return { methods, params }
+  }
+  return undefined
 }

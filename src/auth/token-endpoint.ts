@@ -1,41 +1,31 @@
-// POST /oauth2/v1/token. Grants: client_credentials. The other grants of the
-// spec come with the authorization-service issue and answer
-// unsupported_grant_type until then.
-import { ApiError } from '../errors'
-import type { MethodSpec } from '../front/route'
-import { authenticateClient, invalidClient, presentedCredentials } from './client-authentication'
-import { clientCredentialsGrant, scopeString } from './scopes'
+// POST /oauth2/v1/token: one grant per file under grants/.
+import type { Exchange } from '../front/exchange'
+import type { Services } from '../front/services'
+import { authorizationCode } from './grants/authorization-code'
+import { clientCredentials } from './grants/client-credentials'
+import { password } from './grants/password'
+import { refreshToken } from './grants/refresh-token'
+import { invalidRequest, oauthError, single } from './oauth-errors'
+import type { OAuthMethod } from './route-types'
+import { sendTokenResponse, type TokenResponse } from './token-response'
 
-const oauthError = (error: string, description: string): ApiError =>
-  new ApiError('bad_request', description, { oauth: { error, error_description: description } })
+type GrantHandler = (s: Services, ex: Exchange, form: URLSearchParams) => Promise<TokenResponse>
 
-const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' }
+const GRANTS: Record<string, GrantHandler> = {
+  authorization_code: authorizationCode,
+  refresh_token: refreshToken,
+  client_credentials: clientCredentials,
+  password,
+}
 
-export const tokenEndpoint: MethodSpec<undefined> = {
+export const tokenEndpoint: OAuthMethod = {
   body: 'form',
   handle(s, ex, _params, body) {
     const form = new URLSearchParams(body!.toString('utf8'))
-    const grantType = form.get('grant_type')
-    if (grantType === null || grantType === '') throw oauthError('invalid_request', 'grant_type is required')
-    if (grantType !== 'client_credentials') {
-      throw oauthError('unsupported_grant_type', `grant_type "${grantType}" is not supported`)
-    }
-    const creds = presentedCredentials(ex.headers.authorization, form)
-    if (creds === undefined) throw invalidClient('client authentication is required (HTTP Basic or client_id and client_secret)', false)
-    authenticateClient(s.authStore, s.hasher, creds)
-      .then(async (client) => {
-        if (!client.grant_types.includes('client_credentials')) {
-          throw oauthError('unauthorized_client', `client "${client.client_id}" may not use the client_credentials grant`)
-        }
-        const grant = clientCredentialsGrant(s.authStore, client, form.get('scope'))
-        const { token } = await s.tokens.issue({ client: client.client_id, tenant: grant.tenant, scopes: [...grant.scopes, `platform.tenant=${grant.tenant}`], sub: undefined })
-        ex.json(200, JSON.stringify({
-          access_token: token,
-          token_type: 'Bearer',
-          expires_in: s.tokens.ttl,
-          scope: scopeString(grant),
-        }), NO_STORE)
-      })
-      .catch((err: unknown) => ex.error(err))
+    const grantType = single(form, 'grant_type')
+    if (grantType === undefined || grantType === '') throw invalidRequest('grant_type is required')
+    const grant = Object.prototype.hasOwnProperty.call(GRANTS, grantType) ? GRANTS[grantType] : undefined
+    if (grant === undefined) throw oauthError('unsupported_grant_type', `grant_type "${grantType}" is not supported`)
+    grant(s, ex, form).then((answer) => sendTokenResponse(ex, answer), (err: unknown) => ex.error(err))
   },
 }

@@ -3,8 +3,8 @@
 // check the content type (415), read the body within the limit (413), run the
 // handler. Any ApiError thrown on the way becomes the error answer.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import { authorize } from '../auth/bearer'
-import { OAUTH_ROUTES } from '../auth/routes'
+import { authorize, requireScope } from '../auth/bearer'
+import { findOAuthRoute } from '../auth/routes'
 import { ApiError, ERROR_TYPES } from '../errors'
 import { findGraphRoute } from '../graph/routes'
 import { tenantSegment } from '../graph/validate'
@@ -48,11 +48,12 @@ function graph(s: Services, ex: Exchange, segments: string[]): void {
 }
 
 function oauth(s: Services, ex: Exchange, segments: string[]): void {
-  const route = OAUTH_ROUTES[segments.slice(2).join('/')]
+  const route = findOAuthRoute(segments.slice(2))
   if (route === undefined) throw notFound(ex)
-  const spec = route[ex.method as Method]
-  if (spec === undefined) throw methodNotAllowed(ex, route)
-  run(s, ex, spec, undefined)
+  const spec = route.methods[ex.method as Method]
+  if (spec === undefined) throw methodNotAllowed(ex, route.methods)
+  if (spec.scope !== undefined) requireScope(s.tokens, ex.headers.authorization, spec.scope)
+  run(s, ex, spec, route.params)
 }
 
 export function dispatch(s: Services, res: HttpResponse, req: HttpRequest): void {

@@ -17,9 +17,21 @@ const statusLine = (status: number): string => STATUS_LINE[status] ?? String(sta
 /** The request headers the routes read; uWebSockets.js only allows reading them synchronously. */
 const HEADERS = [
   'authorization', 'content-type', 'content-length', 'accept', 'consent-reference',
-  'platform-context-trace-id',
+  'platform-context-trace-id', 'cookie', 'origin', 'platform-session-id',
 ] as const
 export type HeaderName = (typeof HEADERS)[number]
+
+/** Response headers; an array value is written once per element (Set-Cookie). */
+export type ResponseHeaders = Record<string, string | readonly string[]>
+
+function writeHeaders(res: HttpResponse, headers: ResponseHeaders | undefined): void {
+  if (headers === undefined) return
+  for (const k in headers) {
+    const v = headers[k]!
+    if (typeof v === 'string') res.writeHeader(k, v)
+    else for (const one of v) res.writeHeader(k, one)
+  }
+}
 
 export class Exchange {
   aborted = false
@@ -61,27 +73,27 @@ export class Exchange {
     return !this.aborted && !this.finished
   }
 
-  json(status: number, body: string, headers?: Record<string, string>): void {
+  json(status: number, body: string, headers?: ResponseHeaders): void {
     this.send(status, 'application/json', body, headers)
   }
 
-  send(status: number, contentType: string, body: string, headers?: Record<string, string>): void {
+  send(status: number, contentType: string, body: string, headers?: ResponseHeaders): void {
     if (!this.open) return
     this.finished = true
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status)).writeHeader('content-type', contentType)
-      if (headers !== undefined) for (const k in headers) this.res.writeHeader(k, headers[k]!)
+      writeHeaders(this.res, headers)
       this.res.end(body)
     })
   }
 
-  /** A reply without a body (204, HEAD). */
-  empty(status: number, headers?: Record<string, string>): void {
+  /** A reply without a body (204, HEAD, redirects). */
+  empty(status: number, headers?: ResponseHeaders): void {
     if (!this.open) return
     this.finished = true
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status))
-      if (headers !== undefined) for (const k in headers) this.res.writeHeader(k, headers[k]!)
+      writeHeaders(this.res, headers)
       // RFC 9110: no Content-Length on a 204.
       if (status === 204) this.res.endWithoutBody()
       else if (this.method === 'HEAD') this.res.endWithoutBody(0)

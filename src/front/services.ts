@@ -1,6 +1,7 @@
 // What the routes share: built once in main.ts and passed to every handler.
 import type { AccessTokens } from '../auth/access-tokens'
 import type { AuthStore } from '../auth/auth-store'
+import type { OAuthServices } from '../auth/oauth-services'
 import type { PasswordHasher } from '../auth/password-hasher'
 import type { Metamodel } from '../model/metamodel'
 import type { Urls } from '../model/urls'
@@ -15,4 +16,5 @@ export interface Services {
   authStore: AuthStore
   hasher: PasswordHasher
   tokens: AccessTokens
+  oauth: OAuthServices
 }

@@ -1,0 +1,162 @@
+// GET and POST /oauth2/v1/authorize: validate the request (validate.ts),
+// find who the user is (a sign-in form post, an id_token_hint, or the
+// session cookie; otherwise show the sign-in page), compute the grant with
+// the user's roles, and send the code or the tokens to the redirect URI.
+import { now } from '../../clock'
+import { ApiError } from '../../errors'
+import type { Exchange } from '../../front/exchange'
+import type { Services } from '../../front/services'
+import type { UserRecord } from '../auth-store'
+import { readCookie, setCookie } from '../cookies'
+import { sendErrorPage, wantsHtml } from '../html'
+import { signIdToken, verifyIdTokenHint } from '../id-tokens'
+import { TOO_MANY_ATTEMPTS, tooManyAttempts } from '../lockout'
+import type { OAuthMethod } from '../route-types'
+import { grantScopes, scopeString, userGrant } from '../scopes'
+import { SESSION_COOKIE, SESSION_TTL_MS, type LiveSession } from '../sessions'
+import { errorLocation, redirect, successLocation } from './respond'
+import { flowOf, RedirectError, type AuthorizationRequest } from './request'
+import { CSRF_COOKIE, csrfValid, sendSignInPage } from './sign-in-page'
+import { authorizationParams, validateAuthorizationRequest } from './validate'
+
+interface Identity {
+  user: UserRecord
+  authTime: number
+  session?: LiveSession
+}
+
+const INVALID_CREDENTIALS = 'Invalid username or password.'
+
+function sessionCookies(s: Services, cookie: string): string[] {
+  const secure = s.oauth.secureCookies
+  return [
+    setCookie(SESSION_COOKIE, cookie, { secure, sameSite: 'Lax', maxAge: SESSION_TTL_MS / 1000 }),
+    setCookie(CSRF_COOKIE, '', { secure, sameSite: 'Strict', maxAge: 0 }),
+  ]
+}
+
+/** A sign-in form post; undefined when the answer (form again, error) was already sent. */
+async function signIn(s: Services, ex: Exchange, req: AuthorizationRequest, form: URLSearchParams): Promise<{ identity: Identity; cookies: string[] } | undefined> {
+  if (!csrfValid(ex, form.get('csrf'), new URL(s.publicUrl).origin)) {
+    throw new ApiError('forbidden', 'the sign-in form expired or was not sent from this server: start again from the application')
+  }
+  const action = `${s.oauth.issuer}/authorize`
+  const username = form.get('username') ?? ''
+  const password = form.get('password') ?? ''
+  const html = wantsHtml(ex.headers.accept)
+  if (username === '' || password === '') {
+    if (html) sendSignInPage(ex, req, action, s.oauth.secureCookies, { status: 400, error: 'Enter your username and password.', username })
+    else ex.error(new ApiError('bad_request', 'username and password are required'))
+    return undefined
+  }
+  const result = await s.oauth.users.authenticate(username, password)
+  if (!result.ok) {
+    const blocked = result.reason === 'blocked'
+    if (html) {
+      sendSignInPage(ex, req, action, s.oauth.secureCookies, {
+        status: blocked ? 400 : 401, error: blocked ? TOO_MANY_ATTEMPTS : INVALID_CREDENTIALS, username,
+      })
+    } else {
+      ex.error(blocked ? tooManyAttempts(false) : new ApiError('insufficient_credentials', INVALID_CREDENTIALS))
+    }
+    return undefined
+  }
+  const { cookie, record } = await s.oauth.sessions.create(result.user.id, req.client.client_id)
+  return { identity: { user: result.user, authTime: record.authTime }, cookies: sessionCookies(s, cookie) }
+}
+
+/** Who the user is without a form: an id_token_hint, or a live session that the request accepts. */
+async function knownIdentity(s: Services, ex: Exchange, req: AuthorizationRequest): Promise<Identity | undefined> {
+  if (req.idTokenHint !== undefined) {
+    const hint = await verifyIdTokenHint(s.oauth.keys, s.oauth.issuer, req.idTokenHint, req.client.client_id)
+    const user = hint === undefined ? undefined : s.authStore.users.get(hint.sub)
+    if (hint === undefined || user === undefined) {
+      throw new RedirectError(req, 'invalid_request', 'id_token_hint is invalid, expired, or was not issued to this client')
+    }
+    return { user, authTime: hint.authTime }
+  }
+  const session = s.oauth.sessions.find(readCookie(ex.headers.cookie, SESSION_COOKIE))
+  const user = session === undefined ? undefined : s.authStore.users.get(session.record.sub)
+  if (session !== undefined && user !== undefined && req.prompt !== 'login'
+    && (req.maxAge === undefined || now() - session.record.authTime <= req.maxAge * 1000)) {
+    return { user, authTime: session.record.authTime, session }
+  }
+  if (req.prompt === 'none') throw new RedirectError(req, 'login_required', 'the user is not signed in')
+  return undefined
+}
+
+/** The code (code flow) or the tokens (implicit flows) for the user, sent to the redirect URI. */
+async function grantAndRedirect(s: Services, ex: Exchange, req: AuthorizationRequest, identity: Identity, cookies: string[]): Promise<void> {
+  const { user } = identity
+  const client = req.client
+  let grant
+  try {
+    grant = userGrant(s.authStore, client, user, req.scope, flowOf(req.responseType))
+  } catch (err) {
+    if (err instanceof ApiError && err.oauth !== undefined) throw new RedirectError(req, err.oauth.error, err.oauth.error_description)
+    throw err
+  }
+  if (identity.session !== undefined) await s.oauth.sessions.addClient(identity.session, client.client_id)
+  const fields = { client: client.client_id, tenant: grant.tenant, org: grant.org, scopes: grantScopes(grant), sub: user.id, sessionId: req.sessionId }
+  let values: Record<string, string>
+  if (req.responseType === 'code') {
+    const code = await s.oauth.codes.issue({
+      ...fields, clientAuthenticated: client.secret !== undefined, redirectUri: req.redirectUri, redirectUriGiven: req.redirectUriGiven,
+      codeChallenge: req.codeChallenge, codeChallengeMethod: req.codeChallengeMethod, nonce: req.nonce, authTime: identity.authTime,
+    })
+    values = { code }
+  } else {
+    // Implicit tokens are issued without client authentication: whoever holds them may revoke them.
+    const { token } = await s.tokens.issue({ ...fields, clientAuthenticated: false })
+    values = { access_token: token, token_type: 'Bearer', expires_in: String(s.tokens.ttl), scope: scopeString(grant) }
+    if (req.responseType === 'id_token token') {
+      values.id_token = await signIdToken(s.oauth.keys, {
+        issuer: s.oauth.issuer, clientId: client.client_id, user, nonce: req.nonce, authTime: identity.authTime,
+        accessToken: token, ttlSeconds: s.oauth.idTokenTtl,
+      })
+    }
+  }
+  redirect(ex, successLocation(req, values, s.oauth.issuer), { 'set-cookie': cookies })
+}
+
+/** Cookies set on the way (a new session) go out with whatever answer follows, a redirect error included. */
+async function authorize(s: Services, ex: Exchange, all: URLSearchParams, cookies: string[]): Promise<void> {
+  const req = validateAuthorizationRequest(s.authStore, ex, authorizationParams(all))
+  let identity: Identity | undefined
+  if (ex.method === 'POST' && all.has('username')) {
+    const signedIn = await signIn(s, ex, req, all)
+    if (signedIn === undefined) return
+    identity = signedIn.identity
+    cookies.push(...signedIn.cookies)
+  } else {
+    identity = await knownIdentity(s, ex, req)
+    if (identity === undefined) {
+      sendSignInPage(ex, req, `${s.oauth.issuer}/authorize`, s.oauth.secureCookies, { status: 200 })
+      return
+    }
+  }
+  await grantAndRedirect(s, ex, req, identity, cookies)
+}
+
+function answer(s: Services, ex: Exchange, all: URLSearchParams): void {
+  const cookies: string[] = []
+  authorize(s, ex, all, cookies).catch((err: unknown) => {
+    if (err instanceof RedirectError) redirect(ex, errorLocation(err.target, err.error, err.description, s.oauth.issuer), { 'set-cookie': cookies })
+    else if (err instanceof ApiError) sendErrorPage(ex, err)
+    else ex.error(err)
+  })
+}
+
+export const authorizeGet: OAuthMethod = {
+  body: 'none',
+  handle(s, ex) {
+    answer(s, ex, ex.query)
+  },
+}
+
+export const authorizePost: OAuthMethod = {
+  body: 'form',
+  handle(s, ex, _params, body) {
+    answer(s, ex, new URLSearchParams(body!.toString('utf8')))
+  },
+}

@@ -1,0 +1,57 @@
+// What the OAuth endpoints share beside the access tokens and the store:
+// built once in main.ts, reached as `s.oauth`.
+import type { AccessTokens } from './access-tokens'
+import type { AuthStore } from './auth-store'
+import { AuthorizationCodes } from './authorization-codes'
+import { Lockout } from './lockout'
+import type { PasswordHasher } from './password-hasher'
+import { RefreshTokens } from './refresh-tokens'
+import { Sessions } from './sessions'
+import { SigningKeys } from './signing-keys'
+import { SubscriptionEvents } from './subscription-events'
+import type { KeySigner } from './signing-pool'
+import { UserAuthenticator } from './user-authentication'
+
+export interface OAuthServices {
+  /** `{PUBLIC_URL}/oauth2/v1`, the `iss` of ID tokens and the discovery document */
+  issuer: string
+  /** cookies get Secure when the public URL is https */
+  secureCookies: boolean
+  codes: AuthorizationCodes
+  refreshTokens: RefreshTokens
+  sessions: Sessions
+  lockout: Lockout
+  users: UserAuthenticator
+  keys: SigningKeys
+  /** ID token lifetime, seconds (the access token lifetime) */
+  idTokenTtl: number
+  /** the seam of spec section 6 (see subscription-events.ts) */
+  subscriptionEvents: SubscriptionEvents
+}
+
+export function createOAuthServices(
+  store: AuthStore, hasher: PasswordHasher, tokens: AccessTokens, signer: KeySigner, publicUrl: string,
+): OAuthServices {
+  const lockout = new Lockout(store)
+  return {
+    issuer: `${publicUrl}/oauth2/v1`,
+    secureCookies: publicUrl.startsWith('https:'),
+    codes: new AuthorizationCodes(store),
+    refreshTokens: new RefreshTokens(store, tokens),
+    sessions: new Sessions(store),
+    lockout,
+    users: new UserAuthenticator(store, hasher, lockout),
+    keys: new SigningKeys(store, signer, tokens.ttl),
+    idTokenTtl: tokens.ttl,
+    subscriptionEvents: new SubscriptionEvents(),
+  }
+}
+
+/** Periodic clean-up of everything that expires. */
+export async function sweepOAuth(o: OAuthServices, tokens: AccessTokens): Promise<void> {
+  await tokens.sweep()
+  await o.codes.sweep()
+  await o.sessions.sweep()
+  await o.lockout.sweep()
+  await o.keys.prune()
+}

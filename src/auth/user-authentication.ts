@@ -1,0 +1,35 @@
+// Authenticates a user by username and password (the sign-in form and the
+// password grant), under the lock-out rules. The password is checked with
+// scrypt in the pool; an unknown username is checked against a dummy hash so
+// that it takes as long as a wrong password.
+import type { AuthStore, UserRecord } from './auth-store'
+import type { Lockout } from './lockout'
+import type { PasswordHasher, ScryptHash } from './password-hasher'
+
+export type UserAuthentication = { ok: true; user: UserRecord } | { ok: false; reason: 'blocked' | 'invalid' }
+
+export class UserAuthenticator {
+  private dummy: Promise<ScryptHash> | undefined
+
+  constructor(private readonly store: AuthStore, private readonly hasher: PasswordHasher, private readonly lockout: Lockout) {}
+
+  findByUsername(username: string): UserRecord | undefined {
+    const id = this.store.usernames.get(username)
+    return id === undefined ? undefined : this.store.users.get(id)
+  }
+
+  async authenticate(username: string, password: string): Promise<UserAuthentication> {
+    if (this.lockout.blocked(username)) return { ok: false, reason: 'blocked' }
+    const user = this.findByUsername(username)
+    this.dummy ??= this.hasher.hash('not a password')
+    const good = await this.hasher.verify(password, user?.password ?? (await this.dummy))
+    // A block may have started while this attempt was being checked.
+    if (this.lockout.blocked(username)) return { ok: false, reason: 'blocked' }
+    if (!good || user === undefined) {
+      await this.lockout.failure(username)
+      return { ok: false, reason: 'invalid' }
+    }
+    await this.lockout.success(username)
+    return { ok: true, user }
+  }
+}
