@@ -15,7 +15,7 @@ function batch(size: number, seq: number): ActorRequest[] {
     operation: {
       op: 'putNode' as const, tenant: `tenant-${i % 16}`, node: { ns: 'core', type: 'customer', id: `customer-${seq + i}` },
       props: { name: 'John Smith', age: 42, email: 'john@example.com', tags: ['a', 'b'], score: 0.5 },
-      ctx: { consent: 'consent-123', client: 'enricher' },
+      ctx: { consent: 'consent-123', client: 'enricher', trace: undefined, schedule: undefined, decay: undefined },
     },
   }))
 }

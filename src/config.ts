@@ -16,6 +16,8 @@ export interface Config {
   masterKeyFile: string
   accessTokenTtl: number
   eventRetentionMs: number
+  /** At most this many events are kept per tenant. */
+  eventRetentionCount: number
   /** Set when the environment or flags name it; otherwise derived from host and port once listening. */
   publicUrl: string | undefined
 }
@@ -40,6 +42,7 @@ const OPTIONS = {
   masterKeyFile: { flag: '--master-key-file', env: 'MASTER_KEY_FILE' },
   accessTokenTtl: { flag: '--access-token-ttl', env: 'ACCESS_TOKEN_TTL' },
   eventRetention: { flag: '--event-retention', env: 'EVENT_RETENTION' },
+  eventRetentionCount: { flag: '--event-retention-count', env: 'EVENT_RETENTION_COUNT' },
   publicUrl: { flag: '--public-url', env: 'PUBLIC_URL' },
 } satisfies Record<string, OptionSpec>
 
@@ -100,6 +103,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     masterKeyFile: resolve(get('masterKeyFile') ?? './secrets/master.key'),
     accessTokenTtl: integer('ACCESS_TOKEN_TTL', get('accessTokenTtl') ?? '3600', 1, 10 * 365 * 86400),
     eventRetentionMs: parseDurationMs('EVENT_RETENTION', get('eventRetention') ?? '7d'),
+    eventRetentionCount: integer('EVENT_RETENTION_COUNT', get('eventRetentionCount') ?? '1000000', 1, Number.MAX_SAFE_INTEGER),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
   }
 }

@@ -56,6 +56,7 @@ async function main(): Promise<void> {
   const metamodel = new Metamodel(boot.metamodel)
   const pool = new ActorPool({
     dataDir: config.dataDir, shardCount: manifest.shards, workerCount: config.workers, publicUrl, metamodel: boot.metamodel, masterKey,
+    eventRetentionMs: config.eventRetentionMs, eventRetentionCount: config.eventRetentionCount,
   })
   services = { publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody, pool, metamodel, authStore, hasher, tokens, oauth }
 

@@ -11,7 +11,9 @@ import { BlindIndex } from './crypto/blind-index'
 import { createConsent, grantConsent, readConsent, revokeConsent, setRevokedProperties } from './store/consents'
 import { countNodes, deleteNode, getNode, getNodeProperty, putNode, putNodeProperty, type ShardContext } from './store/nodes'
 import { deleteRelation, getRelation, incrementCounter, putRelation } from './store/relations'
-import { fail, type OpResult } from './store/result'
+import { fail, ok, type OpResult } from './store/result'
+import { head, pruneEvents, readEvents } from './store/events'
+import { fireDue, nextDue } from './store/schedules'
 import { ListScan, NeighboursScan, type Scan } from './store/scans'
 import { closeShard, openShard, type ShardStore } from './store/shard-store'
 
@@ -55,7 +57,12 @@ function internal(id: number, err: unknown): ActorReply {
 }
 
 function context(store: ShardStore, now: number): ShardContext {
-  return { store, urls, metamodel, blind, now }
+  return { store, urls, metamodel, blind, now, touched: new Set() }
+}
+
+/** Wakes the front thread's event consumers for each tenant whose log grew. */
+function announce(store: ShardStore, tenants: Iterable<string>): void {
+  for (const tenant of tenants) send({ kind: 'events', id: 0, tenant, last: head(store, tenant).last })
 }
 
 function read(sc: ShardContext, op: ReadOp): OpResult {
@@ -65,6 +72,11 @@ function read(sc: ShardContext, op: ReadOp): OpResult {
     case 'countNodes': return countNodes(sc, op.tenant, op.ns, op.type)
     case 'getRelation': return getRelation(sc, op.tenant, op.relation)
     case 'getConsent': return readConsent(sc.store, op.tenant, op.ref, op.caller)
+    case 'readEvents': {
+      const r = readEvents(sc.store, op.tenant, op.after, op.limit)
+      if (r.kind === 'expired') return fail('cursor_expired', `events up to ${r.first - 1} are no longer kept; read from after=${r.first - 1}`)
+      return ok(200, `{"events":[${r.events.join(',')}],"next":${r.next}}`)
+    }
   }
 }
 
@@ -72,9 +84,9 @@ function write(sc: ShardContext, op: WriteOp): OpResult {
   switch (op.op) {
     case 'putNode': return putNode(sc, op.tenant, op.node, op.props, op.ctx)
     case 'putNodeProperty': return putNodeProperty(sc, op.tenant, op.node, op.key, op.value, op.ctx)
-    case 'deleteNode': return deleteNode(sc, op.tenant, op.node)
+    case 'deleteNode': return deleteNode(sc, op.tenant, op.node, op.trace)
     case 'putRelation': return putRelation(sc, op.tenant, op.relation, op.props, op.ctx)
-    case 'deleteRelation': return deleteRelation(sc, op.tenant, op.relation)
+    case 'deleteRelation': return deleteRelation(sc, op.tenant, op.relation, op.trace)
     case 'incrementCounter': return incrementCounter(sc, op.tenant, op.relation, op.name, op.ctx)
     case 'createConsent': return createConsent(sc.store, op.tenant, op.subject, sc.now)
     case 'revokeConsent': return revokeConsent(sc.store, op.tenant, op.ref, op.caller)
@@ -119,6 +131,8 @@ function commit(store: ShardStore, items: { id: number; op: WriteOp }[], now: nu
     .then(async (results) => {
       await store.env.flushed
       results.forEach((r, n) => send(reply(items[n]!.id, r)))
+      announce(store, sc.touched)
+      if (sc.touched.size > 0) scheduleTimer()
     })
     .catch((err: unknown) => {
       for (const i of items) send(internal(i.id, err))
@@ -127,7 +141,53 @@ function commit(store: ShardStore, items: { id: number; op: WriteOp }[], now: nu
   pendingCommits.add(done)
 }
 
+// Scheduled events: one timer for the earliest due schedule of all shards.
+let timer: NodeJS.Timeout | undefined
+let timerAt = Number.POSITIVE_INFINITY
+const MAX_SLEEP_MS = 60_000
+
+function scheduleTimer(): void {
+  let due = Number.POSITIVE_INFINITY
+  for (const store of stores.values()) due = Math.min(due, nextDue(store) ?? Number.POSITIVE_INFINITY)
+  const at = Math.min(due, Date.now() + MAX_SLEEP_MS)
+  if (timer !== undefined && at >= timerAt) return
+  if (timer !== undefined) clearTimeout(timer)
+  timerAt = at
+  timer = setTimeout(fireSchedules, Math.max(0, at - Date.now()))
+}
+
+function fireSchedules(): void {
+  timer = undefined
+  timerAt = Number.POSITIVE_INFINITY
+  const now = Date.now()
+  const work = [...stores.values()].map((store) => {
+    let tenants = new Set<string>()
+    return store.env.transaction(() => { tenants = fireDue(store, now) })
+      .then(() => store.env.flushed)
+      .then(() => announce(store, tenants))
+  })
+  void Promise.all(work).catch((err: unknown) => console.error('shard actor: firing schedules failed:', err)).finally(() => {
+    flushOutbox()
+    scheduleTimer()
+  })
+}
+
+// Retention: drop old events once a minute.
+const pruner = setInterval(() => {
+  const cutoff = Date.now() - config.eventRetentionMs
+  for (const store of stores.values()) {
+    void store.env.transaction(() => pruneEvents(store, cutoff, config.eventRetentionCount))
+      .catch((err: unknown) => console.error('shard actor: pruning events failed:', err))
+  }
+}, 60_000)
+pruner.unref()
+
+// Schedules due while the server was down fire right after the start.
+scheduleTimer()
+
 async function shutdown(id: number): Promise<void> {
+  if (timer !== undefined) clearTimeout(timer)
+  clearInterval(pruner)
   await Promise.all(pendingCommits)
   flushOutbox()
   for (const store of stores.values()) await closeShard(store)

@@ -18,6 +18,7 @@ const statusLine = (status: number): string => STATUS_LINE[status] ?? String(sta
 const HEADERS = [
   'authorization', 'content-type', 'content-length', 'accept', 'consent-reference',
   'platform-context-trace-id', 'cookie', 'origin', 'platform-session-id',
+  'platform-schedule-event-at', 'platform-schedule-event-parameter', 'platform-decay-at', 'platform-decay-parameters',
 ] as const
 export type HeaderName = (typeof HEADERS)[number]
 

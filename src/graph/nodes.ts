@@ -3,10 +3,11 @@ import { ApiError } from '../errors'
 import type { MethodSpec } from '../front/route'
 import { streamFormat, streamScan } from '../front/stream'
 import { answer } from './answer'
+import { traceId, writeContext } from './write-context'
 import { checkNodeWrite } from './metamodel-check'
 import type { GraphParams } from './params'
 import { parseCriterion } from './query-q'
-import { consentReference, limitParam, nodeRef, parseJson, propertiesBody, propertyKey } from './validate'
+import { limitParam, nodeRef, parseJson, propertiesBody, propertyKey } from './validate'
 
 type Spec = MethodSpec<GraphParams>
 
@@ -47,17 +48,16 @@ export const putNode: Spec = {
   body: 'json',
   handle(s, ex, { tenant, rest, token }, body) {
     const node = nodeRef(rest[0]!, rest[1]!, rest[2]!)
-    const consent = consentReference(ex.headers['consent-reference'])
     const props = propertiesBody(body!)
     checkNodeWrite(s.metamodel, tenant, node, props)
-    s.pool.call(tenant, { op: 'putNode', tenant, node, props, ctx: { consent, client: token.client ?? '' } }, answer(ex))
+    s.pool.call(tenant, { op: 'putNode', tenant, node, props, ctx: writeContext(ex, token) }, answer(ex))
   },
 }
 
 export const deleteNode: Spec = {
   body: 'none',
   handle(s, ex, { tenant, rest }) {
-    s.pool.call(tenant, { op: 'deleteNode', tenant, node: nodeRef(rest[0]!, rest[1]!, rest[2]!) }, answer(ex))
+    s.pool.call(tenant, { op: 'deleteNode', tenant, node: nodeRef(rest[0]!, rest[1]!, rest[2]!), trace: traceId(ex) }, answer(ex))
   },
 }
 
@@ -74,9 +74,8 @@ export const putNodeProperty: Spec = {
   handle(s, ex, { tenant, rest, token }, body) {
     const node = nodeRef(rest[0]!, rest[1]!, rest[2]!)
     const key = propertyKey(rest[3]!)
-    const consent = consentReference(ex.headers['consent-reference'])
     const value = parseJson(body!)
     checkNodeWrite(s.metamodel, tenant, node, { [key]: value })
-    s.pool.call(tenant, { op: 'putNodeProperty', tenant, node, key, value, ctx: { consent, client: token.client ?? '' } }, answer(ex))
+    s.pool.call(tenant, { op: 'putNodeProperty', tenant, node, key, value, ctx: writeContext(ex, token) }, answer(ex))
   },
 }

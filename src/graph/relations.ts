@@ -1,9 +1,10 @@
 // /{tenant}/relations/{fromNode}/{toNode}/{relationship} and the counter POST.
 import type { MethodSpec } from '../front/route'
 import { answer } from './answer'
+import { traceId, writeContext } from './write-context'
 import { checkCounter, checkRelationWrite } from './metamodel-check'
 import type { GraphParams } from './params'
-import { RESERVED_RELATION_NAMES, consentReference, counterName, propertiesBody, relationRef } from './validate'
+import { RESERVED_RELATION_NAMES, counterName, propertiesBody, relationRef } from './validate'
 
 type Spec = MethodSpec<GraphParams>
 
@@ -18,17 +19,16 @@ export const putRelation: Spec = {
   body: 'json',
   handle(s, ex, { tenant, rest, token }, body) {
     const relation = relationRef(rest)
-    const consent = consentReference(ex.headers['consent-reference'])
     const props = propertiesBody(body!, RESERVED_RELATION_NAMES)
     checkRelationWrite(s.metamodel, tenant, relation, props)
-    s.pool.call(tenant, { op: 'putRelation', tenant, relation, props, ctx: { consent, client: token.client ?? '' } }, answer(ex))
+    s.pool.call(tenant, { op: 'putRelation', tenant, relation, props, ctx: writeContext(ex, token) }, answer(ex))
   },
 }
 
 export const deleteRelation: Spec = {
   body: 'none',
   handle(s, ex, { tenant, rest }) {
-    s.pool.call(tenant, { op: 'deleteRelation', tenant, relation: relationRef(rest) }, answer(ex))
+    s.pool.call(tenant, { op: 'deleteRelation', tenant, relation: relationRef(rest), trace: traceId(ex) }, answer(ex))
   },
 }
 
@@ -39,7 +39,6 @@ export const incrementCounter: Spec = {
     const relation = relationRef(rest)
     const name = counterName(rest[9]!)
     checkCounter(s.metamodel, tenant, relation, name)
-    const consent = consentReference(ex.headers['consent-reference'])
-    s.pool.call(tenant, { op: 'incrementCounter', tenant, relation, name, ctx: { consent, client: token.client ?? '' } }, answer(ex))
+    s.pool.call(tenant, { op: 'incrementCounter', tenant, relation, name, ctx: writeContext(ex, token) }, answer(ex))
   },
 }

@@ -3,6 +3,7 @@
 import { MANAGE_SCOPE, VIEW_SCOPE } from '../auth/bearer'
 import type { Method, MethodSpec } from '../front/route'
 import * as consents from './consents'
+import { readEvents } from './events'
 import * as meta from './metamodel'
 import { getNeighbours } from './neighbours'
 import * as nodes from './nodes'
@@ -39,6 +40,7 @@ export const GRAPH_ROUTES: readonly GraphRoute[] = [
   { resource: 'consents', arity: 1, methods: { GET: manageOrSubject(consents.getConsent), DELETE: manageOrSubject(consents.revokeConsent) } },
   { resource: 'consents', arity: 2, last: 'grant', methods: { POST: manageOrSubject(consents.grantConsent) } },
   { resource: 'consents', arity: 2, last: 'revokedProperties', methods: { PUT: manageOrSubject(consents.setRevokedProperties) } },
+  { resource: 'events', arity: 0, methods: { GET: view(readEvents) } },
   { resource: 'metamodel', arity: 0, methods: { GET: view(meta.getMetamodel) } },
   { resource: 'metamodel', arity: 3, first: 'nodes', methods: { GET: view(meta.getNodeType) } },
   { resource: 'metamodel', arity: 7, first: 'relations', methods: { GET: view(meta.getRelationType) } },

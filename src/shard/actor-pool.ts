@@ -19,6 +19,8 @@ export interface PoolOptions {
   publicUrl: string
   metamodel: MetamodelDoc
   masterKey: Buffer
+  eventRetentionMs?: number
+  eventRetentionCount?: number
   /** Compiled actor entry; defaults to dist/workers/shard-actor.js beside this file. */
   workerFile?: string
   /** Calls in flight per actor before new ones get 503. */
@@ -46,6 +48,10 @@ class Actor {
     this.worker = worker
     worker.on('message', (wire: unknown) => {
       for (const reply of decodeReplies(wire)) {
+        if (reply.kind === 'events') {
+          this.pool.eventsAppended(reply.tenant, reply.last)
+          continue
+        }
         const handler = this.pending.get(reply.id)
         if (handler === undefined) continue
         if (reply.kind !== 'chunks' || reply.done) this.pending.delete(reply.id)
@@ -110,6 +116,8 @@ export class ActorPool {
         publicUrl: options.publicUrl,
         metamodel: options.metamodel,
         masterKey: options.masterKey,
+        eventRetentionMs: options.eventRetentionMs ?? 7 * 86_400_000,
+        eventRetentionCount: options.eventRetentionCount ?? 1_000_000,
       }))
     }
   }
@@ -150,6 +158,19 @@ export class ActorPool {
         actor.send({ kind: 'cancel', id }, undefined)
       },
     }
+  }
+
+  private readonly eventListeners = new Set<(tenant: string, last: number) => void>()
+
+  /** Called whenever a tenant's event log grows (long-polls, streams and webhooks wait on it). */
+  onEvents(listener: (tenant: string, last: number) => void): () => void {
+    this.eventListeners.add(listener)
+    return () => this.eventListeners.delete(listener)
+  }
+
+  /** @internal from an actor's unsolicited `events` message */
+  eventsAppended(tenant: string, last: number): void {
+    for (const listener of this.eventListeners) listener(tenant, last)
   }
 
   /** The worker threads (tests kill them to prove restarts). */

@@ -5,8 +5,21 @@ import type { ErrorType } from '../errors'
 export interface NodeRef { ns: string; type: string; id: string }
 export interface RelationRef { from: NodeRef; to: NodeRef; rel: NodeRef }
 
-/** What a write carries about its caller: the consent reference it writes with, and the client. */
-export interface WriteContext { consent: string; client: string }
+/** A time rule from the scheduling or decay headers: when (epoch ms) and the parameter sent with it. */
+export interface Timing { at: number; parameter: string | undefined }
+
+/**
+ * What a write carries about its caller: the consent reference it writes
+ * with, the client, the request's trace id (platform-context-trace-id), and
+ * the scheduling and decay headers.
+ */
+export interface WriteContext {
+  consent: string
+  client: string
+  trace: string | undefined
+  schedule: Timing | undefined
+  decay: Timing | undefined
+}
 
 /** Who acts on a consent: the tenant (manage scope), or the end customer (a user token's `sub`). */
 export type ConsentCaller = { kind: 'tenant' } | { kind: 'subject'; sub: string }
@@ -20,13 +33,14 @@ export type ReadOp =
   | { op: 'countNodes'; tenant: string; ns: string; type: string }
   | { op: 'getRelation'; tenant: string; relation: RelationRef }
   | { op: 'getConsent'; tenant: string; ref: string; caller: ConsentCaller }
+  | { op: 'readEvents'; tenant: string; after: number; limit: number }
 
 export type WriteOp =
   | { op: 'putNode'; tenant: string; node: NodeRef; props: Record<string, unknown>; ctx: WriteContext }
   | { op: 'putNodeProperty'; tenant: string; node: NodeRef; key: string; value: unknown; ctx: WriteContext }
-  | { op: 'deleteNode'; tenant: string; node: NodeRef }
+  | { op: 'deleteNode'; tenant: string; node: NodeRef; trace: string | undefined }
   | { op: 'putRelation'; tenant: string; relation: RelationRef; props: Record<string, unknown>; ctx: WriteContext }
-  | { op: 'deleteRelation'; tenant: string; relation: RelationRef }
+  | { op: 'deleteRelation'; tenant: string; relation: RelationRef; trace: string | undefined }
   | { op: 'incrementCounter'; tenant: string; relation: RelationRef; name: string; ctx: WriteContext }
   | { op: 'createConsent'; tenant: string; subject: string }
   | { op: 'revokeConsent'; tenant: string; ref: string; caller: ConsentCaller }
@@ -52,6 +66,8 @@ export type ActorReply =
   | { kind: 'error'; id: number; type: ErrorType; message: string }
   | { kind: 'chunks'; id: number; chunks: string[]; done: boolean }
   | { kind: 'closed'; id: number }
+  /** Unsolicited (id 0): the tenant's event log now ends at `last`; wakes long-polls and streams. */
+  | { kind: 'events'; id: 0; tenant: string; last: number }
 
 /** workerData of a shard actor. */
 export interface ActorConfig {
@@ -61,6 +77,10 @@ export interface ActorConfig {
   metamodel: import('../model/metamodel').MetamodelDoc
   /** The master key, which wraps the shard's data keys (src/crypto/master-key.ts). */
   masterKey: Uint8Array
+  /** Events older than this are dropped (EVENT_RETENTION). */
+  eventRetentionMs: number
+  /** At most this many events are kept per tenant. */
+  eventRetentionCount: number
 }
 
 export const WRITE_OPS: ReadonlySet<Operation['op']> = new Set([

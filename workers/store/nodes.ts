@@ -4,13 +4,15 @@
 // (workers/store/sealing.ts).
 import type { Metamodel } from '../../src/model/metamodel'
 import type { Urls } from '../../src/model/urls'
-import type { NodeRef, WriteContext } from '../../src/shard/messages'
+import type { NodeRef, RelationRef, WriteContext } from '../../src/shard/messages'
 import type { BlindIndex } from '../crypto/blind-index'
 import { END, IN, OUT, adjacencyKey, adjacencyPrefix, nodeKey, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
 import { LOCKED_PLACEHOLDER, nodeObject, type ElementMeta } from './records'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
 import { isGrant, openElement, revokedPropertyWritten, sealElement, writeGrant } from './sealing'
 import { reindex } from './search-index'
+import { appendEvent } from './events'
+import { recordTimings } from './timings'
 import type { ShardStore } from './shard-store'
 
 export interface ShardContext {
@@ -19,9 +21,22 @@ export interface ShardContext {
   metamodel: Metamodel
   blind: BlindIndex
   now: number
+  /** Tenants whose event log grew in this transaction (to wake their consumers). */
+  touched: Set<string>
+}
+
+/** A change event (spec 6) in the current transaction. */
+export function changeEvent(sc: ShardContext, tenant: string, operation: 'CREATE' | 'DELETE', schema: string, payload: Record<string, unknown>, trace: string | undefined): void {
+  appendEvent(sc.store, tenant, operation, schema, payload, trace, sc.now)
+  sc.touched.add(tenant)
 }
 
 const describe = (n: NodeRef): string => `node ${n.ns}/${n.type}/${n.id}`
+
+/** The payload of a relation's change event (spec 6). */
+export function relationPayload(consentRefId: string, r: RelationRef): Record<string, unknown> {
+  return { consentRefId, fromId: r.from.id, toId: r.to.id, relationshipId: r.rel.id }
+}
 
 export const consentRevoked = (what: string): OpResult => fail('consent_revoked', `consent to ${what} is revoked`)
 
@@ -78,11 +93,12 @@ export function ensureNode(sc: ShardContext, tenant: string, n: NodeRef, ctx: Wr
   const created = { c: now, b: ctx.client, o: grant.owner, p: '{}' }
   store.nodes.putSync(key, sealElement(store, key, grant.slot, created))
   bumpCount(store, typePrefix(tenant, n.ns, n.type), 1)
+  changeEvent(sc, tenant, 'CREATE', sc.urls.nodeSchema(tenant, n.ns, n.type), { id: n.id, consentRefId: ctx.consent }, ctx.trace)
   return created
 }
 
 /** Spec 1.5: create, or append/overwrite just the named properties. */
-export function putNode(sc: ShardContext, tenant: string, n: NodeRef, props: Record<string, unknown>, ctx: WriteContext): OpResult {
+export function putNode(sc: ShardContext, tenant: string, n: NodeRef, props: Record<string, unknown>, ctx: WriteContext, property?: string): OpResult {
   const { store, metamodel, blind, now } = sc
   const key = nodeKey(tenant, n)
   const existing = store.nodes.get(key)
@@ -93,6 +109,7 @@ export function putNode(sc: ShardContext, tenant: string, n: NodeRef, props: Rec
   let before: Record<string, unknown> = {}
   if (existing === undefined) {
     bumpCount(store, typePrefix(tenant, n.ns, n.type), 1)
+    changeEvent(sc, tenant, 'CREATE', sc.urls.nodeSchema(tenant, n.ns, n.type), { id: n.id, consentRefId: ctx.consent }, ctx.trace)
   } else {
     // A locked element (sealed under a destroyed key) starts afresh (DESIGN.md).
     const opened = openElement(store, tenant, key, existing, false)
@@ -102,15 +119,18 @@ export function putNode(sc: ShardContext, tenant: string, n: NodeRef, props: Rec
   reindex(store, metamodel, blind, tenant, n, before, after)
   const record = { c: existing?.c ?? now, b: existing?.b ?? ctx.client, o: grant.owner, p: JSON.stringify(after) }
   store.nodes.putSync(key, sealElement(store, key, grant.slot, record))
+  recordTimings(sc, tenant, { kind: 'node', node: n, property }, grant.owner, ctx)
+  if (ctx.schedule !== undefined || ctx.decay !== undefined) sc.touched.add(tenant)
   return NO_CONTENT
 }
 
 export function putNodeProperty(sc: ShardContext, tenant: string, n: NodeRef, name: string, value: unknown, ctx: WriteContext): OpResult {
-  return putNode(sc, tenant, n, { [name]: value }, ctx)
+  return putNode(sc, tenant, n, { [name]: value }, ctx, name)
 }
 
 /** Idempotent; removes the node's relations in both directions and their far adjacency entries. */
-export function deleteNode({ store, metamodel, blind }: ShardContext, tenant: string, n: NodeRef): OpResult {
+export function deleteNode(sc: ShardContext, tenant: string, n: NodeRef, trace: string | undefined): OpResult {
+  const { store, metamodel, blind, urls } = sc
   const key = nodeKey(tenant, n)
   const existing = store.nodes.get(key)
   if (existing === undefined) return NO_CONTENT
@@ -119,7 +139,12 @@ export function deleteNode({ store, metamodel, blind }: ShardContext, tenant: st
   const adjacent = [...store.adjacency.getKeys({ start: prefix, end: [...prefix, END] })] as Key[]
   for (const adj of adjacent) {
     const { neighbour, relation, direction } = relationOfAdjacency(adj)
-    store.relations.removeSync(relationKey(tenant, relation))
+    const rk = relationKey(tenant, relation)
+    const stored = store.relations.get(rk)
+    // A self-relation is listed twice in the node's own list; it is removed (and announced) once.
+    if (stored === undefined) continue
+    store.relations.removeSync(rk)
+    changeEvent(sc, tenant, 'DELETE', urls.relationSchema(tenant, relation), relationPayload(stored.o, relation), trace)
     store.adjacency.removeSync(adjacencyKey(tenant, neighbour, n, direction === OUT ? IN : OUT, relation.rel))
     store.adjacency.removeSync(adj)
   }
@@ -127,5 +152,6 @@ export function deleteNode({ store, metamodel, blind }: ShardContext, tenant: st
   if (opened.kind === 'open') reindex(store, metamodel, blind, tenant, n, JSON.parse(opened.record.p) as Record<string, unknown>, {})
   store.nodes.removeSync(key)
   bumpCount(store, typePrefix(tenant, n.ns, n.type), -1)
+  changeEvent(sc, tenant, 'DELETE', urls.nodeSchema(tenant, n.ns, n.type), { id: n.id, consentRefId: existing.o }, trace)
   return NO_CONTENT
 }

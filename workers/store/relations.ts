@@ -3,7 +3,8 @@
 // properties are sealed under its owner's key like a node's.
 import type { RelationRef, WriteContext } from '../../src/shard/messages'
 import { IN, OUT, adjacencyKey, relationKey, type Key } from './keys'
-import { consentRevoked, ensureNode, type ShardContext } from './nodes'
+import { changeEvent, consentRevoked, ensureNode, relationPayload, type ShardContext } from './nodes'
+import { recordTimings } from './timings'
 import { LOCKED_PLACEHOLDER, counterResult, relationObject, type ElementMeta, type StoredElement } from './records'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
 import { isGrant, openElement, revokedPropertyWritten, sealElement, writeGrant, type WriteGrant } from './sealing'
@@ -59,7 +60,7 @@ function prepare(sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteC
 }
 
 /** Creates missing end nodes, then writes the relation with `after` as its properties. */
-function write(sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteContext, prep: Prepared, after: Record<string, unknown>) {
+function write(sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteContext, prep: Prepared, after: Record<string, unknown>, property: string | undefined) {
   const from = ensureNode(sc, tenant, rel.from, ctx)
   if (!('c' in from)) return from
   const to = ensureNode(sc, tenant, rel.to, ctx)
@@ -69,22 +70,28 @@ function write(sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteCon
   if (prep.existing === undefined) {
     sc.store.adjacency.putSync(adjacencyKey(tenant, rel.from, rel.to, OUT, rel.rel), 1)
     sc.store.adjacency.putSync(adjacencyKey(tenant, rel.to, rel.from, IN, rel.rel), 1)
+    changeEvent(sc, tenant, 'CREATE', sc.urls.relationSchema(tenant, rel), relationPayload(ctx.consent, rel), ctx.trace)
   }
+  recordTimings(sc, tenant, { kind: 'relation', relation: rel, property }, prep.grant.owner, ctx)
+  if (ctx.schedule !== undefined || ctx.decay !== undefined) sc.touched.add(tenant)
   return { from: from as ElementMeta, to: to as ElementMeta, record }
 }
 
 export function putRelation(sc: ShardContext, tenant: string, rel: RelationRef, props: Record<string, unknown>, ctx: WriteContext): OpResult {
   const prep = prepare(sc, tenant, rel, ctx, props)
   if (!('grant' in prep)) return prep
-  const done = write(sc, tenant, rel, ctx, prep, { ...prep.before, ...props })
+  const done = write(sc, tenant, rel, ctx, prep, { ...prep.before, ...props }, undefined)
   return 'record' in done ? NO_CONTENT : done
 }
 
 /** Idempotent: 204 whether or not the relation existed; the end nodes stay. */
-export function deleteRelation({ store }: ShardContext, tenant: string, rel: RelationRef): OpResult {
+export function deleteRelation(sc: ShardContext, tenant: string, rel: RelationRef, trace: string | undefined): OpResult {
+  const { store } = sc
   const key = relationKey(tenant, rel)
-  if (store.relations.get(key) === undefined) return NO_CONTENT
+  const stored = store.relations.get(key)
+  if (stored === undefined) return NO_CONTENT
   store.relations.removeSync(key)
+  changeEvent(sc, tenant, 'DELETE', sc.urls.relationSchema(tenant, rel), relationPayload(stored.o, rel), trace)
   store.adjacency.removeSync(adjacencyKey(tenant, rel.from, rel.to, OUT, rel.rel))
   store.adjacency.removeSync(adjacencyKey(tenant, rel.to, rel.from, IN, rel.rel))
   return NO_CONTENT
@@ -101,7 +108,7 @@ export function incrementCounter(sc: ShardContext, tenant: string, rel: Relation
   if (value !== undefined && !Number.isSafeInteger(value)) {
     return fail('validation_violation', `property "${name}" of ${describe(rel)} is not an integer counter`)
   }
-  const done = write(sc, tenant, rel, ctx, prep, { ...prep.before, [name]: ((value as number | undefined) ?? 0) + 1 })
+  const done = write(sc, tenant, rel, ctx, prep, { ...prep.before, [name]: ((value as number | undefined) ?? 0) + 1 }, name)
   if (!('record' in done)) return done
   const shown = { ...done.record, p: withoutProperties(done.record.p, prep.grant.revokedProperties) }
   return ok(200, counterResult(relationObject(sc.urls, tenant, rel, shown), done.from, done.to, done.record))

@@ -5,6 +5,8 @@ import { join } from 'node:path'
 import { DataKeys } from '../crypto/data-keys'
 import { KeyFile } from '../crypto/key-file'
 import type { ConsentRecord } from './consents'
+import type { EventHead, StoredEvent } from './events'
+import type { ScheduleEntry } from './schedules'
 import type { Key } from './keys'
 import type { StoredElement } from './records'
 
@@ -25,6 +27,12 @@ export interface ShardStore {
   readonly consents: Database<ConsentRecord, Key>
   /** [tenant] -> key slot of the tenant's own data key; ['nextSlot'] -> next free slot */
   readonly keySlots: Database<number, Key>
+  /** [tenant, sequence] -> event; [tenant] -> sequence range kept */
+  readonly events: Database<StoredEvent, Key>
+  readonly eventHeads: Database<EventHead, Key>
+  /** [dueAt, tenant, scheduleId] -> schedule; [tenant, scheduleId] -> dueAt */
+  readonly schedules: Database<ScheduleEntry, Key>
+  readonly scheduleIds: Database<number, Key>
   /** The data keys, in the key file beside the environment (workers/crypto/key-file.ts says why). */
   readonly keys: DataKeys
   readonly keyFile: KeyFile
@@ -37,7 +45,7 @@ export function shardPath(dataDir: string, shard: number): string {
 export function openShard(dataDir: string, shard: number, masterKey: Buffer): ShardStore {
   const env = open({
     path: shardPath(dataDir, shard),
-    maxDbs: 8,
+    maxDbs: 16,
     // Commits overlap with the previous sync; writes are acknowledged only once
     // `env.flushed` resolves (DESIGN.md: durable before 204).
     overlappingSync: true,
@@ -54,6 +62,10 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer): Sh
     index: sub<number>('index'),
     consents: sub<ConsentRecord>('consents'),
     keySlots: sub<number>('keySlots'),
+    events: sub<StoredEvent>('events'),
+    eventHeads: sub<EventHead>('eventHeads'),
+    schedules: sub<ScheduleEntry>('schedules'),
+    scheduleIds: sub<number>('scheduleIds'),
     keys: new DataKeys(keyFile, masterKey),
     keyFile,
   }

@@ -1,0 +1,75 @@
+// The event log of a shard (spec section 6, DESIGN.md Events): per tenant, a
+// sequence that only grows, each event written in the same LMDB transaction
+// as the change it describes, so there is no change without its event and no
+// event without its change. Old events are pruned by age and count.
+import { randomUUID } from 'node:crypto'
+import { END, type Key } from './keys'
+import type { ShardStore } from './shard-store'
+
+export type Operation = 'CREATE' | 'DELETE' | 'STORE' | 'SCHEDULED' | 'DECAY'
+
+/** [tenant, sequence] -> event */
+export interface StoredEvent {
+  /** time, epoch ms */
+  t: number
+  /** the envelope as JSON text, served as it is */
+  j: string
+}
+
+/** [tenant] -> the sequence range still kept */
+export interface EventHead {
+  first: number
+  last: number
+}
+
+const eventKey = (tenant: string, seq: number): Key => [tenant, seq]
+
+export function head(store: ShardStore, tenant: string): EventHead {
+  return store.eventHeads.get([tenant]) ?? { first: 1, last: 0 }
+}
+
+/** Appends one event inside the current write transaction; returns its sequence. */
+export function appendEvent(
+  store: ShardStore, tenant: string, operation: Operation, schema: string, payload: Record<string, unknown>,
+  traceId: string | undefined, time: number,
+): number {
+  const h = head(store, tenant)
+  const sequence = h.last + 1
+  const envelope = { id: traceId ?? randomUUID(), sequence, tenant, operation, schema, payload, time }
+  store.events.putSync(eventKey(tenant, sequence), { t: time, j: JSON.stringify(envelope) })
+  store.eventHeads.putSync([tenant], { first: h.first, last: sequence })
+  return sequence
+}
+
+export type ReadResult = { kind: 'events'; events: string[]; next: number } | { kind: 'expired'; first: number }
+
+/** Events with sequence > after, at most `limit`; `expired` when `after` is older than what is kept. */
+export function readEvents(store: ShardStore, tenant: string, after: number, limit: number): ReadResult {
+  const h = head(store, tenant)
+  if (after < h.first - 1) return { kind: 'expired', first: h.first }
+  const events: string[] = []
+  let next = after
+  for (const { key, value } of store.events.getRange({ start: eventKey(tenant, after), exclusiveStart: true, end: [tenant, END], limit })) {
+    events.push(value.j)
+    next = (key as Key)[1] as number
+  }
+  return { kind: 'events', events, next }
+}
+
+/** Drops events older than `cutoff` and beyond `maxCount` per tenant (inside a write transaction). */
+export function pruneEvents(store: ShardStore, cutoff: number, maxCount: number): void {
+  for (const { key, value: h } of store.eventHeads.getRange()) {
+    const tenant = (key as Key)[0] as string
+    let first = h.first
+    const byCount = h.last - maxCount + 1
+    const stale: Key[] = []
+    for (const { key: k, value } of store.events.getRange({ start: eventKey(tenant, first), end: [tenant, END] })) {
+      const seq = (k as Key)[1] as number
+      if (value.t >= cutoff && seq >= byCount) break
+      stale.push(k as Key)
+      first = seq + 1
+    }
+    for (const k of stale) store.events.removeSync(k)
+    if (first !== h.first) store.eventHeads.putSync([tenant], { first, last: h.last })
+  }
+}

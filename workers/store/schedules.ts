@@ -1,0 +1,43 @@
+// Scheduled and decay events (spec 4 and 6). A write with the scheduling
+// headers records a STORE event and a schedule; at its time the schedule
+// fires a SCHEDULED (or DECAY) event. Schedules are keyed by due time, so
+// firing is a range read from the start; a later schedule with the same
+// scheduleId replaces the earlier one. They live in LMDB, so a schedule due
+// while the server was down fires right after the start.
+import { END, type Key } from './keys'
+import { appendEvent, type Operation } from './events'
+import type { ShardStore } from './shard-store'
+
+/** [dueAt, tenant, scheduleId] -> what to emit */
+export interface ScheduleEntry {
+  operation: Extract<Operation, 'SCHEDULED' | 'DECAY'>
+  schema: string
+  payload: Record<string, unknown>
+}
+
+export function putSchedule(store: ShardStore, tenant: string, scheduleId: string, dueAt: number, entry: ScheduleEntry): void {
+  const previous = store.scheduleIds.get([tenant, scheduleId])
+  if (previous !== undefined) store.schedules.removeSync([previous, tenant, scheduleId])
+  store.schedules.putSync([dueAt, tenant, scheduleId], entry)
+  store.scheduleIds.putSync([tenant, scheduleId], dueAt)
+}
+
+/** The due time of the earliest schedule, if any. */
+export function nextDue(store: ShardStore): number | undefined {
+  for (const key of store.schedules.getKeys({ limit: 1 })) return (key as Key)[0] as number
+  return undefined
+}
+
+/** Emits every schedule due at `now` (inside a write transaction); returns the tenants that got events. */
+export function fireDue(store: ShardStore, now: number, limit = 1000): Set<string> {
+  const tenants = new Set<string>()
+  const due = [...store.schedules.getRange({ end: [now, END], limit })]
+  for (const { key, value } of due) {
+    const [, tenant, scheduleId] = key as [number, string, string]
+    appendEvent(store, tenant, value.operation, value.schema, value.payload, undefined, now)
+    store.schedules.removeSync(key as Key)
+    store.scheduleIds.removeSync([tenant, scheduleId])
+    tenants.add(tenant)
+  }
+  return tenants
+}
