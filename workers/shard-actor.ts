@@ -12,7 +12,7 @@ import { createConsent, grantConsent, readConsent, revokeConsent, setRevokedProp
 import { countNodes, deleteNode, getNode, getNodeProperty, putNode, putNodeProperty, type ShardContext } from './store/nodes'
 import { deleteRelation, getRelation, incrementCounter, putRelation } from './store/relations'
 import { fail, ok, type OpResult } from './store/result'
-import { head, pruneEvents, readEvents } from './store/events'
+import { head, pruneEvents, readEvents, retention } from './store/events'
 import { fireDue, nextDue } from './store/schedules'
 import { ListScan, NeighboursScan, type Scan } from './store/scans'
 import { closeShard, openShard, type ShardStore } from './store/shard-store'
@@ -26,6 +26,7 @@ const stores = new Map<number, ShardStore>(config.shards.map((s) => [s, openShar
 const urls = new Urls(config.publicUrl)
 const metamodel = new Metamodel(config.metamodel)
 const blind = new BlindIndex(masterKey)
+retention.maxCount = config.eventRetentionCount
 const scans = new Map<number, { scan: Scan; store: ShardStore }>()
 const pendingCommits = new Set<Promise<void>>()
 

@@ -24,6 +24,9 @@ export interface EventHead {
 
 const eventKey = (tenant: string, seq: number): Key => [tenant, seq]
 
+/** Set once by the actor from EVENT_RETENTION_COUNT; enforced on every append. */
+export const retention = { maxCount: 1_000_000 }
+
 export function head(store: ShardStore, tenant: string): EventHead {
   return store.eventHeads.get([tenant]) ?? { first: 1, last: 0 }
 }
@@ -37,7 +40,10 @@ export function appendEvent(
   const sequence = h.last + 1
   const envelope = { id: traceId ?? randomUUID(), sequence, tenant, operation, schema, payload, time }
   store.events.putSync(eventKey(tenant, sequence), { t: time, j: JSON.stringify(envelope) })
-  store.eventHeads.putSync([tenant], { first: h.first, last: sequence })
+  let first = h.first
+  // Count retention is kept exactly, one event out per event in, so it costs O(1).
+  while (sequence - first + 1 > retention.maxCount) store.events.removeSync(eventKey(tenant, first++))
+  store.eventHeads.putSync([tenant], { first, last: sequence })
   return sequence
 }
 
