@@ -50,4 +50,19 @@ t.test('no acknowledged write is lost to SIGKILL', async (t) => {
   t.ok((rel.json<Body>().views as number) >= ackedCount, `counter ${rel.json<Body>().views} >= last acknowledged ${ackedCount}`)
   const count = Number((await g2.head('nodes/core/customer')).headers['x-total-count'])
   t.ok(count >= ackedNodes.length, 'the type count agrees')
+
+  // Change and event share one transaction: after the crash, the customer
+  // nodes that exist are exactly those with a CREATE event.
+  const stored = new Set((await g2.get('nodes/core/customer')).json<Body[]>().map((n) => n.id as string))
+  const created = new Set<string>()
+  let after = 0
+  for (;;) {
+    const page = (await g2.get(`events?after=${after}&limit=1000`)).json<{ events: { operation: string; schema: string; payload: Body }[]; next: number }>()
+    if (page.events.length === 0) break
+    after = page.next
+    for (const e of page.events) if (e.operation === 'CREATE' && e.schema.endsWith('/nodes/core/customer')) created.add(e.payload.id as string)
+  }
+  t.equal(stored.size, count)
+  t.same([...created].filter((id) => !stored.has(id)), [], 'no event without its change')
+  t.same([...stored].filter((id) => !created.has(id)), [], 'no change without its event')
 })
