@@ -14,6 +14,8 @@ export const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 
 export const basic = (id: string, secret: string): string =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`
+/** The fixture's confidential code-flow client. */
+export const WEB_AUTH = { authorization: basic('web-app', 'web-secret') }
 
 export interface OAuthServer extends Server {
   /** `${url}/oauth2/v1` */
@@ -33,17 +35,18 @@ export async function startOAuthServer(options: StartOptions = {}): Promise<OAut
   return { ...server, issuer: `${server.url}/oauth2/v1`, clockFile, setClockOffset: (ms) => writeFileSync(clockFile, String(ms)) }
 }
 
-/** One server for the whole test file, stopped and removed at teardown. */
-export function oauthServerForFile(tap: { before(fn: () => Promise<void>): void; teardown(fn: () => Promise<void>): void }, options: StartOptions = {}): { server: OAuthServer } {
-  const fixture = {} as { server: OAuthServer }
+/** One server for the whole test file, stopped and removed at teardown; `issuer` is set once started. */
+export function oauthServerForFile(tap: { before(fn: () => Promise<void>): void; teardown(fn: () => Promise<void>): void }, options: StartOptions = {}): { server: OAuthServer; issuer: string } {
+  const env = {} as { server: OAuthServer; issuer: string }
   tap.before(async () => {
-    fixture.server = await startOAuthServer(options)
+    env.server = await startOAuthServer(options)
+    env.issuer = env.server.issuer
   })
   tap.teardown(async () => {
-    await fixture.server.stop()
-    removeDir(fixture.server.dataDir)
+    await env.server.stop()
+    removeDir(env.server.dataDir)
   })
-  return fixture
+  return env
 }
 
 export async function postForm(url: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<Answer> {

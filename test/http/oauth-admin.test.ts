@@ -3,30 +3,26 @@
 // what each change does to the grants.
 import t from 'tap'
 import {
-  adminToken, basic, call, codeFor, MANAGE, oauthServerForFile, postForm, tokenOk, VIEW, type Json, type OAuthServer,
+  adminToken, basic, WEB_AUTH, call, codeFor, MANAGE, oauthServerForFile, postForm, tokenOk, VIEW, type Json,
 } from '../helpers/oauth'
 import type { Answer } from '../helpers/client'
 
-const fixture = oauthServerForFile(t)
-let server: OAuthServer
-let issuer: string
+const env = oauthServerForFile(t)
 let admin: string
 t.before(async () => {
-  server = fixture.server
-  issuer = server.issuer
-  admin = await adminToken(issuer)
+  admin = await adminToken(env.issuer)
 })
 
 const api = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, token = admin): Promise<Answer> =>
-  call(method, `${issuer}/admin/${path}`, {
+  call(method, `${env.issuer}/admin/${path}`, {
     authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }),
   }, body === undefined ? undefined : JSON.stringify(body))
 
 t.test('the admin API needs a live token with platform.admin', async (t) => {
-  const none = await call('GET', `${issuer}/admin/tenants`)
+  const none = await call('GET', `${env.issuer}/admin/tenants`)
   t.equal(none.status, 401)
   t.equal(none.json<Json>().type, 'insufficient_credentials')
-  const web = (await tokenOk(issuer, { grant_type: 'client_credentials' }, { authorization: basic('web-app', 'web-secret') })).access_token
+  const web = (await tokenOk(env.issuer, { grant_type: 'client_credentials' }, { authorization: basic('web-app', 'web-secret') })).access_token
   const res = await api('GET', 'tenants', undefined, web)
   t.equal(res.status, 403)
   t.equal(res.json<Json>().type, 'insufficient_scope')
@@ -57,15 +53,15 @@ t.test('tenants', async (t) => {
     const res = await api('POST', 'tenants', body)
     t.equal(res.status, 400, what)
   }
-  const notJson = await call('POST', `${issuer}/admin/tenants`, { authorization: `Bearer ${admin}`, 'content-type': 'text/plain' }, 'x')
+  const notJson = await call('POST', `${env.issuer}/admin/tenants`, { authorization: `Bearer ${admin}`, 'content-type': 'text/plain' }, 'x')
   t.equal(notJson.status, 415)
-  const badJson = await call('POST', `${issuer}/admin/tenants`, { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, '{')
+  const badJson = await call('POST', `${env.issuer}/admin/tenants`, { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, '{')
   t.equal(badJson.status, 400)
 })
 
 t.test('packages and subscriptions decide which tenants a client may serve', async (t) => {
   const cc = { authorization: basic('web-app', 'web-secret') }
-  const before = await postForm(`${issuer}/token`, { grant_type: 'client_credentials', scope: 'platform.tenant=initech' }, cc)
+  const before = await postForm(`${env.issuer}/token`, { grant_type: 'client_credentials', scope: 'platform.tenant=initech' }, cc)
   t.equal(before.json<Json>().error, 'invalid_scope', 'initech has no subscription yet')
 
   const pkg = {
@@ -87,11 +83,11 @@ t.test('packages and subscriptions decide which tenants a client may serve', asy
   t.same((await api('GET', 'subscriptions?tenant=initech')).json<Json[]>(), [s])
   t.same((await api('GET', `subscriptions/${s.id as string}`)).json<Json>(), s)
 
-  const after = await tokenOk(issuer, { grant_type: 'client_credentials', scope: 'platform.tenant=initech' }, cc)
+  const after = await tokenOk(env.issuer, { grant_type: 'client_credentials', scope: 'platform.tenant=initech' }, cc)
   t.equal(after.scope, `${MANAGE} platform.tenant=initech`, 'only the package scopes')
   t.equal((await api('DELETE', 'packages/graph-writer')).status, 400, 'a subscribed package stays')
   t.equal((await api('DELETE', `subscriptions/${s.id as string}`)).status, 204, 'cancelled')
-  const cancelled = await postForm(`${issuer}/token`, { grant_type: 'client_credentials', scope: 'platform.tenant=initech' }, cc)
+  const cancelled = await postForm(`${env.issuer}/token`, { grant_type: 'client_credentials', scope: 'platform.tenant=initech' }, cc)
   t.equal(cancelled.json<Json>().error, 'invalid_scope')
   t.equal((await api('DELETE', 'packages/graph-writer')).status, 204)
 })
@@ -107,15 +103,15 @@ t.test('clients: generated 256-bit secrets shown once and stored as SHA-256, rot
   const shown = (await api('GET', 'clients/reporting')).json<Json>()
   t.equal(shown.client_secret, undefined, 'never shown again')
   t.notOk(JSON.stringify((await api('GET', 'clients')).json()).includes(c.client_secret as string))
-  const token = await tokenOk(issuer, { grant_type: 'client_credentials' }, { authorization: basic('reporting', c.client_secret as string) })
+  const token = await tokenOk(env.issuer, { grant_type: 'client_credentials' }, { authorization: basic('reporting', c.client_secret as string) })
   t.equal(token.scope, `${VIEW} platform.tenant=demo`)
 
   const rotated = await api('POST', 'clients/reporting/secret')
   t.equal(rotated.status, 200)
   const secret2 = rotated.json<Json>().client_secret as string
   t.not(secret2, c.client_secret)
-  t.equal((await postForm(`${issuer}/token`, { grant_type: 'client_credentials' }, { authorization: basic('reporting', c.client_secret as string) })).status, 401, 'the old secret stops at once')
-  t.equal((await postForm(`${issuer}/token`, { grant_type: 'client_credentials' }, { authorization: basic('reporting', secret2) })).status, 200)
+  t.equal((await postForm(`${env.issuer}/token`, { grant_type: 'client_credentials' }, { authorization: basic('reporting', c.client_secret as string) })).status, 401, 'the old secret stops at once')
+  t.equal((await postForm(`${env.issuer}/token`, { grant_type: 'client_credentials' }, { authorization: basic('reporting', secret2) })).status, 200)
 
   const updated = await api('PUT', 'clients/reporting', { scopes: [VIEW, MANAGE] })
   t.equal(updated.status, 200)
@@ -142,10 +138,10 @@ t.test('clients: generated 256-bit secrets shown once and stored as SHA-256, rot
     t.equal(res.json<Json>().type, 'validation_violation', what)
   }
 
-  const before = await tokenOk(issuer, { grant_type: 'client_credentials' }, { authorization: basic('reporting', secret2) })
+  const before = await tokenOk(env.issuer, { grant_type: 'client_credentials' }, { authorization: basic('reporting', secret2) })
   t.equal((await api('DELETE', 'clients/reporting')).status, 204)
-  t.equal((await call('GET', `${server.url}/graph/v1/demo/nodes/core/customer/x`, { authorization: `Bearer ${before.access_token}` })).status, 401, 'its tokens end with it')
-  t.equal((await postForm(`${issuer}/token`, { grant_type: 'client_credentials' }, { authorization: basic('reporting', secret2) })).status, 401)
+  t.equal((await call('GET', `${env.server.url}/graph/v1/demo/nodes/core/customer/x`, { authorization: `Bearer ${before.access_token}` })).status, 401, 'its tokens end with it')
+  t.equal((await postForm(`${env.issuer}/token`, { grant_type: 'client_credentials' }, { authorization: basic('reporting', secret2) })).status, 401)
   t.equal((await api('GET', 'clients/reporting')).status, 404)
 })
 
@@ -159,26 +155,25 @@ t.test('users and roles: scrypt passwords never shown, roles per tenant, changes
   t.equal((await api('POST', 'users', { username: 'eve', password: 'long-enough', email: 'not-an-email' })).status, 400)
   t.equal((await api('POST', 'users', { username: 'eve', password: 'long-enough', email: 'e@example.com', tenants: { ghost: [] } })).status, 400)
 
-  const webAuth = { authorization: basic('web-app', 'web-secret') }
-  const { code } = await codeFor(issuer, { client_id: 'web-app' }, 'dave', 'dave-password')
-  const tokens = await tokenOk(issuer, { grant_type: 'authorization_code', code }, webAuth)
+    const { code } = await codeFor(env.issuer, { client_id: 'web-app' }, 'dave', 'dave-password')
+  const tokens = await tokenOk(env.issuer, { grant_type: 'authorization_code', code }, WEB_AUTH)
   t.same(tokens.scope.split(' ').sort(), [MANAGE, VIEW, 'platform.tenant=demo'].sort())
 
   t.equal((await api('PUT', 'roles/graph-auditor', { scopes: [VIEW] })).status, 201)
   t.same((await api('GET', 'roles/graph-auditor')).json<Json>(), { name: 'graph-auditor', scopes: [VIEW] })
   t.same((await api('GET', 'roles')).json<Json>()['graph-auditor'], [VIEW])
   t.equal((await api('PUT', 'users/dave', { tenants: { demo: ['graph-auditor'] } })).status, 200)
-  const refreshed = await tokenOk(issuer, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, webAuth)
+  const refreshed = await tokenOk(env.issuer, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, WEB_AUTH)
   t.equal(refreshed.scope, `${VIEW} platform.tenant=demo`, 'a role taken away is not given back by an old refresh token')
 
   t.equal((await api('PUT', 'users/dave', { username: 'david', password: 'a-new-password' })).status, 200)
-  t.equal((await postForm(`${issuer}/token`, { grant_type: 'password', username: 'dave', password: 'dave-password' })).status, 400, 'old username gone')
-  const pw = await tokenOk(issuer, { grant_type: 'password', username: 'david', password: 'a-new-password' })
+  t.equal((await postForm(`${env.issuer}/token`, { grant_type: 'password', username: 'dave', password: 'dave-password' })).status, 400, 'old username gone')
+  const pw = await tokenOk(env.issuer, { grant_type: 'password', username: 'david', password: 'a-new-password' })
   t.equal(pw.scope, `${VIEW} platform.tenant=demo`)
 
   t.equal((await api('DELETE', 'users/dave')).status, 204)
-  t.equal((await call('GET', `${issuer}/tokeninfo?access_token=${pw.access_token}`)).status, 401, 'access tokens end with the user')
-  t.equal((await postForm(`${issuer}/token`, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, webAuth)).status, 400, 'refresh tokens too')
+  t.equal((await call('GET', `${env.issuer}/tokeninfo?access_token=${pw.access_token}`)).status, 401, 'access tokens end with the user')
+  t.equal((await postForm(`${env.issuer}/token`, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, WEB_AUTH)).status, 400, 'refresh tokens too')
   t.equal((await api('GET', 'users/dave')).status, 404)
   t.equal((await api('DELETE', 'roles/graph-auditor')).status, 204)
   t.equal((await api('GET', 'roles/graph-auditor')).status, 404)

@@ -3,35 +3,28 @@
 import t from 'tap'
 import { jwtVerify, createRemoteJWKSet } from 'jose'
 import {
-  basic, call, codeFor, MANAGE, oauthServerForFile, postForm, redirectParams, tokenOk, UserAgent, VIEW, type Json, type OAuthServer, type TokenAnswer,
+  basic, WEB_AUTH, call, codeFor, MANAGE, oauthServerForFile, postForm, redirectParams, tokenOk, UserAgent, VIEW, type Json, type TokenAnswer,
 } from '../helpers/oauth'
 
-const fixture = oauthServerForFile(t)
-let server: OAuthServer
-let issuer: string
-t.before(() => {
-  server = fixture.server
-  issuer = server.issuer
-})
+const env = oauthServerForFile(t)
 
-const webAuth = { authorization: basic('web-app', 'web-secret') }
 const otherAuth = { authorization: basic('other-app', 'other-secret') }
 
 async function tokensOf(clientId: string, auth: Record<string, string>, username = 'alice', scope = 'openid'): Promise<TokenAnswer> {
-  const { code } = await codeFor(issuer, { client_id: clientId, scope }, username, `${username}-password`)
-  return tokenOk(issuer, { grant_type: 'authorization_code', code }, auth)
+  const { code } = await codeFor(env.issuer, { client_id: clientId, scope }, username, `${username}-password`)
+  return tokenOk(env.issuer, { grant_type: 'authorization_code', code }, auth)
 }
 
 t.test('the discovery document and the JWKS', async (t) => {
-  const res = await call('GET', `${issuer}/.well-known/openid-configuration`)
+  const res = await call('GET', `${env.issuer}/.well-known/openid-configuration`)
   t.equal(res.status, 200)
   const doc = res.json<Json>()
-  t.equal(doc.issuer, issuer)
-  t.equal(doc.authorization_endpoint, `${issuer}/authorize`)
-  t.equal(doc.token_endpoint, `${issuer}/token`)
-  t.equal(doc.userinfo_endpoint, `${issuer}/userinfo`)
-  t.equal(doc.revocation_endpoint, `${issuer}/revoke`)
-  t.equal(doc.end_session_endpoint, `${issuer}/end_session`)
+  t.equal(doc.issuer, env.issuer)
+  t.equal(doc.authorization_endpoint, `${env.issuer}/authorize`)
+  t.equal(doc.token_endpoint, `${env.issuer}/token`)
+  t.equal(doc.userinfo_endpoint, `${env.issuer}/userinfo`)
+  t.equal(doc.revocation_endpoint, `${env.issuer}/revoke`)
+  t.equal(doc.end_session_endpoint, `${env.issuer}/end_session`)
   t.same(doc.response_types_supported, ['code', 'token', 'id_token token'])
   t.same(doc.id_token_signing_alg_values_supported, ['RS256'])
   t.same(doc.code_challenge_methods_supported, ['S256', 'plain'])
@@ -44,8 +37,8 @@ t.test('the discovery document and the JWKS', async (t) => {
 })
 
 t.test('/tokeninfo: tenant, scopes, allowedServices, client, subject, expiry', async (t) => {
-  const tokens = await tokensOf('web-app', webAuth, 'alice', `openid ${VIEW}`)
-  const res = await call('GET', `${issuer}/tokeninfo?access_token=${tokens.access_token}`)
+  const tokens = await tokensOf('web-app', WEB_AUTH, 'alice', `openid ${VIEW}`)
+  const res = await call('GET', `${env.issuer}/tokeninfo?access_token=${tokens.access_token}`)
   t.equal(res.status, 200)
   t.equal(res.headers['cache-control'], 'no-store')
   const info = res.json<Json>()
@@ -57,54 +50,54 @@ t.test('/tokeninfo: tenant, scopes, allowedServices, client, subject, expiry', a
   ])
   t.ok((info.expires_in as number) > 3590 && (info.expires_in as number) <= 3600)
   t.type(info.exp, 'number')
-  const viaHeader = await call('GET', `${issuer}/tokeninfo`, { authorization: `Bearer ${tokens.access_token}` })
+  const viaHeader = await call('GET', `${env.issuer}/tokeninfo`, { authorization: `Bearer ${tokens.access_token}` })
   t.equal(viaHeader.status, 200, 'or as a Bearer header')
 
-  const acme = (await tokenOk(issuer, { grant_type: 'client_credentials', scope: 'platform.tenant=acme' }, webAuth)).access_token
-  const acmeInfo = (await call('GET', `${issuer}/tokeninfo?access_token=${acme}`)).json<Json>()
+  const acme = (await tokenOk(env.issuer, { grant_type: 'client_credentials', scope: 'platform.tenant=acme' }, WEB_AUTH)).access_token
+  const acmeInfo = (await call('GET', `${env.issuer}/tokeninfo?access_token=${acme}`)).json<Json>()
   t.equal(acmeInfo.tenant, 'acme')
   t.same((acmeInfo.allowedServices as Json[]).map((s) => s.id), ['profile-graph-service'], 'only what acme subscribed to')
   t.equal(acmeInfo.subject, null)
 
-  const bad = await call('GET', `${issuer}/tokeninfo?access_token=nope`)
+  const bad = await call('GET', `${env.issuer}/tokeninfo?access_token=nope`)
   t.equal(bad.status, 401)
   t.match(bad.json<Json>(), { status: 401, type: 'insufficient_credentials', error: 'invalid_token' })
-  t.equal((await call('GET', `${issuer}/tokeninfo`)).status, 400)
+  t.equal((await call('GET', `${env.issuer}/tokeninfo`)).status, 400)
 })
 
 t.test('/userinfo: GET and POST, the claims of the user', async (t) => {
-  const tokens = await tokensOf('web-app', webAuth)
+  const tokens = await tokensOf('web-app', WEB_AUTH)
   const expected = { sub: 'alice', preferred_username: 'alice', email: 'alice@example.com' }
-  const get = await call('GET', `${issuer}/userinfo`, { authorization: `Bearer ${tokens.access_token}` })
+  const get = await call('GET', `${env.issuer}/userinfo`, { authorization: `Bearer ${tokens.access_token}` })
   t.equal(get.status, 200)
   t.same(get.json<Json>(), expected)
-  const post = await call('POST', `${issuer}/userinfo`, { authorization: `Bearer ${tokens.access_token}` })
+  const post = await call('POST', `${env.issuer}/userinfo`, { authorization: `Bearer ${tokens.access_token}` })
   t.same(post.json<Json>(), expected, 'POST with the header')
-  const form = await postForm(`${issuer}/userinfo`, { access_token: tokens.access_token })
+  const form = await postForm(`${env.issuer}/userinfo`, { access_token: tokens.access_token })
   t.same(form.json<Json>(), expected, 'POST with the form parameter')
-  const both = await postForm(`${issuer}/userinfo`, { access_token: tokens.access_token }, { authorization: `Bearer ${tokens.access_token}` })
+  const both = await postForm(`${env.issuer}/userinfo`, { access_token: tokens.access_token }, { authorization: `Bearer ${tokens.access_token}` })
   t.equal(both.status, 400, 'not twice')
 
-  const idToken = await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`)), { issuer, audience: 'web-app' })
+  const idToken = await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(`${env.issuer}/.well-known/jwks.json`)), { issuer: env.issuer, audience: 'web-app' })
   t.equal(idToken.payload.sub, get.json<Json>().sub, 'the same sub as the ID token')
 
-  const noOpenid = await tokensOf('web-app', webAuth, 'alice', VIEW)
-  const res = await call('GET', `${issuer}/userinfo`, { authorization: `Bearer ${noOpenid.access_token}` })
+  const noOpenid = await tokensOf('web-app', WEB_AUTH, 'alice', VIEW)
+  const res = await call('GET', `${env.issuer}/userinfo`, { authorization: `Bearer ${noOpenid.access_token}` })
   t.equal(res.status, 403)
   t.equal(res.json<Json>().type, 'insufficient_scope')
-  const client = (await tokenOk(issuer, { grant_type: 'client_credentials' }, webAuth)).access_token
-  t.equal((await call('GET', `${issuer}/userinfo`, { authorization: `Bearer ${client}` })).status, 403, 'a client token has no user')
-  t.equal((await call('GET', `${issuer}/userinfo`)).status, 401)
-  t.equal((await call('GET', `${issuer}/userinfo`, { authorization: 'Bearer nope' })).status, 401)
+  const client = (await tokenOk(env.issuer, { grant_type: 'client_credentials' }, WEB_AUTH)).access_token
+  t.equal((await call('GET', `${env.issuer}/userinfo`, { authorization: `Bearer ${client}` })).status, 403, 'a client token has no user')
+  t.equal((await call('GET', `${env.issuer}/userinfo`)).status, 401)
+  t.equal((await call('GET', `${env.issuer}/userinfo`, { authorization: 'Bearer nope' })).status, 401)
 })
 
 t.test('/refreshtokens: the user lists and deletes their refresh tokens, filtered by client', async (t) => {
-  const bobWeb = await tokensOf('web-app', webAuth, 'bob')
+  const bobWeb = await tokensOf('web-app', WEB_AUTH, 'bob')
   const bobOther = await tokensOf('other-app', otherAuth, 'bob')
-  const aliceWeb = await tokensOf('web-app', webAuth, 'alice')
+  const aliceWeb = await tokensOf('web-app', WEB_AUTH, 'alice')
   const auth = { authorization: `Bearer ${bobWeb.access_token}` }
 
-  const list = await call('GET', `${issuer}/refreshtokens`, auth)
+  const list = await call('GET', `${env.issuer}/refreshtokens`, auth)
   t.equal(list.status, 200)
   const entries = list.json<Json[]>()
   t.equal(entries.length, 2, "only bob's")
@@ -113,57 +106,57 @@ t.test('/refreshtokens: the user lists and deletes their refresh tokens, filtere
     t.match(e, { id: /^[A-Za-z0-9_-]{22}$/, tenant: 'demo', scope: /platform\.tenant=demo/, created: /^\d{4}-\d\d-\d\dT/ })
     t.notOk(JSON.stringify(e).includes(bobWeb.refresh_token!), 'the token itself is never shown')
   }
-  t.equal((await call('GET', `${issuer}/refreshtokens?client_id=other-app`, auth)).json<Json[]>().length, 1)
+  t.equal((await call('GET', `${env.issuer}/refreshtokens?client_id=other-app`, auth)).json<Json[]>().length, 1)
 
-  t.equal((await call('DELETE', `${issuer}/refreshtokens?client_id=other-app`, auth)).status, 204)
-  t.equal((await postForm(`${issuer}/token`, { grant_type: 'refresh_token', refresh_token: bobOther.refresh_token! }, otherAuth)).status, 400, 'deleted')
-  t.equal((await postForm(`${issuer}/token`, { grant_type: 'refresh_token', refresh_token: bobWeb.refresh_token! }, webAuth)).status, 200, 'the other client kept')
-  t.equal((await postForm(`${issuer}/token`, { grant_type: 'refresh_token', refresh_token: aliceWeb.refresh_token! }, webAuth)).status, 200, "alice's untouched")
+  t.equal((await call('DELETE', `${env.issuer}/refreshtokens?client_id=other-app`, auth)).status, 204)
+  t.equal((await postForm(`${env.issuer}/token`, { grant_type: 'refresh_token', refresh_token: bobOther.refresh_token! }, otherAuth)).status, 400, 'deleted')
+  t.equal((await postForm(`${env.issuer}/token`, { grant_type: 'refresh_token', refresh_token: bobWeb.refresh_token! }, WEB_AUTH)).status, 200, 'the other client kept')
+  t.equal((await postForm(`${env.issuer}/token`, { grant_type: 'refresh_token', refresh_token: aliceWeb.refresh_token! }, WEB_AUTH)).status, 200, "alice's untouched")
 
-  t.equal((await call('DELETE', `${issuer}/refreshtokens`, auth)).status, 204)
-  t.equal((await postForm(`${issuer}/token`, { grant_type: 'refresh_token', refresh_token: bobWeb.refresh_token! }, webAuth)).status, 400)
-  t.equal((await call('GET', `${issuer}/refreshtokens`, auth)).status, 401, 'the access token went with its refresh token')
+  t.equal((await call('DELETE', `${env.issuer}/refreshtokens`, auth)).status, 204)
+  t.equal((await postForm(`${env.issuer}/token`, { grant_type: 'refresh_token', refresh_token: bobWeb.refresh_token! }, WEB_AUTH)).status, 400)
+  t.equal((await call('GET', `${env.issuer}/refreshtokens`, auth)).status, 401, 'the access token went with its refresh token')
 
-  const client = (await tokenOk(issuer, { grant_type: 'client_credentials' }, webAuth)).access_token
-  t.equal((await call('GET', `${issuer}/refreshtokens`, { authorization: `Bearer ${client}` })).status, 403, 'needs a user token')
-  t.equal((await call('GET', `${issuer}/refreshtokens`)).status, 401)
+  const client = (await tokenOk(env.issuer, { grant_type: 'client_credentials' }, WEB_AUTH)).access_token
+  t.equal((await call('GET', `${env.issuer}/refreshtokens`, { authorization: `Bearer ${client}` })).status, 403, 'needs a user token')
+  t.equal((await call('GET', `${env.issuer}/refreshtokens`)).status, 401)
 })
 
 t.test('/end_session: ends the session of that client; the ID token stays valid', async (t) => {
-  const ua = new UserAgent(issuer)
+  const ua = new UserAgent(env.issuer)
   const location = await ua.authorize({ client_id: 'web-app', response_type: 'code', scope: 'openid' }, 'alice', 'alice-password')
   const code = redirectParams(location).query.get('code')!
-  const tokens = await tokenOk(issuer, { grant_type: 'authorization_code', code }, webAuth)
+  const tokens = await tokenOk(env.issuer, { grant_type: 'authorization_code', code }, WEB_AUTH)
   t.equal((await ua.open({ client_id: 'web-app', response_type: 'code' })).status, 302, 'signed in')
 
-  const notThatClient = await ua.send('GET', `${issuer}/end_session?client_id=other-app`)
+  const notThatClient = await ua.send('GET', `${env.issuer}/end_session?client_id=other-app`)
   t.equal(notThatClient.status, 200)
   t.equal((await ua.open({ client_id: 'web-app', response_type: 'code' })).status, 302, 'another client does not end it')
 
-  const ended = await ua.send('GET', `${issuer}/end_session?client_id=web-app`)
+  const ended = await ua.send('GET', `${env.issuer}/end_session?client_id=web-app`)
   t.equal(ended.status, 200)
   t.match(ended.text, /signed out/)
   t.match(String(ended.headers['set-cookie']), /platform_session=; .*Max-Age=0/)
   t.equal((await ua.open({ client_id: 'web-app', response_type: 'code' })).status, 200, 'the sign-in page again')
-  await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`)), { issuer, audience: 'web-app' })
+  await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(`${env.issuer}/.well-known/jwks.json`)), { issuer: env.issuer, audience: 'web-app' })
   t.pass('the ID token still verifies')
 
-  const ua2 = new UserAgent(issuer)
+  const ua2 = new UserAgent(env.issuer)
   await ua2.authorize({ client_id: 'web-app', response_type: 'code' }, 'alice', 'alice-password')
-  const back = await ua2.send('GET', `${issuer}/end_session?client_id=web-app&post_logout_redirect_uri=${encodeURIComponent('http://127.0.0.1:9/callback')}&state=bye`)
+  const back = await ua2.send('GET', `${env.issuer}/end_session?client_id=web-app&post_logout_redirect_uri=${encodeURIComponent('http://127.0.0.1:9/callback')}&state=bye`)
   t.equal(back.status, 302)
   t.equal(back.headers.location, 'http://127.0.0.1:9/callback?state=bye')
-  const open = await call('GET', `${issuer}/end_session?client_id=web-app&post_logout_redirect_uri=${encodeURIComponent('https://evil.example/')}`)
+  const open = await call('GET', `${env.issuer}/end_session?client_id=web-app&post_logout_redirect_uri=${encodeURIComponent('https://evil.example/')}`)
   t.equal(open.status, 400, 'never an open redirect')
-  t.equal((await call('GET', `${issuer}/end_session`)).status, 400, 'client_id is required')
-  t.equal((await call('GET', `${issuer}/end_session?client_id=nobody`)).status, 400)
-  t.equal((await call('GET', `${issuer}/end_session?client_id=web-app`)).status, 204, 'a program gets 204')
+  t.equal((await call('GET', `${env.issuer}/end_session`)).status, 400, 'client_id is required')
+  t.equal((await call('GET', `${env.issuer}/end_session?client_id=nobody`)).status, 400)
+  t.equal((await call('GET', `${env.issuer}/end_session?client_id=web-app`)).status, 204, 'a program gets 204')
 })
 
 t.test('unknown paths and methods under /oauth2/v1', async (t) => {
-  t.equal((await call('GET', `${issuer}/nothing`)).status, 404)
-  t.equal((await call('DELETE', `${issuer}/userinfo`)).status, 405)
-  t.equal((await call('PUT', `${issuer}/authorize`)).status, 405)
-  const scopes = (await tokenOk(issuer, { grant_type: 'client_credentials', scope: `${VIEW} ${MANAGE}` }, webAuth)).scope
+  t.equal((await call('GET', `${env.issuer}/nothing`)).status, 404)
+  t.equal((await call('DELETE', `${env.issuer}/userinfo`)).status, 405)
+  t.equal((await call('PUT', `${env.issuer}/authorize`)).status, 405)
+  const scopes = (await tokenOk(env.issuer, { grant_type: 'client_credentials', scope: `${VIEW} ${MANAGE}` }, WEB_AUTH)).scope
   t.match(scopes, /platform\.tenant=demo/)
 })

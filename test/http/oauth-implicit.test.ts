@@ -5,21 +5,15 @@
 import t from 'tap'
 import { createHash } from 'node:crypto'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
-import { call, MANAGE, oauthServerForFile, redirectParams, UserAgent, VIEW, type Json, type OAuthServer } from '../helpers/oauth'
+import { call, MANAGE, oauthServerForFile, redirectParams, UserAgent, VIEW, type Json } from '../helpers/oauth'
 
-const fixture = oauthServerForFile(t)
-let server: OAuthServer
-let issuer: string
-t.before(() => {
-  server = fixture.server
-  issuer = server.issuer
-})
+const env = oauthServerForFile(t)
 
 const SPA = { client_id: 'spa' }
-const jwks = (): ReturnType<typeof createRemoteJWKSet> => createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`))
+const jwks = (): ReturnType<typeof createRemoteJWKSet> => createRemoteJWKSet(new URL(`${env.issuer}/.well-known/jwks.json`))
 
 async function implicit(params: Record<string, string>, username: string, password: string): Promise<URLSearchParams> {
-  const location = await new UserAgent(issuer).authorize({ ...SPA, response_type: 'token', ...params }, username, password)
+  const location = await new UserAgent(env.issuer).authorize({ ...SPA, response_type: 'token', ...params }, username, password)
   const { base, query, fragment } = redirectParams(location)
   if (base !== 'http://127.0.0.1:9/spa') throw new Error(`redirected to ${base}`)
   if ([...query].length !== 0) throw new Error('the implicit flow put something in the query')
@@ -35,13 +29,13 @@ t.test('response_type=token: the access token in the fragment, never a refresh t
   t.equal(f.get('refresh_token'), null)
   t.equal(f.get('id_token'), null)
   t.same(f.get('scope')!.split(' ').sort(), [MANAGE, VIEW, 'platform.tenant=demo'].sort())
-  const info = (await call('GET', `${issuer}/tokeninfo?access_token=${f.get('access_token')!}`)).json<Json>()
+  const info = (await call('GET', `${env.issuer}/tokeninfo?access_token=${f.get('access_token')!}`)).json<Json>()
   t.equal(info.subject, 'alice')
   t.equal(info.client_authenticated, false, 'issued without client authentication')
 })
 
 t.test('response_type="id_token token": nonce required, ID token with nonce and at_hash', async (t) => {
-  const ua = new UserAgent(issuer)
+  const ua = new UserAgent(env.issuer)
   const noNonce = await ua.open({ ...SPA, response_type: 'id_token token', state: 's' })
   t.equal(noNonce.status, 302)
   const err = redirectParams(noNonce.headers.location as string)
@@ -51,7 +45,7 @@ t.test('response_type="id_token token": nonce required, ID token with nonce and 
   t.equal([...err.query].length, 0, 'implicit errors only in the fragment')
 
   const f = await implicit({ response_type: 'id_token token', nonce: 'n-42', scope: 'openid' }, 'alice', 'alice-password')
-  const { payload } = await jwtVerify(f.get('id_token')!, jwks(), { issuer, audience: 'spa', algorithms: ['RS256'] })
+  const { payload } = await jwtVerify(f.get('id_token')!, jwks(), { issuer: env.issuer, audience: 'spa', algorithms: ['RS256'] })
   t.equal(payload.nonce, 'n-42')
   t.equal(payload.sub, 'alice')
   t.equal(payload.email, 'alice@example.com')
@@ -64,7 +58,7 @@ t.test('response_type="id_token token": nonce required, ID token with nonce and 
 
 t.test('tenant selection: the only tenant, none, several', async (t) => {
   t.match((await implicit({}, 'carol', 'carol-password')).get('scope'), /platform\.tenant=acme$/, 'the one tenant of the user')
-  const none = await new UserAgent(issuer).authorize({ ...SPA, response_type: 'token', state: 'z' }, 'nobody', 'nobody-password')
+  const none = await new UserAgent(env.issuer).authorize({ ...SPA, response_type: 'token', state: 'z' }, 'nobody', 'nobody-password')
   const nf = redirectParams(none).fragment
   t.equal(nf.get('error'), 'access_denied')
   t.match(nf.get('error_description'), /belongs to no tenant/)
@@ -76,13 +70,13 @@ t.test('tenant selection: the only tenant, none, several', async (t) => {
 t.test('platform.org and platform.no_tenant in the implicit flow', async (t) => {
   const org = await implicit({ scope: 'platform.org=acme-org' }, 'bob', 'bob-password')
   t.same(org.get('scope')!.split(' ').sort(), [MANAGE, VIEW, 'platform.org=acme-org'].sort())
-  const info = (await call('GET', `${issuer}/tokeninfo?access_token=${org.get('access_token')!}`)).json<Json>()
+  const info = (await call('GET', `${env.issuer}/tokeninfo?access_token=${org.get('access_token')!}`)).json<Json>()
   t.equal(info.tenant, null)
   t.equal(info.org, 'acme-org')
-  const graph = await call('GET', `${server.url}/graph/v1/acme/nodes/core/customer/x`, { authorization: `Bearer ${org.get('access_token')!}` })
+  const graph = await call('GET', `${env.server.url}/graph/v1/acme/nodes/core/customer/x`, { authorization: `Bearer ${org.get('access_token')!}` })
   t.equal(graph.status, 403, 'an organization token is no tenant token')
 
-  const ua = new UserAgent(issuer)
+  const ua = new UserAgent(env.issuer)
   const combined = await ua.authorize({ ...SPA, response_type: 'token', scope: 'platform.org=acme-org platform.tenant=acme' }, 'bob', 'bob-password')
   t.equal(redirectParams(combined).fragment.get('error'), 'invalid_scope')
   t.equal(redirectParams(combined).fragment.get('state'), null, 'checked before any sign-in')
@@ -91,7 +85,7 @@ t.test('platform.org and platform.no_tenant in the implicit flow', async (t) => 
 
   const noTenant = await implicit({ response_type: 'id_token token', nonce: 'n', scope: 'openid platform.no_tenant' }, 'bob', 'bob-password')
   t.equal(noTenant.get('scope'), 'openid platform.no_tenant', 'outside any tenant: identity only')
-  const userinfo = await call('GET', `${issuer}/userinfo`, { authorization: `Bearer ${noTenant.get('access_token')!}` })
+  const userinfo = await call('GET', `${env.issuer}/userinfo`, { authorization: `Bearer ${noTenant.get('access_token')!}` })
   t.equal(userinfo.status, 200)
   t.equal(userinfo.json<Json>().sub, 'u-bob')
 })
@@ -102,7 +96,7 @@ t.test('id_token_hint: a token for another tenant without a sign-in prompt, neve
   const hint = first.get('id_token')!
 
   // A fresh browser without a session: the hint alone signs bob in.
-  const fresh = new UserAgent(issuer)
+  const fresh = new UserAgent(env.issuer)
   const res = await fresh.open({ ...SPA, response_type: 'token', scope: 'platform.tenant=acme', id_token_hint: hint })
   t.equal(res.status, 302, 'no sign-in page')
   const acme = redirectParams(res.headers.location as string).fragment
@@ -121,8 +115,8 @@ t.test('id_token_hint: a token for another tenant without a sign-in prompt, neve
   const otherClient = await fresh.send('GET', fresh.authorizeUrl({ client_id: 'web-app', response_type: 'code', id_token_hint: hint }))
   t.equal(redirectParams(otherClient.headers.location as string).query.get('error'), 'invalid_request', 'a hint issued to another client is refused')
 
-  server.setClockOffset(3601_000)
-  t.teardown(() => server.setClockOffset(0))
+  env.server.setClockOffset(3601_000)
+  t.teardown(() => env.server.setClockOffset(0))
   const expired = redirectParams((await fresh.open({ ...SPA, response_type: 'token', id_token_hint: hint })).headers.location as string).fragment
   t.equal(expired.get('error'), 'invalid_request', 'an expired hint is refused')
 })

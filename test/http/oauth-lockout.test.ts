@@ -6,28 +6,22 @@
 // the block and a password change do not move its end.
 import t from 'tap'
 import {
-  adminToken, call, oauthServerForFile, postForm, UserAgent, type Json, type OAuthServer,
+  adminToken, call, oauthServerForFile, postForm, UserAgent, type Json,
 } from '../helpers/oauth'
 
 const MESSAGE = 'Too many unsuccessful authentication attempts. Try again later.'
 const MINUTE = 60_000
 
-const fixture = oauthServerForFile(t)
-let server: OAuthServer
-let issuer: string
+const env = oauthServerForFile(t)
 let offset = 0
-t.before(() => {
-  server = fixture.server
-  issuer = server.issuer
-})
 /** Moves the server clock to `ms` after the start of the test file (forward only). */
 const at = (ms: number): void => {
   offset = ms
-  server.setClockOffset(offset)
+  env.server.setClockOffset(offset)
 }
 
 const attempt = (username: string, password: string): Promise<{ status: number; json: <T>() => T }> =>
-  postForm(`${issuer}/token`, { grant_type: 'password', username, password })
+  postForm(`${env.issuer}/token`, { grant_type: 'password', username, password })
 
 async function fail(t: tap.Test, username: string, times: number): Promise<void> {
   for (let i = 0; i < times; i++) {
@@ -88,7 +82,7 @@ t.test('each failure restarts the 15-minute interval; a 15-minute pause resets t
 t.test('the sign-in form: the same count, the exact message on a 400 page; a password change does not end the block', async (t) => {
   const start = offset + 60 * MINUTE
   at(start)
-  const ua = new UserAgent(issuer)
+  const ua = new UserAgent(env.issuer)
   const page = await ua.open({ client_id: 'web-app', response_type: 'code' })
   for (let i = 0; i < 10; i++) {
     const res = await ua.submit(page, 'locked3', 'wrong-password')
@@ -101,13 +95,13 @@ t.test('the sign-in form: the same count, the exact message on a 400 page; a pas
   t.match(res.headers['content-type'], /text\/html/)
   t.ok(res.text.includes(MESSAGE), 'the exact message on the page')
   t.equal(res.headers.location, undefined, 'no code')
-  const program = await ua.send('POST', `${issuer}/authorize`, new URLSearchParams({
+  const program = await ua.send('POST', `${env.issuer}/authorize`, new URLSearchParams({
     client_id: 'web-app', response_type: 'code', username: 'locked3', password: 'locked3-password', csrf: ua.cookies.get('platform_csrf')!,
-  }), { accept: 'application/json', origin: new URL(issuer).origin })
+  }), { accept: 'application/json', origin: new URL(env.issuer).origin })
   blocked(t, program, 'the form posted by a program gets the JSON error body')
 
-  const admin = await adminToken(issuer)
-  const change = await call('PUT', `${issuer}/admin/users/locked3`, { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, JSON.stringify({ password: 'a-new-password' }))
+  const admin = await adminToken(env.issuer)
+  const change = await call('PUT', `${env.issuer}/admin/users/locked3`, { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, JSON.stringify({ password: 'a-new-password' }))
   t.equal(change.status, 200)
   blocked(t, await attempt('locked3', 'a-new-password'), 'the new password during the block')
   at(start + 15 * MINUTE)

@@ -102,15 +102,8 @@ t.test('signing keys are stored sealed: no private key in the data files', async
   const admin = await adminToken(server.issuer)
   t.equal((await call('GET', `${server.issuer}/admin/signing-keys`, { authorization: `Bearer ${admin}` })).status, 200)
   const rsaOid = Buffer.from('06092a864886f70d010101', 'hex')
-  const files: string[] = []
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const p = join(dir, name)
-      if (statSync(p).isDirectory()) walk(p)
-      else files.push(p)
-    }
-  }
-  walk(join(server.dataDir, 'data', 'auth'))
+  const dir = join(server.dataDir, 'data', 'auth')
+  const files = readdirSync(dir, { recursive: true }).map((name) => join(dir, String(name))).filter((p) => statSync(p).isFile())
   t.ok(files.length > 0)
   for (const f of files) t.notOk(readFileSync(f).includes(rsaOid), `${f} holds no DER key`)
 })
