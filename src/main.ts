@@ -11,6 +11,7 @@ import { readBootstrapFile, type Bootstrap } from './bootstrap/bootstrap-file'
 import { now, offsetClockFromFile, useClock } from './clock'
 import { ConfigError, loadConfig, type Config } from './config'
 import { loadOrCreateMasterKey, masterKeyCheck } from './crypto/master-key'
+import { deliveryOptionsFromEnv, WebhookDelivery } from './events/webhook-delivery'
 import { listen } from './front/app'
 import type { Services } from './front/services'
 import { Metamodel } from './model/metamodel'
@@ -29,6 +30,7 @@ function printWelcome(config: Config, boot: Bootstrap, publicUrl: string): void 
 
 async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2), process.env)
+  const webhookOptions = deliveryOptionsFromEnv(process.env)
   const clockOffsetFile = process.env.CLOCK_OFFSET_FILE
   if (clockOffsetFile !== undefined && clockOffsetFile !== '') {
     console.error(`warning: CLOCK_OFFSET_FILE is set (tests only): the clock follows the offset in ${clockOffsetFile}`)
@@ -59,6 +61,8 @@ async function main(): Promise<void> {
     eventRetentionMs: config.eventRetentionMs, eventRetentionCount: config.eventRetentionCount,
   })
   services = { publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody, pool, metamodel, authStore, hasher, tokens, oauth }
+  const webhooks = new WebhookDelivery(pool, webhookOptions)
+  webhooks.start()
 
   const sweep = setInterval(() => void sweepOAuth(oauth, tokens).catch((err: unknown) => console.error('token sweep failed:', err)), SWEEP_INTERVAL_MS)
   sweep.unref()
@@ -70,6 +74,7 @@ async function main(): Promise<void> {
     console.error(`${signal}: shutting down`)
     server.close()
     clearInterval(sweep)
+    webhooks.close()
     void Promise.all([pool.close(), hasher.close(), signing.close()])
       .then(() => authStore.env.close())
       .then(() => process.exit(0), (err: unknown) => {

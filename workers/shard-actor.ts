@@ -16,6 +16,8 @@ import { head, pruneEvents, readEvents, retention } from './store/events'
 import { fireDue, nextDue } from './store/schedules'
 import { ListScan, NeighboursScan, type Scan } from './store/scans'
 import { closeShard, openShard, type ShardStore } from './store/shard-store'
+import { createWebhook, deleteWebhook, listWebhooks, saveWebhookState, webhookDb, webhookTargets } from './store/webhooks'
+import { deriveKey } from '../src/crypto/master-key'
 
 const config = workerData as ActorConfig
 const port = parentPort
@@ -26,6 +28,9 @@ const stores = new Map<number, ShardStore>(config.shards.map((s) => [s, openShar
 const urls = new Urls(config.publicUrl)
 const metamodel = new Metamodel(config.metamodel)
 const blind = new BlindIndex(masterKey)
+/** Seals the webhook secrets (workers/store/webhooks.ts). */
+const webhookKey = deriveKey(masterKey, 'webhook secrets')
+for (const store of stores.values()) webhookDb(store)
 retention.maxCount = config.eventRetentionCount
 const scans = new Map<number, { scan: Scan; store: ShardStore }>()
 const pendingCommits = new Set<Promise<void>>()
@@ -66,6 +71,15 @@ function announce(store: ShardStore, tenants: Iterable<string>): void {
   for (const tenant of tenants) send({ kind: 'events', id: 0, tenant, last: head(store, tenant).last })
 }
 
+/** Tells the front thread's webhook delivery which tenants' webhooks were created or deleted. */
+function announceWebhookChanges(items: { op: WriteOp }[], results: OpResult[]): void {
+  const tenants = new Set<string>()
+  items.forEach(({ op }, n) => {
+    if ((op.op === 'createWebhook' || op.op === 'deleteWebhook') && results[n]!.kind === 'ok') tenants.add(op.tenant)
+  })
+  for (const tenant of tenants) send({ kind: 'webhooks', id: 0, tenant })
+}
+
 function read(sc: ShardContext, op: ReadOp): OpResult {
   switch (op.op) {
     case 'getNode': return getNode(sc, op.tenant, op.node)
@@ -78,6 +92,9 @@ function read(sc: ShardContext, op: ReadOp): OpResult {
       if (r.kind === 'expired') return fail('cursor_expired', `events up to ${r.first - 1} are no longer kept; read from after=${r.first - 1}`)
       return ok(200, `{"events":[${r.events.join(',')}],"next":${r.next}}`)
     }
+    case 'eventHead': return ok(200, JSON.stringify(head(sc.store, op.tenant)))
+    case 'listWebhooks': return listWebhooks(sc.store, op.tenant, op.id)
+    case 'webhookTargets': return webhookTargets(sc.store, webhookKey, op.tenant)
   }
 }
 
@@ -93,6 +110,9 @@ function write(sc: ShardContext, op: WriteOp): OpResult {
     case 'revokeConsent': return revokeConsent(sc.store, op.tenant, op.ref, op.caller)
     case 'grantConsent': return grantConsent(sc.store, op.tenant, op.ref, op.caller)
     case 'setRevokedProperties': return setRevokedProperties(sc.store, op.tenant, op.ref, op.names, op.caller)
+    case 'createWebhook': return createWebhook(sc.store, webhookKey, op.tenant, op.url, sc.now)
+    case 'deleteWebhook': return deleteWebhook(sc.store, op.tenant, op.id)
+    case 'webhookProgress': return saveWebhookState(sc.store, op.tenant, op.id, op.state)
   }
 }
 
@@ -133,6 +153,7 @@ function commit(store: ShardStore, items: { id: number; op: WriteOp }[], now: nu
       await store.env.flushed
       results.forEach((r, n) => send(reply(items[n]!.id, r)))
       announce(store, sc.touched)
+      announceWebhookChanges(items, results)
       if (sc.touched.size > 0) scheduleTimer()
     })
     .catch((err: unknown) => {

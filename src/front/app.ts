@@ -2,6 +2,7 @@
 // decoded segment by segment by our own decoder (src/front/path.ts).
 import uWS from 'uWebSockets.js'
 import { ApiError } from '../errors'
+import { eventStreamBehavior, STREAM_PATTERN } from '../events/ws-stream'
 import { dispatch } from './dispatch'
 import { Exchange } from './exchange'
 import type { Services } from './services'
@@ -18,6 +19,8 @@ export interface Listening {
  */
 export function listen(services: () => Services | undefined, host: string, port: number): Promise<Listening> {
   const app = uWS.App()
+  // The event stream's WebSocket upgrades; a request without an upgrade falls through to the catch-all.
+  app.ws(STREAM_PATTERN, eventStreamBehavior(services))
   app.any('/*', (res, req) => {
     const s = services()
     if (s !== undefined) dispatch(s, res, req)

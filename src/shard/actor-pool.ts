@@ -52,6 +52,10 @@ class Actor {
           this.pool.eventsAppended(reply.tenant, reply.last)
           continue
         }
+        if (reply.kind === 'webhooks') {
+          this.pool.webhooksChanged(reply.tenant)
+          continue
+        }
         const handler = this.pending.get(reply.id)
         if (handler === undefined) continue
         if (reply.kind !== 'chunks' || reply.done) this.pending.delete(reply.id)
@@ -171,6 +175,28 @@ export class ActorPool {
   /** @internal from an actor's unsolicited `events` message */
   eventsAppended(tenant: string, last: number): void {
     for (const listener of this.eventListeners) listener(tenant, last)
+  }
+
+  private readonly webhookListeners = new Set<(tenant: string) => void>()
+
+  /** Called after a tenant's webhooks were created or deleted (webhook delivery reloads them). */
+  onWebhooksChanged(listener: (tenant: string) => void): () => void {
+    this.webhookListeners.add(listener)
+    return () => this.webhookListeners.delete(listener)
+  }
+
+  /** @internal from an actor's unsolicited `webhooks` message */
+  webhooksChanged(tenant: string): void {
+    for (const listener of this.webhookListeners) listener(tenant)
+  }
+
+  /** One call to every shard (an operation over all tenants of a shard); the handler gets each shard's reply. */
+  callEveryShard(operation: Operation, handler: (shard: number, reply: ActorReply) => void): void {
+    for (let shard = 0; shard < this.options.shardCount; shard++) {
+      const actor = this.actors[actorOf(shard, this.options.workerCount)]!
+      const id = this.nextId++
+      actor.send({ kind: 'call', id, shard, operation }, (reply) => handler(shard, reply))
+    }
   }
 
   /** The worker threads (tests kill them to prove restarts). */

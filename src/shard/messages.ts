@@ -21,6 +21,24 @@ export interface WriteContext {
   decay: Timing | undefined
 }
 
+/** What webhook delivery persists after each attempt (src/events/webhook-delivery.ts). */
+export interface WebhookState {
+  /** the sequence of the last event the receiver acknowledged with a 2xx */
+  cursor: number
+  /** epoch ms of the first failure of the current run of failures; null when the last attempt succeeded */
+  failingSince: number | null
+  suspended: boolean
+  lastError: string | null
+}
+
+/** A webhook as delivery needs it (`webhookTargets`), secret included. */
+export interface WebhookTarget extends WebhookState {
+  tenant: string
+  id: string
+  url: string
+  secret: string
+}
+
 /** Who acts on a consent: the tenant (manage scope), or the end customer (a user token's `sub`). */
 export type ConsentCaller = { kind: 'tenant' } | { kind: 'subject'; sub: string }
 
@@ -34,6 +52,12 @@ export type ReadOp =
   | { op: 'getRelation'; tenant: string; relation: RelationRef }
   | { op: 'getConsent'; tenant: string; ref: string; caller: ConsentCaller }
   | { op: 'readEvents'; tenant: string; after: number; limit: number }
+  /** The sequence range of the tenant's log still kept: body {"first","last"}. */
+  | { op: 'eventHead'; tenant: string }
+  /** The tenant's webhooks without secrets (one of them with `id`): JSON array, or the object. */
+  | { op: 'listWebhooks'; tenant: string; id: string | undefined }
+  /** For delivery: the webhooks of one tenant, or of every tenant of the shard, with their secrets. */
+  | { op: 'webhookTargets'; tenant: string | undefined }
 
 export type WriteOp =
   | { op: 'putNode'; tenant: string; node: NodeRef; props: Record<string, unknown>; ctx: WriteContext }
@@ -46,6 +70,10 @@ export type WriteOp =
   | { op: 'revokeConsent'; tenant: string; ref: string; caller: ConsentCaller }
   | { op: 'grantConsent'; tenant: string; ref: string; caller: ConsentCaller }
   | { op: 'setRevokedProperties'; tenant: string; ref: string; names: string[]; caller: ConsentCaller }
+  | { op: 'createWebhook'; tenant: string; url: string }
+  | { op: 'deleteWebhook'; tenant: string; id: string }
+  /** Delivery state of a webhook: the cursor only moves forward; `failingSince` null once a delivery succeeds. */
+  | { op: 'webhookProgress'; tenant: string; id: string; state: WebhookState }
 
 export type StreamOp =
   | { op: 'listNodes'; tenant: string; ns: string; type: string; limit: number | undefined; owner: string | undefined; criterion: Criterion | undefined }
@@ -68,6 +96,8 @@ export type ActorReply =
   | { kind: 'closed'; id: number }
   /** Unsolicited (id 0): the tenant's event log now ends at `last`; wakes long-polls and streams. */
   | { kind: 'events'; id: 0; tenant: string; last: number }
+  /** Unsolicited (id 0): the tenant's webhooks were created or deleted; delivery reloads them. */
+  | { kind: 'webhooks'; id: 0; tenant: string }
 
 /** workerData of a shard actor. */
 export interface ActorConfig {
@@ -86,6 +116,7 @@ export interface ActorConfig {
 export const WRITE_OPS: ReadonlySet<Operation['op']> = new Set([
   'putNode', 'putNodeProperty', 'deleteNode', 'putRelation', 'deleteRelation', 'incrementCounter',
   'createConsent', 'revokeConsent', 'grantConsent', 'setRevokedProperties',
+  'createWebhook', 'deleteWebhook', 'webhookProgress',
 ])
 export const STREAM_OPS: ReadonlySet<Operation['op']> = new Set(['listNodes', 'neighbours'])
 

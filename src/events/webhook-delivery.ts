@@ -1,0 +1,324 @@
+// Webhook delivery, on the front thread (DESIGN.md Events). Each webhook is
+// a cursor over its tenant's event log: it POSTs one envelope at a time,
+// signed `platform-signature: sha256=<hex HMAC-SHA256 of the raw body>` with
+// the webhook's secret, and moves (and persists) its cursor only after a 2xx.
+// So delivery is in order per tenant and webhook and at least once: after a
+// crash or restart it resumes from the persisted cursor, and an event whose
+// 2xx came just before a crash may arrive again (receivers dedupe on
+// `sequence`). A failure is retried after RETRY_BASE doubling per failure up
+// to 300 times RETRY_BASE (1 s ... 5 min by default); a webhook failing for a
+// day (by the one clock, src/clock.ts) is suspended and so shown in its GET.
+import { createHmac } from 'node:crypto'
+import { request, type Dispatcher } from 'undici'
+import { now } from '../clock'
+import { ConfigError } from '../config'
+import type { ActorPool } from '../shard/actor-pool'
+import type { ActorReply, WebhookState, WebhookTarget } from '../shard/messages'
+import { readHead, readPage, TenantWakeups, type LoggedEvent } from './event-page'
+
+export const SIGNATURE_HEADER = 'platform-signature'
+export const DEFAULT_RETRY_BASE_MS = 1000
+/** The back-off stops doubling at this multiple of the base (1 s -> 5 min). */
+export const RETRY_CAP_FACTOR = 300
+export const SUSPEND_AFTER_MS = 24 * 3_600_000
+const PAGE_SIZE = 100
+/** A shard that could not answer (actor restart, full queue) is asked again after this; not a webhook failure. */
+const SHARD_RETRY_MS = 500
+
+export interface DeliveryOptions {
+  retryBaseMs: number
+  /** per attempt: time to the response headers, and between body chunks */
+  timeoutMs: number
+  suspendAfterMs: number
+  /** tests may pass their own */
+  dispatcher?: Dispatcher
+}
+
+/** WEBHOOK_RETRY_BASE_MS (tests set it low so retries need no waiting), defaults for the rest. */
+export function deliveryOptionsFromEnv(env: NodeJS.ProcessEnv): DeliveryOptions {
+  const raw = env.WEBHOOK_RETRY_BASE_MS
+  let retryBaseMs = DEFAULT_RETRY_BASE_MS
+  if (raw !== undefined && raw !== '') {
+    if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) throw new ConfigError(`WEBHOOK_RETRY_BASE_MS must be a whole number of milliseconds ≥ 1, got "${raw}"`)
+    retryBaseMs = Number(raw)
+  }
+  return { retryBaseMs, timeoutMs: 10_000, suspendAfterMs: SUSPEND_AFTER_MS }
+}
+
+/** The signature header's value for `body` (what a receiver recomputes with its secret). */
+export function signature(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
+}
+
+/** The delay before retry number `failures` (1, 2, ...). */
+export function retryDelay(baseMs: number, failures: number): number {
+  return Math.min(baseMs * 2 ** Math.min(failures - 1, 30), baseMs * RETRY_CAP_FACTOR)
+}
+
+class Hook implements WebhookState {
+  cursor: number
+  failingSince: number | null
+  suspended: boolean
+  lastError: string | null
+  page: LoggedEvent[] = []
+  index = 0
+  /** a read or a POST is in flight */
+  busy = false
+  /** events may exist after the cursor */
+  more = true
+  /** consecutive failures since the last success (for the back-off) */
+  failures = 0
+  timer: NodeJS.Timeout | undefined
+  removed = false
+  saving = false
+  dirty = false
+  unsubscribe: () => void = () => undefined
+
+  constructor(readonly tenant: string, readonly id: string, readonly url: string, readonly secret: string, state: WebhookState) {
+    this.cursor = state.cursor
+    this.failingSince = state.failingSince
+    this.suspended = state.suspended
+    this.lastError = state.lastError
+  }
+
+  state(): WebhookState {
+    return { cursor: this.cursor, failingSince: this.failingSince, suspended: this.suspended, lastError: this.lastError }
+  }
+}
+
+function parseTargets(reply: ActorReply): WebhookTarget[] | undefined {
+  if (reply.kind !== 'ok' || reply.body === undefined) return undefined
+  const list: unknown = JSON.parse(reply.body)
+  return Array.isArray(list) ? (list as WebhookTarget[]) : undefined
+}
+
+function describe(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown }
+  const text = typeof e.message === 'string' ? e.message : String(err)
+  return typeof e.code === 'string' ? `${e.code}: ${text}` : text
+}
+
+export class WebhookDelivery {
+  /** tenant -> webhook id -> hook */
+  private readonly hooks = new Map<string, Map<string, Hook>>()
+  private readonly wakeups: TenantWakeups
+  private readonly stopChanges: () => void
+  private readonly timers = new Set<NodeJS.Timeout>()
+  private closed = false
+
+  constructor(private readonly pool: ActorPool, private readonly options: DeliveryOptions) {
+    this.wakeups = new TenantWakeups(pool)
+    this.stopChanges = pool.onWebhooksChanged((tenant) => this.load(tenant))
+  }
+
+  /** Loads every webhook of every shard and delivers from each one's persisted cursor. */
+  start(): void {
+    this.load(undefined)
+  }
+
+  close(): void {
+    this.closed = true
+    this.stopChanges()
+    this.wakeups.close()
+    for (const t of this.timers) clearTimeout(t)
+    for (const byId of this.hooks.values()) for (const h of byId.values()) this.drop(h)
+    this.hooks.clear()
+  }
+
+  private later(ms: number, fn: () => void): NodeJS.Timeout {
+    const t = setTimeout(() => {
+      this.timers.delete(t)
+      if (!this.closed) fn()
+    }, ms)
+    this.timers.add(t)
+    return t
+  }
+
+  /** (Re)reads the webhooks of one tenant (after a change) or of all tenants (at start). */
+  private load(tenant: string | undefined): void {
+    const onReply = (reply: ActorReply, retry: () => void): void => {
+      if (this.closed) return
+      const targets = parseTargets(reply)
+      if (targets === undefined) {
+        if (reply.kind === 'error') console.error(`webhook delivery: cannot load webhooks (${reply.message}); retrying`)
+        this.later(SHARD_RETRY_MS, retry)
+        return
+      }
+      this.merge(targets, tenant)
+    }
+    if (tenant !== undefined) {
+      const again = (): void => this.load(tenant)
+      this.pool.call(tenant, { op: 'webhookTargets', tenant }, (reply) => onReply(reply, again))
+      return
+    }
+    // A shard that fails makes it all load again: merging is idempotent (known hooks keep their state).
+    this.pool.callEveryShard({ op: 'webhookTargets', tenant: undefined }, (_shard, reply) => onReply(reply, () => this.load(undefined)))
+  }
+
+  /** Adds the new webhooks; with `tenant`, also drops that tenant's deleted ones. Known ones keep their live state. */
+  private merge(targets: WebhookTarget[], tenant: string | undefined): void {
+    if (tenant !== undefined) {
+      const live = new Set(targets.map((t) => t.id))
+      const byId = this.hooks.get(tenant)
+      if (byId !== undefined) {
+        for (const [id, h] of byId) {
+          if (live.has(id)) continue
+          this.drop(h)
+          byId.delete(id)
+        }
+        if (byId.size === 0) this.hooks.delete(tenant)
+      }
+    }
+    for (const t of targets) {
+      let byId = this.hooks.get(t.tenant)
+      if (byId === undefined) {
+        byId = new Map()
+        this.hooks.set(t.tenant, byId)
+      }
+      if (byId.has(t.id)) continue
+      const h = new Hook(t.tenant, t.id, t.url, t.secret, t)
+      h.unsubscribe = this.wakeups.add(t.tenant, () => {
+        h.more = true
+        this.pump(h)
+      })
+      byId.set(t.id, h)
+      this.pump(h)
+    }
+  }
+
+  private drop(h: Hook): void {
+    h.removed = true
+    h.unsubscribe()
+    if (h.timer !== undefined) clearTimeout(h.timer)
+    h.page = []
+  }
+
+  private pump(h: Hook): void {
+    if (this.closed || h.removed || h.suspended || h.busy || h.timer !== undefined) return
+    if (h.index < h.page.length) {
+      this.post(h, h.page[h.index]!)
+      return
+    }
+    if (!h.more) return
+    h.busy = true
+    h.more = false
+    readPage(this.pool, h.tenant, h.cursor, PAGE_SIZE, (r) => {
+      h.busy = false
+      if (this.closed || h.removed) return
+      if (r.kind === 'page') {
+        if (r.events.length === PAGE_SIZE) h.more = true
+        h.page = r.events
+        h.index = 0
+        this.pump(h)
+      } else if (r.kind === 'expired') {
+        this.skipExpired(h, r.message)
+      } else {
+        if (r.kind === 'failed') console.error(`webhook ${h.id} of tenant ${h.tenant}: reading events failed: ${r.message}`)
+        h.more = true
+        this.wait(h, SHARD_RETRY_MS)
+      }
+    })
+  }
+
+  /** The cursor fell behind retention: those events are gone; go on from the oldest kept, and say so in lastError. */
+  private skipExpired(h: Hook, message: string): void {
+    h.busy = true
+    readHead(this.pool, h.tenant, (head) => {
+      h.busy = false
+      if (this.closed || h.removed) return
+      h.more = true
+      if (head === undefined) {
+        this.wait(h, SHARD_RETRY_MS)
+        return
+      }
+      console.error(`webhook ${h.id} of tenant ${h.tenant}: ${message}; skipping to ${head.first - 1}`)
+      h.lastError = `events ${h.cursor + 1} to ${head.first - 1} expired before they could be delivered`
+      h.cursor = head.first - 1
+      this.save(h)
+      this.pump(h)
+    })
+  }
+
+  private wait(h: Hook, ms: number): void {
+    h.timer = this.later(ms, () => {
+      h.timer = undefined
+      this.pump(h)
+    })
+  }
+
+  private post(h: Hook, event: LoggedEvent): void {
+    h.busy = true
+    const { timeoutMs, dispatcher } = this.options
+    request(h.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature(h.secret, event.json) },
+      body: event.json,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      ...(dispatcher === undefined ? {} : { dispatcher }),
+    })
+      .then(async (res) => {
+        // The answer's body is not needed; read (at most 64 KiB of) it so the connection can be reused.
+        await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined)
+        return res.statusCode
+      })
+      .then(
+        (status) => (status >= 200 && status < 300 ? this.delivered(h, event) : this.failed(h, `HTTP ${status}`)),
+        (err: unknown) => this.failed(h, describe(err)),
+      )
+  }
+
+  private delivered(h: Hook, event: LoggedEvent): void {
+    h.busy = false
+    if (this.closed || h.removed) return
+    h.cursor = event.sequence
+    h.index++
+    h.failures = 0
+    h.failingSince = null
+    h.lastError = null
+    this.save(h)
+    this.pump(h)
+  }
+
+  private failed(h: Hook, error: string): void {
+    h.busy = false
+    if (this.closed || h.removed) return
+    const t = now()
+    h.failures++
+    h.failingSince ??= t
+    h.lastError = error
+    if (t - h.failingSince >= this.options.suspendAfterMs) {
+      h.suspended = true
+      console.error(`webhook ${h.id} of tenant ${h.tenant} (${h.url}) suspended: failing since ${new Date(h.failingSince).toISOString()}, last error ${error}`)
+      this.save(h)
+      return
+    }
+    this.save(h)
+    this.wait(h, retryDelay(this.options.retryBaseMs, h.failures))
+  }
+
+  /** Persists the hook's state; while a save is in flight, the next one waits and takes the latest state. */
+  private save(h: Hook): void {
+    if (h.saving) {
+      h.dirty = true
+      return
+    }
+    h.saving = true
+    this.pool.call(h.tenant, { op: 'webhookProgress', tenant: h.tenant, id: h.id, state: h.state() }, (reply) => {
+      h.saving = false
+      if (reply.kind === 'error' && reply.type === 'service_unavailable') {
+        // The actor restarted: save again shortly, so that a restart later does not resend what was delivered.
+        h.dirty = true
+        this.later(SHARD_RETRY_MS, () => { if (!h.saving && h.dirty) { h.dirty = false; this.save(h) } })
+        return
+      }
+      if (reply.kind === 'error' && reply.type !== 'element_not_found') {
+        console.error(`webhook ${h.id} of tenant ${h.tenant}: saving its cursor failed: ${reply.message}`)
+      }
+      if (h.dirty && !h.removed && !this.closed) {
+        h.dirty = false
+        this.save(h)
+      }
+    })
+  }
+}
