@@ -150,8 +150,13 @@ export class UserAgent {
   }
 
   /** Opens /authorize, signs in when the page asks, and returns the redirect's Location. */
-  async authorize(params: Record<string, string>, username?: string, password?: string): Promise<string> {
-    let res = await this.open(params)
+  authorize(params: Record<string, string>, username?: string, password?: string): Promise<string> {
+    return this.authorizeAt(this.authorizeUrl(params), username, password)
+  }
+
+  /** The same from a complete authorization URL (one a client library built). */
+  async authorizeAt(url: string, username?: string, password?: string): Promise<string> {
+    let res = await this.send('GET', url)
     if (res.status === 200 && username !== undefined) res = await this.submit(res, username, password ?? '')
     const location = res.headers.location
     if (typeof location !== 'string') throw new Error(`no redirect: ${res.status} ${res.text.slice(0, 400)}`)

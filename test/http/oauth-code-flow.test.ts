@@ -11,7 +11,7 @@ import {
 const env = oauthServerForFile(t)
 
 const WEB = { client_id: 'web-app' }
-const CALLBACK = 'http://127.0.0.1:9/callback'
+const CALLBACK = 'http://127.0.0.1:65530/callback'
 const verifier = 'v'.repeat(20) + 'erifier-of-forty-three-chars-at-least'
 const s256 = (v: string): string => createHash('sha256').update(v).digest('base64url')
 
@@ -181,10 +181,10 @@ t.test('redirect URIs: exact match, mandatory with several, never an open redire
   const ua = new UserAgent(env.issuer)
   for (const [what, params] of [
     ['unregistered', { ...WEB, redirect_uri: 'https://evil.example/callback' }],
-    ['prefix of a registered one', { ...WEB, redirect_uri: 'http://127.0.0.1:9/call' }],
+    ['prefix of a registered one', { ...WEB, redirect_uri: 'http://127.0.0.1:65530/call' }],
     ['registered one plus a path', { ...WEB, redirect_uri: `${CALLBACK}/more` }],
     ['registered one plus a query', { ...WEB, redirect_uri: `${CALLBACK}?x=1` }],
-    ['case changed', { ...WEB, redirect_uri: 'HTTP://127.0.0.1:9/callback' }],
+    ['case changed', { ...WEB, redirect_uri: 'HTTP://127.0.0.1:65530/callback' }],
     ['missing with several registered', { client_id: 'two-uris' }],
     ['unknown client', { client_id: 'nobody', redirect_uri: CALLBACK }],
     ['no client', { redirect_uri: CALLBACK }],
@@ -200,9 +200,9 @@ t.test('redirect URIs: exact match, mandatory with several, never an open redire
   t.match(html.headers['content-type'], /text\/html/, 'a browser gets an error page')
   t.match(html.text, /not registered/)
 
-  const two = await codeFor(env.issuer, { client_id: 'two-uris', redirect_uri: 'http://127.0.0.1:9/two?keep=1' }, 'alice', 'alice-password')
+  const two = await codeFor(env.issuer, { client_id: 'two-uris', redirect_uri: 'http://127.0.0.1:65530/two?keep=1' }, 'alice', 'alice-password')
   const { base, query } = redirectParams(two.location)
-  t.equal(base, 'http://127.0.0.1:9/two', 'the registered query is kept')
+  t.equal(base, 'http://127.0.0.1:65530/two', 'the registered query is kept')
   t.equal(query.get('keep'), '1')
   t.type(query.get('code'), 'string')
 })

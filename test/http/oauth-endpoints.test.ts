@@ -143,9 +143,9 @@ t.test('/end_session: ends the session of that client; the ID token stays valid'
 
   const ua2 = new UserAgent(env.issuer)
   await ua2.authorize({ client_id: 'web-app', response_type: 'code' }, 'alice', 'alice-password')
-  const back = await ua2.send('GET', `${env.issuer}/end_session?client_id=web-app&post_logout_redirect_uri=${encodeURIComponent('http://127.0.0.1:9/callback')}&state=bye`)
+  const back = await ua2.send('GET', `${env.issuer}/end_session?client_id=web-app&post_logout_redirect_uri=${encodeURIComponent('http://127.0.0.1:65530/callback')}&state=bye`)
   t.equal(back.status, 302)
-  t.equal(back.headers.location, 'http://127.0.0.1:9/callback?state=bye')
+  t.equal(back.headers.location, 'http://127.0.0.1:65530/callback?state=bye')
   const open = await call('GET', `${env.issuer}/end_session?client_id=web-app&post_logout_redirect_uri=${encodeURIComponent('https://evil.example/')}`)
   t.equal(open.status, 400, 'never an open redirect')
   t.equal((await call('GET', `${env.issuer}/end_session`)).status, 400, 'client_id is required')

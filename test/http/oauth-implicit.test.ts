@@ -15,7 +15,7 @@ const jwks = (): ReturnType<typeof createRemoteJWKSet> => createRemoteJWKSet(new
 async function implicit(params: Record<string, string>, username: string, password: string): Promise<URLSearchParams> {
   const location = await new UserAgent(env.issuer).authorize({ ...SPA, response_type: 'token', ...params }, username, password)
   const { base, query, fragment } = redirectParams(location)
-  if (base !== 'http://127.0.0.1:9/spa') throw new Error(`redirected to ${base}`)
+  if (base !== 'http://127.0.0.1:65530/spa') throw new Error(`redirected to ${base}`)
   if ([...query].length !== 0) throw new Error('the implicit flow put something in the query')
   return fragment
 }
