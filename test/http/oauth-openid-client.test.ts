@@ -52,11 +52,13 @@ t.test('code flow with PKCE, then refresh, userinfo and revocation', async (t) =
   t.equal(refreshed.refresh_token, undefined)
 
   await oidc.tokenRevocation(config, tokens.refresh_token!)
-  await t.rejects(oidc.refreshTokenGrant(config, tokens.refresh_token!), { error: 'invalid_grant' }, 'revoked')
+  const revoked = await oidc.refreshTokenGrant(config, tokens.refresh_token!).then(() => undefined, (err: unknown) => err)
+  t.match(revoked, { error: 'invalid_grant' }, 'revoked')
 
   const tampered = new URL(location)
   tampered.searchParams.set('state', 'other')
-  await t.rejects(oidc.authorizationCodeGrant(config, tampered, { pkceCodeVerifier: codeVerifier, expectedState: state }), {}, 'the library checks state')
+  const mismatch = await oidc.authorizationCodeGrant(config, tampered, { pkceCodeVerifier: codeVerifier, expectedState: state }).then(() => undefined, (err: unknown) => err)
+  t.ok(mismatch instanceof Error, 'the library checks state')
 })
 
 t.test('client credentials', async (t) => {

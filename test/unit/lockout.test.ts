@@ -1,12 +1,8 @@
 // The lock-out rules with an injected clock: the record after each failure,
 // the block from the 15th failure, its exact end, and what does not move it.
 import t from 'tap'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { openAuthStore } from '../../src/auth/auth-store'
 import { afterFailure, BLOCK_MS, isBlocked, Lockout, MAX_FAILURES, TOO_MANY_ATTEMPTS, tooManyAttempts, WINDOW_MS } from '../../src/auth/lockout'
-import { useClock } from '../../src/clock'
+import { tempAuthStore } from '../helpers/auth-store'
 
 const MIN = 60_000
 
@@ -45,36 +41,28 @@ t.test('isBlocked: from the 15th failure until exactly 15 minutes later', async 
 })
 
 t.test('Lockout with the store and an injected clock', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'lockout-test-'))
-  const store = openAuthStore(dir)
-  let time = 10_000_000
-  const restore = useClock({ now: () => time })
-  t.teardown(async () => {
-    restore()
-    await store.env.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
+  const { store, clock } = tempAuthStore(t, 10_000_000)
   const lockout = new Lockout(store)
   for (let i = 0; i < 14; i++) {
     await lockout.failure('u')
-    time += MIN
+    clock.time += MIN
   }
   t.notOk(lockout.blocked('u'), '14 failures')
   await lockout.success('u')
   t.equal(store.lockouts.get('u'), undefined, 'a success clears the count')
   for (let i = 0; i < 15; i++) await lockout.failure('u')
-  const blockedAt = time
+  const blockedAt = clock.time
   t.ok(lockout.blocked('u'), 'blocked by the 15th failure')
-  time += 10 * MIN
+  clock.time += 10 * MIN
   await lockout.failure('u')
   await lockout.success('u')
   t.equal(store.lockouts.get('u')?.blockedUntil, blockedAt + BLOCK_MS, 'attempts during the block change nothing')
-  time = blockedAt + BLOCK_MS - 1
+  clock.time = blockedAt + BLOCK_MS - 1
   t.ok(lockout.blocked('u'))
-  time = blockedAt + BLOCK_MS
+  clock.time = blockedAt + BLOCK_MS
   t.notOk(lockout.blocked('u'), 'active again 15 minutes after the 15th failure')
   t.notOk(lockout.blocked('other'), 'accounts are counted apart')
-  time += WINDOW_MS
+  clock.time += WINDOW_MS
   await lockout.sweep()
   t.equal(store.lockouts.get('u'), undefined, 'swept once it can no longer matter')
 })

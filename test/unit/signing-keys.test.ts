@@ -8,10 +8,10 @@ import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import { openAuthStore, type UserRecord } from '../../src/auth/auth-store'
+import { tempAuthStore } from '../helpers/auth-store'
 import { idTokenClaims, signIdToken, verifyIdTokenHint } from '../../src/auth/id-tokens'
 import { CLOCK_MARGIN_MS, SigningKeys } from '../../src/auth/signing-keys'
 import type { KeySigner } from '../../src/auth/signing-pool'
-import { useClock } from '../../src/clock'
 import { generateSigningKey, seal, signJwt, unseal } from '../../workers/crypto/signing-key'
 
 const masterKey = randomBytes(32)
@@ -36,15 +36,7 @@ t.test('sealing: AES-GCM under a key derived from the master key, bound to the k
 })
 
 t.test('rotation and the publication window', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'signing-keys-test-'))
-  const store = openAuthStore(dir)
-  let time = 1_700_000_000_000
-  const restore = useClock({ now: () => time })
-  t.teardown(async () => {
-    restore()
-    await store.env.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
+  const { store, clock } = tempAuthStore(t)
   const keys = new SigningKeys(store, signer, 3600)
   t.equal(keys.active(), undefined)
   await keys.ensureActiveKey()
@@ -54,55 +46,47 @@ t.test('rotation and the publication window', async (t) => {
   t.same(keys.jwks().keys.map((k) => k.kid), [k1.kid])
   t.notOk('d' in keys.jwks().keys[0]!)
 
-  const first = await signIdToken(keys, { issuer: ISSUER, clientId: 'c', user, nonce: 'n', authTime: time, accessToken: 'A', ttlSeconds: 3600 })
+  const first = await signIdToken(keys, { issuer: ISSUER, clientId: 'c', user, nonce: 'n', authTime: clock.time, accessToken: 'A', ttlSeconds: 3600 })
   t.equal(decodeProtectedHeader(first).kid, k1.kid)
 
-  time += 1000
+  clock.time += 1000
   const k2 = await keys.rotate()
   t.equal(keys.active()!.kid, k2.kid)
   t.same(keys.published().map((k) => k.kid), [k2.kid, k1.kid])
-  const second = await keys.sign({ iss: ISSUER, sub: 'u1', aud: 'c', iat: Math.floor(time / 1000), exp: Math.floor(time / 1000) + 3600 })
+  const second = await keys.sign({ iss: ISSUER, sub: 'u1', aud: 'c', iat: Math.floor(clock.time / 1000), exp: Math.floor(clock.time / 1000) + 3600 })
   t.equal(decodeProtectedHeader(second).kid, k2.kid)
   const jwks = createLocalJWKSet(keys.jwks() as Parameters<typeof createLocalJWKSet>[0])
-  await jwtVerify(first, jwks, { issuer: ISSUER, audience: 'c', currentDate: new Date(time) })
-  await jwtVerify(second, jwks, { issuer: ISSUER, audience: 'c', currentDate: new Date(time) })
+  await jwtVerify(first, jwks, { issuer: ISSUER, audience: 'c', currentDate: new Date(clock.time) })
+  await jwtVerify(second, jwks, { issuer: ISSUER, audience: 'c', currentDate: new Date(clock.time) })
   t.pass('both verify against the published set')
 
-  time += 3600_000 + CLOCK_MARGIN_MS - 1
+  clock.time += 3600_000 + CLOCK_MARGIN_MS - 1
   t.equal(keys.published().length, 2, 'the retired key is published until its tokens have expired, with the margin')
   t.equal(await keys.prune(), 0)
-  time += 1
+  clock.time += 1
   t.same(keys.published().map((k) => k.kid), [k2.kid])
   t.equal(await keys.prune(), 1)
   t.equal(store.signingKeys.get(k1.kid), undefined, 'then deleted')
 })
 
 t.test('ID token claims and id_token_hint', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'id-token-test-'))
-  const store = openAuthStore(dir)
-  let time = 1_700_000_000_000
-  const restore = useClock({ now: () => time })
-  t.teardown(async () => {
-    restore()
-    await store.env.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
+  const { store, clock } = tempAuthStore(t)
   const keys = new SigningKeys(store, signer, 3600)
   await keys.ensureActiveKey()
-  const input = { issuer: ISSUER, clientId: 'c', user, nonce: 'n', authTime: time - 5000, accessToken: 'A', ttlSeconds: 3600 }
+  const input = { issuer: ISSUER, clientId: 'c', user, nonce: 'n', authTime: clock.time - 5000, accessToken: 'A', ttlSeconds: 3600 }
   const claims = idTokenClaims(input)
   t.same(Object.keys(claims).sort(), ['at_hash', 'aud', 'auth_time', 'email', 'exp', 'iat', 'iss', 'nonce', 'sub'])
-  t.match(claims, { iss: ISSUER, sub: 'u1', aud: 'c', email: 'u@example.com', nonce: 'n', iat: time / 1000, exp: time / 1000 + 3600, auth_time: time / 1000 - 5 })
+  t.match(claims, { iss: ISSUER, sub: 'u1', aud: 'c', email: 'u@example.com', nonce: 'n', iat: clock.time / 1000, exp: clock.time / 1000 + 3600, auth_time: clock.time / 1000 - 5 })
   t.equal(idTokenClaims({ ...input, nonce: undefined }).nonce, undefined)
 
   const token = await signIdToken(keys, input)
-  t.same(await verifyIdTokenHint(keys, ISSUER, token, 'c'), { sub: 'u1', authTime: time - 5000 })
+  t.same(await verifyIdTokenHint(keys, ISSUER, token, 'c'), { sub: 'u1', authTime: clock.time - 5000 })
   t.equal(await verifyIdTokenHint(keys, ISSUER, token, 'other'), undefined, 'another audience')
   t.equal(await verifyIdTokenHint(keys, 'https://other/oauth2/v1', token, 'c'), undefined, 'another issuer')
   t.equal(await verifyIdTokenHint(keys, ISSUER, 'not.a.jwt', 'c'), undefined)
   const foreign = new SigningKeys(openAuthStore(mkdtempSync(join(tmpdir(), 'id-token-foreign-'))), signer, 3600)
   await foreign.ensureActiveKey()
   t.equal(await verifyIdTokenHint(keys, ISSUER, await signIdToken(foreign, input), 'c'), undefined, 'signed by a key this server never published')
-  time += 3600_000
+  clock.time += 3600_000
   t.equal(await verifyIdTokenHint(keys, ISSUER, token, 'c'), undefined, 'expired')
 })
