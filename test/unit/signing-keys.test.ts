@@ -84,7 +84,13 @@ t.test('ID token claims and id_token_hint', async (t) => {
   t.equal(await verifyIdTokenHint(keys, ISSUER, token, 'other'), undefined, 'another audience')
   t.equal(await verifyIdTokenHint(keys, 'https://other/oauth2/v1', token, 'c'), undefined, 'another issuer')
   t.equal(await verifyIdTokenHint(keys, ISSUER, 'not.a.jwt', 'c'), undefined)
-  const foreign = new SigningKeys(openAuthStore(mkdtempSync(join(tmpdir(), 'id-token-foreign-'))), signer, 3600)
+  const foreignDir = mkdtempSync(join(tmpdir(), 'id-token-foreign-'))
+  const foreignStore = openAuthStore(foreignDir)
+  t.teardown(async () => {
+    await foreignStore.env.close()
+    rmSync(foreignDir, { recursive: true, force: true })
+  })
+  const foreign = new SigningKeys(foreignStore, signer, 3600)
   await foreign.ensureActiveKey()
   t.equal(await verifyIdTokenHint(keys, ISSUER, await signIdToken(foreign, input), 'c'), undefined, 'signed by a key this server never published')
   clock.time += 3600_000
