@@ -37,6 +37,8 @@ export const CLOSE = {
   internalError: 1011,
   /** RFC 6455 (IANA): try again later */
   tryAgainLater: 1013,
+  /** RFC 6455: the server is shutting down */
+  goingAway: 1001,
 } as const
 
 interface StreamData {
@@ -172,6 +174,14 @@ class EventStream {
   }
 }
 
+/** Every open stream, so that a shutdown can say goodbye (1001) rather than drop the connections. */
+const openSockets = new Set<WebSocket<StreamData>>()
+
+/** Closes every stream with 1001 "going away" (the server is shutting down). */
+export function endEventStreams(): void {
+  for (const ws of [...openSockets]) ws.end(CLOSE.goingAway, 'the server is shutting down; reconnect from the last sequence received')
+}
+
 const wakeupsOfPool = new WeakMap<ActorPool, TenantWakeups>()
 function wakeups(pool: ActorPool): TenantWakeups {
   let w = wakeupsOfPool.get(pool)
@@ -230,6 +240,7 @@ export function eventStreamBehavior(services: () => Services | undefined): WebSo
     sendPingsAutomatically: true,
     upgrade: (res, req, context) => upgrade(services(), res, req, context),
     open: (ws) => {
+      openSockets.add(ws)
       const s = services()
       const data = ws.getUserData()
       if (s === undefined) ws.end(CLOSE.tryAgainLater, 'the server is starting')
@@ -241,6 +252,9 @@ export function eventStreamBehavior(services: () => Services | undefined): WebSo
     // Messages from the client are not part of the protocol; they are ignored.
     message: () => undefined,
     drain: (ws) => ws.getUserData().stream?.pump(),
-    close: (ws) => ws.getUserData().stream?.closedBySocket(),
+    close: (ws) => {
+      openSockets.delete(ws)
+      ws.getUserData().stream?.closedBySocket()
+    },
   }
 }

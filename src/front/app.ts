@@ -2,7 +2,7 @@
 // decoded segment by segment by our own decoder (src/front/path.ts).
 import uWS from 'uWebSockets.js'
 import { ApiError } from '../errors'
-import { eventStreamBehavior, STREAM_PATTERN } from '../events/ws-stream'
+import { endEventStreams, eventStreamBehavior, STREAM_PATTERN } from '../events/ws-stream'
 import { dispatch } from './dispatch'
 import { Exchange } from './exchange'
 import type { Services } from './services'
@@ -36,6 +36,7 @@ export function listen(services: () => Services | undefined, host: string, port:
         port: uWS.us_socket_local_port(socket),
         close: () => {
           uWS.us_listen_socket_close(socket)
+          endEventStreams()
           app.close()
         },
       })

@@ -175,7 +175,7 @@ t.test('the stream path without an upgrade is a clear 400; other requests still 
   t.equal((await g.put('nodes/core/customer/ws-route', {})).status, 204)
 })
 
-t.test('a cursor older than retention closes the stream with 4410', async (t) => {
+t.test('a cursor older than retention closes the stream with 4410; a shutdown with 1001', async (t) => {
   const server = await startServer({ args: ['--event-retention-count', '3'] })
   t.teardown(async () => {
     await server.stop()
@@ -192,7 +192,8 @@ t.test('a cursor older than retention closes the stream with 4410', async (t) =>
   t.equal(c.messages.length, 0)
   const ok = new Consumer(streamUrl(server.url, 'demo', '?after=3'), { authorization: `Bearer ${token}` })
   t.same((await ok.count(3)).map((m) => (JSON.parse(m) as Envelope).sequence), [4, 5, 6], 'the cursor the reason names works')
-  await ok.close()
+  await server.stop()
+  t.match(await ok.closed, { code: 1001, reason: /shutting down/ }, 'a shutdown closes streams with 1001, going away')
 })
 
 /**
