@@ -8,11 +8,11 @@ import { ConfigError } from '../config'
 import type { AuthStore, ClientRecord, SecretHash, SubscriptionRecord, UserRecord } from './auth-store'
 import { clientProblem } from './client-rules'
 import { now } from '../clock'
-import type { PasswordHasher, ScryptHash } from './password-hasher'
+import { weakerThanCurrent, type PasswordHasher, type ScryptHash } from './password-hasher'
 
 /** The stored hash when it still matches `secret`, else a fresh one. */
 async function keptOrRehashed(hasher: PasswordHasher, secret: string, stored: SecretHash | undefined): Promise<ScryptHash> {
-  if (stored !== undefined && stored.alg === 'scrypt' && (await hasher.verify(secret, stored))) return stored
+  if (stored !== undefined && stored.alg === 'scrypt' && !weakerThanCurrent(stored) && (await hasher.verify(secret, stored))) return stored
   return hasher.hash(secret)
 }
 

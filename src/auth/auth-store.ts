@@ -134,7 +134,7 @@ export interface AuthStore {
   codes: Database<CodeRecord, string>
   /** SHA-256 of the session cookie -> record */
   sessions: Database<SessionRecord, string>
-  /** username -> failed attempts */
+  /** `user:<id>` or `name:<username>` (unknown users) -> failed attempts */
   lockouts: Database<LockoutRecord, string>
   /** kid -> key */
   signingKeys: Database<SigningKeyRecord, string>

@@ -4,9 +4,9 @@
 // The 15th failure answers as a normal failure. During the block every
 // attempt, even with the right password, is refused with the exact message;
 // such attempts neither extend nor shorten the block, and neither does a
-// password change (the counter is keyed by username, not by password). A
-// success outside a block clears the counter. Unknown usernames are counted
-// the same way, so the answers do not reveal which accounts exist.
+// password change (the counter is keyed by the account, not the password).
+// A success outside a block clears the counter. Unknown usernames are
+// counted the same way, so the answers do not reveal which accounts exist.
 import { ApiError } from '../errors'
 import { now } from '../clock'
 import type { AuthStore, LockoutRecord } from './auth-store'

@@ -19,17 +19,19 @@ export class UserAuthenticator {
   }
 
   async authenticate(username: string, password: string): Promise<UserAuthentication> {
-    if (this.lockout.blocked(username)) return { ok: false, reason: 'blocked' }
     const user = this.findByUsername(username)
+    // The account's counter follows the user (a rename does not reset it); unknown names are counted by name.
+    const account = user === undefined ? `name:${username}` : `user:${user.id}`
+    if (this.lockout.blocked(account)) return { ok: false, reason: 'blocked' }
     this.dummy ??= this.hasher.hash('not a password')
     const good = await this.hasher.verify(password, user?.password ?? (await this.dummy))
     // A block may have started while this attempt was being checked.
-    if (this.lockout.blocked(username)) return { ok: false, reason: 'blocked' }
+    if (this.lockout.blocked(account)) return { ok: false, reason: 'blocked' }
     if (!good || user === undefined) {
-      await this.lockout.failure(username)
+      await this.lockout.failure(account)
       return { ok: false, reason: 'invalid' }
     }
-    await this.lockout.success(username)
+    await this.lockout.success(account)
     return { ok: true, user }
   }
 }

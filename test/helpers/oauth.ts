@@ -164,11 +164,17 @@ export class UserAgent {
   }
 }
 
+/** One signed-in browser per user and server: later codes come from its session, without another scrypt check. */
+const agents = new Map<string, UserAgent>()
+
 /** A code for `user` through `clientId`'s registered redirect URI. */
 export async function codeFor(
   issuer: string, params: Record<string, string>, username: string, password: string,
 ): Promise<{ code: string; location: string }> {
-  const location = await new UserAgent(issuer).authorize({ response_type: 'code', ...params }, username, password)
+  const key = `${issuer} ${username} ${password}`
+  const agent = agents.get(key) ?? new UserAgent(issuer)
+  agents.set(key, agent)
+  const location = await agent.authorize({ response_type: 'code', ...params }, username, password)
   const code = redirectParams(location).query.get('code')
   if (code === null) throw new Error(`no code in ${location}`)
   return { code, location }

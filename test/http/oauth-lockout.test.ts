@@ -23,12 +23,13 @@ const at = (ms: number): void => {
 const attempt = (username: string, password: string): Promise<{ status: number; json: <T>() => T }> =>
   postForm(`${env.issuer}/token`, { grant_type: 'password', username, password })
 
+/** `times` failed attempts, sent together (the count is transactional), each answered as a normal failure. */
 async function fail(t: tap.Test, username: string, times: number): Promise<void> {
-  for (let i = 0; i < times; i++) {
-    const res = await attempt(username, 'wrong-password')
+  const answers = await Promise.all(Array.from({ length: times }, () => attempt(username, 'wrong-password')))
+  answers.forEach((res, i) => {
     t.equal(res.status, 400)
     t.equal(res.json<Json>().error, 'invalid_grant', `failure ${i + 1} is a normal failure`)
-  }
+  })
 }
 
 function blocked(t: tap.Test, res: { status: number; json: <T>() => T }, what: string): void {

@@ -8,7 +8,8 @@ export type PasswordTask =
   | { op: 'hash'; secret: string }
   | { op: 'verify'; secret: string; stored: ScryptHash }
 
-const PARAMS = { N: 1 << 15, r: 8, p: 1 }
+/** OWASP's scrypt settings (N=2^15, r=8, p=3: 32 MiB, as strong as N=2^17 with p=1). */
+export const SCRYPT_PARAMS = { N: 1 << 15, r: 8, p: 3 }
 const KEY_LEN = 32
 
 function derive(secret: string, salt: Buffer, N: number, r: number, p: number): Promise<Buffer> {
@@ -20,8 +21,8 @@ function derive(secret: string, salt: Buffer, N: number, r: number, p: number): 
 export default async function passwordTask(task: PasswordTask): Promise<ScryptHash | boolean> {
   if (task.op === 'hash') {
     const salt = randomBytes(16)
-    const key = await derive(task.secret, salt, PARAMS.N, PARAMS.r, PARAMS.p)
-    return { alg: 'scrypt', salt: salt.toString('base64'), hash: key.toString('base64'), ...PARAMS }
+    const key = await derive(task.secret, salt, SCRYPT_PARAMS.N, SCRYPT_PARAMS.r, SCRYPT_PARAMS.p)
+    return { alg: 'scrypt', salt: salt.toString('base64'), hash: key.toString('base64'), ...SCRYPT_PARAMS }
   }
   const { stored } = task
   const key = await derive(task.secret, Buffer.from(stored.salt, 'base64'), stored.N, stored.r, stored.p)

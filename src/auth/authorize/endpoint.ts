@@ -65,21 +65,29 @@ async function signIn(s: Services, ex: Exchange, req: AuthorizationRequest, form
   return { identity: { user: result.user, authTime: record.authTime }, cookies: sessionCookies(s, cookie) }
 }
 
-/** Who the user is without a form: an id_token_hint, or a live session that the request accepts. */
+/** Whether a sign-in at `authTime` is recent enough for the request's max_age. */
+const recentEnough = (req: AuthorizationRequest, authTime: number): boolean => req.maxAge === undefined || now() - authTime <= req.maxAge * 1000
+
+/**
+ * Who the user is without a form: an id_token_hint (an unexpired ID token
+ * this server issued to this very client), or a live session; unless the
+ * request asks for a fresh sign-in (prompt=login, max_age).
+ */
 async function knownIdentity(s: Services, ex: Exchange, req: AuthorizationRequest): Promise<Identity | undefined> {
+  if (req.prompt === 'login') return undefined
   if (req.idTokenHint !== undefined) {
     const hint = await verifyIdTokenHint(s.oauth.keys, s.oauth.issuer, req.idTokenHint, req.client.client_id)
     const user = hint === undefined ? undefined : s.authStore.users.get(hint.sub)
     if (hint === undefined || user === undefined) {
       throw new RedirectError(req, 'invalid_request', 'id_token_hint is invalid, expired, or was not issued to this client')
     }
-    return { user, authTime: hint.authTime }
-  }
-  const session = s.oauth.sessions.find(readCookie(ex.headers.cookie, SESSION_COOKIE))
-  const user = session === undefined ? undefined : s.authStore.users.get(session.record.sub)
-  if (session !== undefined && user !== undefined && req.prompt !== 'login'
-    && (req.maxAge === undefined || now() - session.record.authTime <= req.maxAge * 1000)) {
-    return { user, authTime: session.record.authTime, session }
+    if (recentEnough(req, hint.authTime)) return { user, authTime: hint.authTime }
+  } else {
+    const session = s.oauth.sessions.find(readCookie(ex.headers.cookie, SESSION_COOKIE))
+    const user = session === undefined ? undefined : s.authStore.users.get(session.record.sub)
+    if (session !== undefined && user !== undefined && recentEnough(req, session.record.authTime)) {
+      return { user, authTime: session.record.authTime, session }
+    }
   }
   if (req.prompt === 'none') throw new RedirectError(req, 'login_required', 'the user is not signed in')
   return undefined
