@@ -23,7 +23,10 @@ export class UserAuthenticator {
     // The account's counter follows the user (a rename does not reset it); unknown names are counted by name.
     const account = user === undefined ? `name:${username}` : `user:${user.id}`
     if (this.lockout.blocked(account)) return { ok: false, reason: 'blocked' }
-    this.dummy ??= this.hasher.hash('not a password')
+    this.dummy ??= this.hasher.hash('not a password').catch((err: unknown) => {
+      this.dummy = undefined
+      throw err
+    })
     const good = await this.hasher.verify(password, user?.password ?? (await this.dummy))
     // A block may have started while this attempt was being checked.
     if (this.lockout.blocked(account)) return { ok: false, reason: 'blocked' }
