@@ -5,6 +5,7 @@ import { AccessTokens } from './auth/access-tokens'
 import { applyAuthBootstrap } from './auth/apply-bootstrap'
 import { openAuthStore } from './auth/auth-store'
 import { createOAuthServices, sweepOAuth } from './auth/oauth-services'
+import { publishSubscriptionEvents } from './events/subscription-events'
 import { PasswordHasher } from './auth/password-hasher'
 import { SigningPool } from './auth/signing-pool'
 import { readBootstrapFile, type Bootstrap } from './bootstrap/bootstrap-file'
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
     eventRetentionMs: config.eventRetentionMs, eventRetentionCount: config.eventRetentionCount,
   })
   services = { publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody, pool, metamodel, authStore, hasher, tokens, oauth }
+  publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, webhookOptions)
   webhooks.start()
 

@@ -12,7 +12,7 @@ import { createConsent, grantConsent, readConsent, revokeConsent, setRevokedProp
 import { countNodes, deleteNode, getNode, getNodeProperty, putNode, putNodeProperty, type ShardContext } from './store/nodes'
 import { deleteRelation, getRelation, incrementCounter, putRelation } from './store/relations'
 import { fail, ok, type OpResult } from './store/result'
-import { head, pruneEvents, readEvents, retention } from './store/events'
+import { appendEvent, head, pruneEvents, readEvents, retention } from './store/events'
 import { fireDue, nextDue } from './store/schedules'
 import { ListScan, NeighboursScan, type Scan } from './store/scans'
 import { closeShard, openShard, type ShardStore } from './store/shard-store'
@@ -107,6 +107,11 @@ function write(sc: ShardContext, op: WriteOp): OpResult {
     case 'deleteRelation': return deleteRelation(sc, op.tenant, op.relation, op.trace)
     case 'incrementCounter': return incrementCounter(sc, op.tenant, op.relation, op.name, op.ctx)
     case 'createConsent': return createConsent(sc.store, op.tenant, op.subject, sc.now)
+    case 'appendEvents': {
+      for (const e of op.events) appendEvent(sc.store, op.tenant, e.operation, e.schema, e.payload, undefined, sc.now)
+      sc.touched.add(op.tenant)
+      return ok(204)
+    }
     case 'revokeConsent': return revokeConsent(sc.store, op.tenant, op.ref, op.caller)
     case 'grantConsent': return grantConsent(sc.store, op.tenant, op.ref, op.caller)
     case 'setRevokedProperties': return setRevokedProperties(sc.store, op.tenant, op.ref, op.names, op.caller)

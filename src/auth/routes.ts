@@ -13,6 +13,7 @@ import * as adminUsers from './admin/users'
 import { authorizeGet, authorizePost } from './authorize/endpoint'
 import { discoveryEndpoint, JWKS_PATH, jwksEndpoint } from './discovery-endpoint'
 import { endSessionEndpoint } from './end-session-endpoint'
+import { eventsEndpoint } from './events-endpoint'
 import { deleteRefreshTokens, listRefreshTokens } from './refreshtokens-endpoint'
 import { revokeEndpoint } from './revoke-endpoint'
 import type { OAuthMethod } from './route-types'
@@ -32,6 +33,7 @@ export const OAUTH_ROUTES: readonly [string, OAuthMethods][] = [
   ['userinfo', { GET: userinfoGet, POST: userinfoPost }],
   ['refreshtokens', { GET: listRefreshTokens, DELETE: deleteRefreshTokens }],
   ['end_session', { GET: endSessionEndpoint }],
+  ['events', { GET: eventsEndpoint }],
   ['admin/tenants', { GET: adminTenants.listTenants, POST: adminTenants.createTenant }],
   ['admin/tenants/:id', { GET: adminTenants.getTenant, PUT: adminTenants.replaceTenant, DELETE: adminTenants.deleteTenant }],
   ['admin/packages', { GET: adminPackages.listPackages }],

@@ -30,7 +30,11 @@ function checkLength(what: string, value: string, max: number): string {
   return value
 }
 
-export const tenantSegment = (s: string): string => checkLength('tenant', s, MAX_NAME_BYTES)
+/** Names starting with "@" are the platform's own event logs, never a tenant. */
+export function tenantSegment(s: string): string {
+  if (s.startsWith('@')) throw new ApiError('bad_request', 'a tenant name cannot start with "@"')
+  return checkLength('tenant', s, MAX_NAME_BYTES)
+}
 
 export function nodeRef(ns: string, type: string, id: string, role = 'node'): NodeRef {
   return {

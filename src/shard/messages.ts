@@ -67,6 +67,8 @@ export type WriteOp =
   | { op: 'deleteRelation'; tenant: string; relation: RelationRef; trace: string | undefined }
   | { op: 'incrementCounter'; tenant: string; relation: RelationRef; name: string; ctx: WriteContext }
   | { op: 'createConsent'; tenant: string; subject: string }
+  /** Events that are not graph changes (the authorization service's subscription events). */
+  | { op: 'appendEvents'; tenant: string; events: { operation: string; schema: string; payload: Record<string, unknown> }[] }
   | { op: 'revokeConsent'; tenant: string; ref: string; caller: ConsentCaller }
   | { op: 'grantConsent'; tenant: string; ref: string; caller: ConsentCaller }
   | { op: 'setRevokedProperties'; tenant: string; ref: string; names: string[]; caller: ConsentCaller }
@@ -115,7 +117,7 @@ export interface ActorConfig {
 
 export const WRITE_OPS: ReadonlySet<Operation['op']> = new Set([
   'putNode', 'putNodeProperty', 'deleteNode', 'putRelation', 'deleteRelation', 'incrementCounter',
-  'createConsent', 'revokeConsent', 'grantConsent', 'setRevokedProperties',
+  'createConsent', 'appendEvents', 'revokeConsent', 'grantConsent', 'setRevokedProperties',
   'createWebhook', 'deleteWebhook', 'webhookProgress',
 ])
 export const STREAM_OPS: ReadonlySet<Operation['op']> = new Set(['listNodes', 'neighbours'])

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto'
 import { END, type Key } from './keys'
 import type { ShardStore } from './shard-store'
 
-export type Operation = 'CREATE' | 'DELETE' | 'STORE' | 'SCHEDULED' | 'DECAY'
+/** The graph's operations; the authorization service's logs name their event types (subscriptionCreated, ...). */
+export type Operation = 'CREATE' | 'DELETE' | 'STORE' | 'SCHEDULED' | 'DECAY' | (string & {})
 
 /** [tenant, sequence] -> event */
 export interface StoredEvent {
