@@ -1,0 +1,168 @@
+// What /proc says about a child process: private memory (RssAnon: heap,
+// stacks, buffers; the LMDB map is file-backed and shows as RssFile instead)
+// and CPU time. Sampled on a timer, so the peak is the peak of the samples.
+import { execFileSync } from 'node:child_process'
+import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+
+export interface MemorySample {
+  rssAnonMb: number
+  rssFileMb: number
+}
+
+function clockTicks(): number {
+  try {
+    const n = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim())
+    return Number.isFinite(n) && n > 0 ? n : 100
+  } catch {
+    return 100
+  }
+}
+const TICKS = clockTicks()
+
+export function readMemory(pid: number): MemorySample | undefined {
+  let text: string
+  try {
+    text = readFileSync(`/proc/${pid}/status`, 'utf8')
+  } catch {
+    return undefined
+  }
+  const kb = (field: string): number => {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)
+    return m === null ? 0 : Number(m[1])
+  }
+  return { rssAnonMb: kb('RssAnon') / 1024, rssFileMb: kb('RssFile') / 1024 }
+}
+
+/** User + system CPU seconds of the process (all its threads). */
+export function readCpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / TICKS
+  } catch {
+    return 0
+  }
+}
+
+/** Samples one process's memory; keeps the peak of the whole run and of the current window. */
+export class MemorySampler {
+  peakAnonMb = 0
+  peakFileMb = 0
+  windowPeakAnonMb = 0
+  private readonly timer: NodeJS.Timeout
+
+  constructor(private readonly pid: number, intervalMs = 200) {
+    this.timer = setInterval(() => this.sample(), intervalMs)
+    this.timer.unref()
+    this.sample()
+  }
+
+  sample(): void {
+    const m = readMemory(this.pid)
+    if (m === undefined) return
+    this.peakAnonMb = Math.max(this.peakAnonMb, m.rssAnonMb)
+    this.peakFileMb = Math.max(this.peakFileMb, m.rssFileMb)
+    this.windowPeakAnonMb = Math.max(this.windowPeakAnonMb, m.rssAnonMb)
+  }
+
+  /** Starts a new window (a scenario); returns the peak of the one that ends. */
+  newWindow(): number {
+    this.sample()
+    const peak = this.windowPeakAnonMb
+    this.windowPeakAnonMb = 0
+    return peak
+  }
+
+  stop(): void {
+    clearInterval(this.timer)
+  }
+}
+
+/** CPU used by a process between two calls, in cores (1.0 = one core busy). */
+export class CpuMeter {
+  private cpu0 = 0
+  private t0 = 0
+
+  constructor(private readonly pid: number) {}
+
+  start(): void {
+    this.cpu0 = readCpuSeconds(this.pid)
+    this.t0 = performance.now()
+  }
+
+  stop(): number {
+    const seconds = (performance.now() - this.t0) / 1000
+    return seconds <= 0 ? 0 : (readCpuSeconds(this.pid) - this.cpu0) / seconds
+  }
+}
+
+/** Busy CPU seconds of the whole machine (all processes), from /proc/stat. */
+export function readMachineBusySeconds(): number {
+  try {
+    const first = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!
+    const [, user, nice, system, , , irq, softirq, steal] = first.trim().split(/\s+/).map(Number)
+    return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) / TICKS
+  } catch {
+    return 0
+  }
+}
+
+/** Busy cores of the whole machine between start() and stop(). */
+export class MachineCpuMeter {
+  private busy0 = 0
+  private t0 = 0
+
+  start(): void {
+    this.busy0 = readMachineBusySeconds()
+    this.t0 = performance.now()
+  }
+
+  stop(): number {
+    const seconds = (performance.now() - this.t0) / 1000
+    return seconds <= 0 ? 0 : (readMachineBusySeconds() - this.busy0) / seconds
+  }
+}
+
+export function readLoadAverage(): string {
+  try {
+    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
+  } catch {
+    return 'unknown'
+  }
+}
+
+/** Bytes the files under `dir` occupy on disk (allocated blocks, so sparse files count what they use). */
+export function diskBytes(dir: string): number {
+  let bytes = 0
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name)
+      if (e.isDirectory()) walk(p)
+      else bytes += statSync(p).blocks * 512
+    }
+  }
+  try {
+    walk(dir)
+  } catch {
+    return 0
+  }
+  return bytes
+}
+
+/**
+ * Waits until the machine is quiet (busy below `maxCores` over a 500 ms
+ * sample, while the bench itself is idle), for at most `maxWaitMs`.
+ * Returns whether it became quiet.
+ */
+export async function waitForQuiet(maxCores: number, maxWaitMs: number): Promise<boolean> {
+  const end = performance.now() + maxWaitMs
+  const meter = new MachineCpuMeter()
+  for (;;) {
+    meter.start()
+    await new Promise((r) => setTimeout(r, 500))
+    if (meter.stop() < maxCores) return true
+    if (performance.now() >= end) return false
+  }
+}

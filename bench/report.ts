@@ -1,0 +1,175 @@
+// The results of a run: the JSON written to bench/results/ and the markdown
+// tables printed at the end (and kept in bench/README.md).
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { LatencySummary } from './histogram'
+import type { LoadResult } from './load'
+import type { ProbeResult } from './pipelining-probe'
+import type { PhaseReport } from './preload'
+
+export interface Measured {
+  rps: number
+  okRps: number
+  latency: LatencySummary
+  completed: number
+  windowS: number
+  statuses: Record<string, number>
+  non2xx: number
+  errors: number
+  errorMessages: Record<string, number>
+  non2xxSamples: string[]
+  unfinished: number
+  bytesIn: number
+  /** CPU of the target process (all threads) during the window, in cores. */
+  targetCores: number
+  /** CPU of the load generator during the window, in cores. */
+  generatorCores: number
+  /** CPU used by everything else on the machine during the window (noise), in cores. */
+  otherCores: number
+  /** Peak RssAnon of the target process during the run, MB. */
+  peakRssAnonMb: number
+}
+
+export interface ScenarioResult {
+  name: string
+  stands: string
+  connections: number
+  pipelining: number
+  service: Measured
+  ceiling: Measured
+  /** service 2xx rate / ceiling 2xx rate */
+  ratio: number
+  goal: number | undefined
+}
+
+export interface LatencyResult {
+  name: string
+  connections: number
+  service: Measured
+  ceiling: Measured
+}
+
+export interface Machine {
+  cpus: number
+  cpuModel: string
+  memoryGb: number
+  node: string
+  platform: string
+}
+
+export interface RunResults {
+  date: string
+  mode: string
+  command: string
+  machine: Machine
+  settings: { warmupS: number; durationS: number; connections: number; pipelining: number; latencyConnections: number; workers: number }
+  data: { customers: number; products: number; hub10: number; hub1000: number; putIdSpace: number; tenants: number }
+  load: PhaseReport[]
+  throughput: ScenarioResult[]
+  latency: LatencyResult[]
+  memory: { servicePeakRssAnonMb: number; servicePeakRssFileMb: number; ceilingPeakRssAnonMb: number }
+  dataDirMb: number
+  ceilingBodiesCaptured: string[]
+  /** Two pipelined GETs (get-node) sent in one write to each target. */
+  pipeliningProbe: { service: ProbeResult; ceiling: ProbeResult }
+  /** Consent references: issued by POST /{tenant}/consents, or fixed (the service has no consents API yet). */
+  consentReferences: 'issued' | 'fixed'
+  /** The commit the service was built from, and whether src/ or workers/ had uncommitted changes. */
+  serviceVersion: string
+  /** /proc/loadavg when the run started. */
+  loadAverageAtStart: string
+  notes: string[]
+}
+
+export const LATENCY_GOAL_MS = 5
+
+export function measured(r: LoadResult, cpu: { targetCores: number; otherCores: number }, peakRssAnonMb: number): Measured {
+  return {
+    rps: r.rps, okRps: r.okRps, latency: r.latency, completed: r.completed, windowS: r.windowS, statuses: r.statuses,
+    non2xx: r.non2xx, errors: r.errors, errorMessages: r.errorMessages, non2xxSamples: r.non2xxSamples,
+    unfinished: r.unfinished, bytesIn: r.bytesIn, ...cpu, generatorCores: r.generatorCores, peakRssAnonMb,
+  }
+}
+
+const int = (n: number): string => String(Math.round(n))
+const ms = (n: number): string => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2))
+const ratio = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '-')
+const cores = (n: number): string => n.toFixed(2)
+
+/** CPU other processes used during the service's / the ceiling's window: above ~0.2 cores the row is disturbed. */
+const other = (a: Measured, b: Measured): string => `${a.otherCores.toFixed(2)} / ${b.otherCores.toFixed(2)}`
+
+function failures(m: Measured): string {
+  const parts = [`${m.non2xx}`, `${m.errors}`]
+  if (m.unfinished > 0) parts.push(`${m.unfinished} unfinished`)
+  return parts.join(' / ')
+}
+
+function goalCell(r: ScenarioResult): string {
+  if (r.goal === undefined) return ''
+  return `${r.goal.toFixed(2)} ${r.ratio >= r.goal ? 'met' : 'missed'}`
+}
+
+export function markdown(res: RunResults): string {
+  const lines: string[] = []
+  lines.push(`### ${res.mode} run, ${res.date}`)
+  lines.push('')
+  lines.push(`Machine: ${res.machine.cpus} cores (${res.machine.cpuModel}), ${res.machine.memoryGb} GB, Node ${res.machine.node}, ${res.machine.platform}. `
+    + `Server: --workers ${res.settings.workers}. Each run: ${res.settings.warmupS} s warm-up + ${res.settings.durationS} s measured. `
+    + `Data: ${res.data.tenants} tenants, ${res.data.customers} customers, ${res.data.products} products, `
+    + `${res.data.hub10} hubs of degree 10, ${res.data.hub1000} of degree 1000.`)
+  lines.push('')
+  lines.push(`Throughput (default ${res.settings.connections} connections x pipelining ${res.settings.pipelining}; the ceiling gets the same requests, connections, pipelining and duration):`)
+  lines.push('')
+  lines.push('| scenario | conns x pipe | service req/s | p50 ms | p99 ms | p99.9 ms | non-2xx / errors | service CPU | ceiling req/s | ceiling p99 ms | ratio | goal | other CPU |')
+  lines.push('|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---:|')
+  for (const r of res.throughput) {
+    const s = r.service
+    lines.push(`| ${r.name} | ${r.connections} x ${r.pipelining} | ${int(s.okRps)} | ${ms(s.latency.p50)} | ${ms(s.latency.p99)} | ${ms(s.latency.p999)} | ${failures(s)} | ${cores(s.targetCores)} | ${int(r.ceiling.okRps)} | ${ms(r.ceiling.latency.p99)} | ${ratio(r.ratio)} | ${goalCell(r)} | ${other(r.service, r.ceiling)} |`)
+  }
+  if (res.latency.length > 0) {
+    lines.push('')
+    lines.push(`Latency (${res.settings.latencyConnections} connections, no pipelining; goal p99 < ${LATENCY_GOAL_MS} ms):`)
+    lines.push('')
+    lines.push('| scenario | service req/s | p50 ms | p99 ms | p99.9 ms | non-2xx / errors | service CPU | ceiling req/s | ceiling p99 ms | p99 goal | other CPU |')
+    lines.push('|---|---:|---:|---:|---:|---|---:|---:|---:|---|---:|')
+    for (const r of res.latency) {
+      const s = r.service
+      const met = s.latency.p99 < LATENCY_GOAL_MS && s.non2xx === 0 && s.errors === 0 ? 'met' : 'missed'
+      lines.push(`| ${r.name} | ${int(s.okRps)} | ${ms(s.latency.p50)} | ${ms(s.latency.p99)} | ${ms(s.latency.p999)} | ${failures(s)} | ${cores(s.targetCores)} | ${int(r.ceiling.okRps)} | ${ms(r.ceiling.latency.p99)} | ${met} | ${other(r.service, r.ceiling)} |`)
+    }
+  }
+  lines.push('')
+  lines.push('Data load through the API (64 connections, no pipelining, tenants interleaved):')
+  lines.push('')
+  lines.push('| phase | requests | seconds | req/s | non-2xx / errors |')
+  lines.push('|---|---:|---:|---:|---|')
+  for (const p of res.load) lines.push(`| ${p.phase} | ${p.requests} | ${p.seconds.toFixed(1)} | ${int(p.rate)} | ${p.non2xx} / ${p.errors} |`)
+  lines.push('')
+  lines.push(`Service peak private memory (RssAnon, sampled every 200 ms): ${int(res.memory.servicePeakRssAnonMb)} MB `
+    + `(RssFile, mostly the LMDB map: ${int(res.memory.servicePeakRssFileMb)} MB); ceiling: ${int(res.memory.ceilingPeakRssAnonMb)} MB. `
+    + `Data directory at the end: ${int(res.dataDirMb)} MB.`)
+  const probe = (p: ProbeResult): string => `${p.answered} of ${p.sent} answered${p.closedByServer ? ', then the server closed the connection' : ''}`
+  lines.push(`Service built from ${res.serviceVersion}; consent references ${res.consentReferences === 'issued' ? 'issued by POST /{tenant}/consents' : 'fixed (the service has no consents API yet)'}.`)
+  lines.push(`HTTP pipelining probe (${res.pipeliningProbe.service.sent} GETs in one write): service ${probe(res.pipeliningProbe.service)}; ceiling ${probe(res.pipeliningProbe.ceiling)}.`)
+  const all = [...res.throughput.flatMap((r) => [r.service, r.ceiling]), ...res.latency.flatMap((r) => [r.service, r.ceiling])]
+  const noisiest = Math.max(0, ...all.map((m) => m.otherCores))
+  lines.push(`Other processes on the machine used up to ${noisiest.toFixed(2)} cores during a measured window (load average at start: ${res.loadAverageAtStart}); `
+    + 'the "other CPU" column gives it per row (service / ceiling window); a row above ~0.2 was disturbed and should be re-run.')
+  lines.push('')
+  for (const n of res.notes) lines.push(`- ${n}`)
+  return lines.join('\n')
+}
+
+/** Writes bench/results/<ISO date>[-suffix].json (colons replaced, so the name is portable). */
+export function writeJson(dir: string, isoDate: string, suffix: string | undefined, doc: object): string {
+  mkdirSync(dir, { recursive: true })
+  const stamp = isoDate.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')
+  const file = join(dir, `${stamp}${suffix === undefined ? '' : `-${suffix}`}.json`)
+  writeFileSync(file, JSON.stringify(doc, null, 2) + '\n')
+  return file
+}
+
+export function writeResults(dir: string, res: RunResults): string {
+  return writeJson(dir, res.date, undefined, res)
+}

@@ -1,0 +1,264 @@
+// `npm run bench -- [--quick]`: starts the real server (temp data dir, removed
+// at the end) and the ceiling, each in its own process; loads the data set
+// through the API; runs every scenario against both with the same generator,
+// connections, pipelining and duration; then a latency pass at 64 connections
+// without pipelining. Writes bench/results/<ISO date>.json and prints the
+// markdown tables.
+import { execFileSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { cpus, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { startChild, type Child } from './child'
+import { cleanUpOnSignals, runCleanups } from './cleanup'
+import { captureBodies } from './capture'
+import { TENANTS, nodePath } from './fixture'
+import { runLoad, type PoolShape } from './load'
+import { UsageError, parseOptions, type Options } from './options'
+import { preload } from './preload'
+import { probePipelining } from './pipelining-probe'
+import { CpuMeter, MachineCpuMeter, MemorySampler, diskBytes, readLoadAverage, waitForQuiet } from './proc'
+import { CEILING_ENTRY, ROOT, prepareService, startService, tempDir } from './service'
+import { markdown, measured, writeJson, writeResults, type LatencyResult, type Measured, type RunResults, type ScenarioResult } from './report'
+import { runScale, scaleMarkdown } from './scale'
+import { selectScenarios, sourceFor, type Scenario, type ScenarioContext } from './scenarios'
+import { fetchCredentials } from './tokens'
+
+const RESULTS_DIR = join(ROOT, 'bench', 'results')
+const SETTLE_MS = 500
+
+const log = (line: string): void => console.log(line)
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+
+interface Target {
+  label: 'service' | 'ceiling'
+  child: Child
+  memory: MemorySampler
+}
+
+/** CPU of other processes above which a measured window counts as disturbed. */
+const NOISE_CORES = 0.25
+
+/**
+ * One measured run, on a quiet machine if it can be had: waits (bounded) for
+ * other processes to calm down, and re-runs once when they disturbed the
+ * window (keeping the less disturbed run). The noise is reported either way.
+ */
+async function measure(target: Target, scenario: Scenario, ctx: ScenarioContext, shape: PoolShape, o: Options): Promise<Measured> {
+  if (o.quietWaitMs > 0) await waitForQuiet(NOISE_CORES, o.quietWaitMs)
+  const first = await measureOnce(target, scenario, ctx, shape, o)
+  if (first.otherCores <= NOISE_CORES || o.quietWaitMs === 0) return first
+  if (!(await waitForQuiet(NOISE_CORES, o.quietWaitMs))) return first
+  log(`    (${target.label}: other processes used ${first.otherCores.toFixed(2)} cores; re-running)`)
+  const second = await measureOnce(target, scenario, ctx, shape, o)
+  return second.otherCores < first.otherCores ? second : first
+}
+
+async function measureOnce(target: Target, scenario: Scenario, ctx: ScenarioContext, shape: PoolShape, o: Options): Promise<Measured> {
+  const cpu = new CpuMeter(target.child.pid)
+  const machineCpu = new MachineCpuMeter()
+  let targetCores = 0
+  let machineCores = 0
+  target.memory.newWindow()
+  const result = await runLoad({
+    origin: target.child.url,
+    ...shape,
+    warmupMs: o.warmupMs,
+    durationMs: o.durationMs,
+    next: sourceFor(scenario, ctx),
+    onWindow: (phase) => {
+      if (phase === 'start') {
+        cpu.start()
+        machineCpu.start()
+      } else {
+        targetCores = cpu.stop()
+        machineCores = machineCpu.stop()
+      }
+    },
+  })
+  const peak = target.memory.newWindow()
+  await sleep(SETTLE_MS)
+  return measured(result, { targetCores, otherCores: Math.max(0, machineCores - targetCores - result.generatorCores) }, peak)
+}
+
+function line(label: string, m: Measured): string {
+  const fail = m.non2xx + m.errors > 0 ? `  non-2xx ${m.non2xx} errors ${m.errors} ${JSON.stringify({ ...m.statuses, ...m.errorMessages })}` : ''
+  const unfinished = m.unfinished > 0 ? `  unfinished ${m.unfinished}` : ''
+  return `    ${label.padEnd(8)} ${Math.round(m.okRps).toString().padStart(7)} req/s  p50 ${m.latency.p50} ms  p99 ${m.latency.p99} ms  p99.9 ${m.latency.p999} ms`
+    + `  cpu ${m.targetCores.toFixed(2)} (generator ${m.generatorCores.toFixed(2)}, other ${m.otherCores.toFixed(2)})  RssAnon ${Math.round(m.peakRssAnonMb)} MB${fail}${unfinished}`
+}
+
+async function throughputPass(service: Target, ceiling: Target, ctx: ScenarioContext, o: Options, scenarios: Scenario[]): Promise<ScenarioResult[]> {
+  const out: ScenarioResult[] = []
+  for (const s of scenarios) {
+    const shape = s.shape ?? { connections: o.connections, pipelining: o.pipelining }
+    log(`  ${s.name} (${shape.connections} x ${shape.pipelining})`)
+    // The ceiling first: the service's previous run may still be finishing background work.
+    const c = await measure(ceiling, s, ctx, shape, o)
+    log(line('ceiling', c))
+    const v = await measure(service, s, ctx, shape, o)
+    log(line('service', v))
+    for (const sample of v.non2xxSamples) log(`      e.g. ${sample}`)
+    out.push({ name: s.name, stands: s.stands, ...shape, service: v, ceiling: c, ratio: c.okRps > 0 ? v.okRps / c.okRps : Number.NaN, goal: s.goal })
+  }
+  return out
+}
+
+async function latencyPass(service: Target, ceiling: Target, ctx: ScenarioContext, o: Options, scenarios: Scenario[]): Promise<LatencyResult[]> {
+  const out: LatencyResult[] = []
+  const shape = { connections: o.latencyConnections, pipelining: 1 }
+  for (const s of scenarios.filter((x) => x.latency)) {
+    log(`  ${s.name} (${shape.connections} x 1)`)
+    const c = await measure(ceiling, s, ctx, shape, o)
+    log(line('ceiling', c))
+    const v = await measure(service, s, ctx, shape, o)
+    log(line('service', v))
+    out.push({ name: s.name, connections: shape.connections, service: v, ceiling: c })
+  }
+  return out
+}
+
+function notes(scenarios: readonly Scenario[]): string[] {
+  const out = [
+    'ratio = service 2xx req/s / ceiling 2xx req/s for the same scenario; the ceiling answers fixed bodies copied from the service\'s own answers in this run.',
+    'No HTTP pipelining by default: uWebSockets.js closes a connection when a pipelined request arrives while an earlier answer on it is still pending (async pipelining is not supported: uWebSockets.js issue 277, wontfix), and every answer of the service is asynchronous (it comes from a shard actor). The ceiling answers synchronously and would pipeline; both run at the same depth (1) with more connections instead. See the probe line above.',
+    'The load generator runs on the same machine and takes CPU from the service and the ceiling alike (its share is in the JSON: generatorCores).',
+  ]
+  if (scenarios.some((s) => s.name === 'token')) {
+    out.push('token: the bench clients come from the bootstrap file, so their secrets are stored scrypt-hashed and every token request pays a scrypt verification (see "service CPU": about one core busy at ~10 tokens/s); the admin API for server-generated (SHA-256) secrets does not exist yet, so the issue\'s token goal cannot be measured as stated.')
+  }
+  return out
+}
+
+/** `git rev-parse` of the checkout, marked when the service's sources differ from it. */
+function serviceVersion(): string {
+  try {
+    const git = (...args: string[]): string => execFileSync('git', ['-C', ROOT, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+    const commit = git('rev-parse', '--short', 'HEAD')
+    const dirty = git('status', '--porcelain', '--', 'src', 'workers') !== ''
+    return `commit ${commit}${dirty ? ' with uncommitted changes in src/ or workers/' : ''}`
+  } catch {
+    return 'an unknown commit (not a git checkout)'
+  }
+}
+
+function machine(): RunResults['machine'] {
+  const list = cpus()
+  return {
+    cpus: list.length, cpuModel: list[0]?.model.trim() ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version, platform: `${process.platform} ${process.arch}`,
+  }
+}
+
+async function main(): Promise<number> {
+  let o: Options
+  let scenarios: Scenario[]
+  try {
+    o = parseOptions(process.argv.slice(2))
+    scenarios = selectScenarios(o.only)
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(err.message)
+      return 2
+    }
+    throw err
+  }
+  if (o.scale !== undefined) {
+    try {
+      const res = await runScale(o, o.scale, log)
+      const file = writeJson(RESULTS_DIR, res.date, 'scale', res)
+      log('')
+      log(scaleMarkdown(res))
+      log('')
+      log(`results: ${file}`)
+      return 0
+    } finally {
+      await runCleanups()
+    }
+  }
+  const started = new Date()
+  const loadAverageAtStart = readLoadAverage()
+  const tmp = tempDir('graph-bench-')
+  const children: Child[] = []
+  const samplers: MemorySampler[] = []
+  try {
+    const layout = prepareService(tmp)
+    log(`bench (${o.mode}): starting the service (--workers ${o.workers}) in ${tmp}`)
+    const serverChild = await startService(layout, o.workers)
+    children.push(serverChild)
+    const service: Target = { label: 'service', child: serverChild, memory: new MemorySampler(serverChild.pid) }
+    samplers.push(service.memory)
+    log(`  service at ${serverChild.url} (pid ${serverChild.pid})`)
+
+    const credentials = await fetchCredentials(serverChild.url)
+    const headers = credentials.headers
+    log(`  ${TENANTS.length} tokens fetched (one per tenant); consent references: ${credentials.consents}`)
+    const d = o.data
+    log(`loading: ${TENANTS.length} tenants x (${d.productsPerTenant} products, ${d.customersPerTenant} customers, ${d.hub10PerTenant} hubs of degree 10, ${d.hub1000PerTenant} of degree 1000)`)
+    const load = await preload(serverChild.url, d, headers, log)
+    const bodies = await captureBodies(serverChild.url, headers, log)
+    const bodiesFile = join(tmp, 'ceiling-bodies.json')
+    writeFileSync(bodiesFile, JSON.stringify(bodies))
+    const ceilingChild = await startChild('ceiling', CEILING_ENTRY, ['--bodies', bodiesFile])
+    children.push(ceilingChild)
+    const ceiling: Target = { label: 'ceiling', child: ceilingChild, memory: new MemorySampler(ceilingChild.pid) }
+    samplers.push(ceiling.memory)
+    log(`  ceiling at ${ceilingChild.url} (pid ${ceilingChild.pid})`)
+    const probePath = nodePath(TENANTS[0]!.id, 'customer', 'c1')
+    const pipeliningProbe = {
+      service: await probePipelining(serverChild.url, probePath, headers[0]!.read),
+      ceiling: await probePipelining(ceilingChild.url, probePath, headers[0]!.read),
+    }
+    log(`  pipelining probe: service answered ${pipeliningProbe.service.answered} of ${pipeliningProbe.service.sent}, ceiling ${pipeliningProbe.ceiling.answered} of ${pipeliningProbe.ceiling.sent}`)
+    if (o.pipelining > 1 && pipeliningProbe.service.answered < pipeliningProbe.service.sent) {
+      log(`  WARNING: --pipelining ${o.pipelining}: the service does not answer pipelined requests; expect errors (they are counted, not hidden)`)
+    }
+
+    const ctx: ScenarioContext = { headers, data: d }
+    log(`throughput pass: ${o.warmupMs / 1000} s warm-up + ${o.durationMs / 1000} s per run`)
+    const throughput = await throughputPass(service, ceiling, ctx, o, scenarios)
+    const latency = o.skipLatency ? [] : (log(`latency pass: ${o.latencyConnections} connections, no pipelining`), await latencyPass(service, ceiling, ctx, o, scenarios))
+
+    service.memory.sample()
+    const results: RunResults = {
+      date: started.toISOString(),
+      mode: o.mode === 'quick' ? '--quick' : 'full',
+      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+      machine: machine(),
+      settings: {
+        warmupS: o.warmupMs / 1000, durationS: o.durationMs / 1000, connections: o.connections, pipelining: o.pipelining,
+        latencyConnections: o.latencyConnections, workers: o.workers,
+      },
+      data: {
+        tenants: TENANTS.length, customers: d.customersPerTenant * TENANTS.length, products: d.productsPerTenant * TENANTS.length,
+        hub10: d.hub10PerTenant * TENANTS.length, hub1000: d.hub1000PerTenant * TENANTS.length, putIdSpace: d.putIdSpace,
+      },
+      load,
+      throughput,
+      latency,
+      memory: { servicePeakRssAnonMb: service.memory.peakAnonMb, servicePeakRssFileMb: service.memory.peakFileMb, ceilingPeakRssAnonMb: ceiling.memory.peakAnonMb },
+      dataDirMb: diskBytes(layout.dataDir) / 2 ** 20,
+      ceilingBodiesCaptured: bodies.captured,
+      pipeliningProbe,
+      consentReferences: credentials.consents,
+      serviceVersion: serviceVersion(),
+      loadAverageAtStart,
+      notes: notes(scenarios),
+    }
+    const file = writeResults(RESULTS_DIR, results)
+    log('')
+    log(markdown(results))
+    log('')
+    log(`results: ${file}`)
+    return 0
+  } finally {
+    for (const s of samplers) s.stop()
+    await Promise.all(children.map((c) => c.stop()))
+    await runCleanups()
+  }
+}
+
+cleanUpOnSignals()
+main().then((code) => process.exit(code), (err: unknown) => {
+  console.error(err instanceof Error ? err.stack ?? err.message : err)
+  void runCleanups().finally(() => process.exit(1))
+})
