@@ -162,6 +162,9 @@ function commit(store: ShardStore, items: { id: number; op: WriteOp }[], now: nu
       if (sc.touched.size > 0) scheduleTimer()
     })
     .catch((err: unknown) => {
+      // The aborted transaction may have filled the caches with what it did not commit.
+      store.cache.consents.clear()
+      store.cache.tenantSlots.clear()
       for (const i of items) send(internal(i.id, err))
     })
     .finally(() => pendingCommits.delete(done))

@@ -32,15 +32,40 @@ export function newKeySlot(store: ShardStore): number {
 
 /** The slot of the tenant's own data key (for tenant-owned types), created on first use. */
 export function tenantSlot(store: ShardStore, tenant: string, create: boolean): number | undefined {
+  const cached = store.cache.tenantSlots.get(tenant)
+  if (cached !== undefined) return cached
   const slot = store.keySlots.get([tenant])
-  if (slot !== undefined || !create) return slot
+  if (slot !== undefined) {
+    store.cache.tenantSlots.set(tenant, slot)
+    return slot
+  }
+  if (!create) return undefined
   const fresh = newKeySlot(store)
   store.keySlots.putSync([tenant], fresh)
+  store.cache.tenantSlots.set(tenant, fresh)
   return fresh
 }
 
+const cacheKey = (tenant: string, ref: string): string => `${tenant}\u0000${ref}`
+
 export function getConsentRecord(store: ShardStore, tenant: string, ref: string): ConsentRecord | undefined {
-  return store.consents.get(consentKey(tenant, ref))
+  const k = cacheKey(tenant, ref)
+  const cached = store.cache.consents.get(k)
+  if (cached !== undefined) return cached
+  const record = store.consents.get(consentKey(tenant, ref))
+  if (record !== undefined) {
+    if (store.cache.consents.size >= CONSENT_CACHE_LIMIT) store.cache.consents.clear()
+    store.cache.consents.set(k, record)
+  }
+  return record
+}
+
+const CONSENT_CACHE_LIMIT = 100_000
+
+/** Every consent write goes through here, so the cache never disagrees with the store. */
+function putConsent(store: ShardStore, tenant: string, ref: string, record: ConsentRecord): void {
+  store.consents.putSync(consentKey(tenant, ref), record)
+  store.cache.consents.set(cacheKey(tenant, ref), record)
 }
 
 function view(ref: string, c: ConsentRecord): string {
@@ -58,7 +83,7 @@ export function createConsent(store: ShardStore, tenant: string, subject: string
   // 128 random bits: unguessable, and bound to the tenant by where it is stored.
   const ref = `cr_${randomBytes(16).toString('base64url')}`
   const record: ConsentRecord = { subject, status: 'granted', slot: newKeySlot(store), revokedProperties: [], created: now }
-  store.consents.putSync(consentKey(tenant, ref), record)
+  putConsent(store, tenant, ref, record)
   return ok(201, JSON.stringify({ consentReference: ref }))
 }
 
@@ -76,7 +101,7 @@ export function revokeConsent(store: ShardStore, tenant: string, ref: string, ca
   if (c.status === 'revoked') return NO_CONTENT
   // Destroyed (zeroed and synced) before the revocation is acknowledged.
   store.keys.destroy(c.slot)
-  store.consents.putSync(consentKey(tenant, ref), { ...c, status: 'revoked' })
+  putConsent(store, tenant, ref, { ...c, status: 'revoked' })
   return NO_CONTENT
 }
 
@@ -85,7 +110,7 @@ export function grantConsent(store: ShardStore, tenant: string, ref: string, cal
   if (c === undefined) return notFound(ref)
   if (!permitted(c, caller)) return fail('forbidden', `consent reference "${ref}" belongs to another subject`)
   if (c.status === 'granted') return NO_CONTENT
-  store.consents.putSync(consentKey(tenant, ref), { ...c, status: 'granted', slot: newKeySlot(store) })
+  putConsent(store, tenant, ref, { ...c, status: 'granted', slot: newKeySlot(store) })
   return NO_CONTENT
 }
 
@@ -93,6 +118,6 @@ export function setRevokedProperties(store: ShardStore, tenant: string, ref: str
   const c = getConsentRecord(store, tenant, ref)
   if (c === undefined) return notFound(ref)
   if (!permitted(c, caller)) return fail('forbidden', `consent reference "${ref}" belongs to another subject`)
-  store.consents.putSync(consentKey(tenant, ref), { ...c, revokedProperties: [...new Set(names)] })
+  putConsent(store, tenant, ref, { ...c, revokedProperties: [...new Set(names)] })
   return NO_CONTENT
 }

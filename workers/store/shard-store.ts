@@ -33,6 +33,11 @@ export interface ShardStore {
   /** [dueAt, tenant, scheduleId] -> schedule; [tenant, scheduleId] -> dueAt */
   readonly schedules: Database<ScheduleEntry, Key>
   readonly scheduleIds: Database<number, Key>
+  /**
+   * Consent records and tenant key slots read on every decrypt, kept in
+   * memory: the actor is their only writer. Cleared when a transaction fails.
+   */
+  readonly cache: { consents: Map<string, ConsentRecord>; tenantSlots: Map<string, number> }
   /** The data keys, in the key file beside the environment (workers/crypto/key-file.ts says why). */
   readonly keys: DataKeys
   readonly keyFile: KeyFile
@@ -66,6 +71,7 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer): Sh
     eventHeads: sub<EventHead>('eventHeads'),
     schedules: sub<ScheduleEntry>('schedules'),
     scheduleIds: sub<number>('scheduleIds'),
+    cache: { consents: new Map(), tenantSlots: new Map() },
     keys: new DataKeys(keyFile, masterKey),
     keyFile,
   }
