@@ -165,6 +165,7 @@ function commit(store: ShardStore, items: { id: number; op: WriteOp }[], now: nu
       // The aborted transaction may have filled the caches with what it did not commit.
       store.cache.consents.clear()
       store.cache.tenantSlots.clear()
+      store.cache.plain.clear()
       for (const i of items) send(internal(i.id, err))
     })
     .finally(() => pendingCommits.delete(done))

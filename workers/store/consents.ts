@@ -99,8 +99,10 @@ export function revokeConsent(store: ShardStore, tenant: string, ref: string, ca
   if (c === undefined) return notFound(ref)
   if (!permitted(c, caller)) return fail('forbidden', `consent reference "${ref}" belongs to another subject`)
   if (c.status === 'revoked') return NO_CONTENT
-  // Destroyed (zeroed and synced) before the revocation is acknowledged.
+  // Destroyed (zeroed and synced) before the revocation is acknowledged;
+  // decrypted copies in memory go with it.
   store.keys.destroy(c.slot)
+  store.cache.plain.forEach((entry, id) => { if (entry.o === ref) store.cache.plain.delete(id) })
   putConsent(store, tenant, ref, { ...c, status: 'revoked' })
   return NO_CONTENT
 }

@@ -39,9 +39,14 @@ export function openElement(store: ShardStore, tenant: string, key: Key, stored:
   }
   const dataKey = store.keys.get(stored.k)
   if (dataKey === undefined) return { kind: 'locked', meta: meta(stored) }
-  const plain = open(dataKey, stored.s, aad(key))
-  if (plain === undefined) return { kind: 'locked', meta: meta(stored) }
-  let p = plain.toString('utf8')
+  const id = aad(key)
+  let p = cachedPlain(store, id, stored)
+  if (p === undefined) {
+    const plain = open(dataKey, stored.s, id)
+    if (plain === undefined) return { kind: 'locked', meta: meta(stored) }
+    p = plain.toString('utf8')
+    remember(store, id, stored, p)
+  }
   if (forRead && hidden.length > 0) {
     const props = JSON.parse(p) as Record<string, unknown>
     for (const name of hidden) delete props[name]
@@ -53,8 +58,28 @@ export function openElement(store: ShardStore, tenant: string, key: Key, stored:
 export function sealElement(store: ShardStore, key: Key, slot: number, record: ElementRecord): StoredElement {
   const dataKey = store.keys.get(slot)
   if (dataKey === undefined) throw new Error(`data key slot ${slot} is destroyed`)
-  return { c: record.c, b: record.b, o: record.o, k: slot, s: seal(dataKey, record.p, aad(key)) }
+  const id = aad(key)
+  const stored = { c: record.c, b: record.b, o: record.o, k: slot, s: seal(dataKey, record.p, id) }
+  remember(store, id, stored, record.p)
+  return stored
 }
+
+/** Decrypted elements kept in memory; the oldest go first past this many. */
+const PLAIN_CACHE_LIMIT = 50_000
+
+function cachedPlain(store: ShardStore, id: string, stored: StoredElement): string | undefined {
+  const hit = store.cache.plain.get(id)
+  if (hit === undefined || hit.k !== stored.k || hit.o !== stored.o || Buffer.compare(hit.s, stored.s) !== 0) return undefined
+  return hit.p
+}
+
+function remember(store: ShardStore, id: string, stored: StoredElement, p: string): void {
+  const cache = store.cache.plain
+  cache.delete(id)
+  if (cache.size >= PLAIN_CACHE_LIMIT) cache.delete(cache.keys().next().value as string)
+  cache.set(id, { o: stored.o, k: stored.k, s: stored.s, p })
+}
+
 
 /** What a permitted write seals with: the owner it records and the key slot. */
 export interface WriteGrant {

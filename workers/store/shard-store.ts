@@ -10,6 +10,18 @@ import type { ScheduleEntry } from './schedules'
 import type { Key } from './keys'
 import type { StoredElement } from './records'
 
+/**
+ * A decrypted element kept in memory (never on disk), valid only while the
+ * stored ciphertext is byte for byte the one it was made from. It is used
+ * only after the consent checks pass, and dropped when its consent is revoked.
+ */
+export interface PlainEntry {
+  o: string
+  k: number
+  s: Uint8Array
+  p: string
+}
+
 export interface ShardStore {
   readonly shard: number
   readonly env: RootDatabase
@@ -37,7 +49,7 @@ export interface ShardStore {
    * Consent records and tenant key slots read on every decrypt, kept in
    * memory: the actor is their only writer. Cleared when a transaction fails.
    */
-  readonly cache: { consents: Map<string, ConsentRecord>; tenantSlots: Map<string, number> }
+  readonly cache: { consents: Map<string, ConsentRecord>; tenantSlots: Map<string, number>; plain: Map<string, PlainEntry> }
   /** The data keys, in the key file beside the environment (workers/crypto/key-file.ts says why). */
   readonly keys: DataKeys
   readonly keyFile: KeyFile
@@ -71,7 +83,7 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer): Sh
     eventHeads: sub<EventHead>('eventHeads'),
     schedules: sub<ScheduleEntry>('schedules'),
     scheduleIds: sub<number>('scheduleIds'),
-    cache: { consents: new Map(), tenantSlots: new Map() },
+    cache: { consents: new Map(), tenantSlots: new Map(), plain: new Map() },
     keys: new DataKeys(keyFile, masterKey),
     keyFile,
   }
