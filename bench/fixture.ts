@@ -24,15 +24,29 @@ export const TENANTS: readonly Tenant[] = Array.from({ length: TENANT_COUNT }, (
 })
 
 /** The bootstrap file of the bench's server: tenants, one client each, the metamodel. */
+export const ADMIN_CLIENT = { id: 'bench-admin', secret: 'bench-admin-secret' }
+
+/** The token request of a client: Basic auth, form body. */
+export function basicTokenHeaders(clientId: string, secret: string): Record<string, string> {
+  return {
+    authorization: `Basic ${Buffer.from(`${enc(clientId)}:${enc(secret)}`).toString('base64')}`,
+    'content-type': 'application/x-www-form-urlencoded',
+  }
+}
+
 export function bootstrapDoc(): object {
   const str = { type: 'string' }
   const int = { type: 'integer' }
   return {
-    tenants: TENANTS.map((t) => ({ id: t.id, org: `${t.id}-org` })),
-    clients: TENANTS.map((t) => ({
-      client_id: t.clientId, client_secret: t.clientSecret, tenant: t.id,
-      redirect_uris: ['http://127.0.0.1/callback'], scopes: [VIEW, MANAGE], grant_types: ['client_credentials'],
-    })),
+    tenants: [...TENANTS.map((t) => ({ id: t.id, org: `${t.id}-org` })), { id: 'platform', org: 'platform-org' }],
+    clients: [
+      ...TENANTS.map((t) => ({
+        client_id: t.clientId, client_secret: t.clientSecret, tenant: t.id,
+        redirect_uris: ['http://127.0.0.1/callback'], scopes: [VIEW, MANAGE], grant_types: ['client_credentials'],
+      })),
+      // Creates, through the admin API, the clients with server-generated secrets that the token scenario uses.
+      { client_id: ADMIN_CLIENT.id, client_secret: ADMIN_CLIENT.secret, tenant: 'platform', redirect_uris: [], scopes: ['platform.admin'], grant_types: ['client_credentials'] },
+    ],
     metamodel: {
       '*': {
         nodes: {
@@ -127,10 +141,7 @@ export function tenantHeaders(t: Tenant, accessToken: string, consent: string): 
     read: { authorization },
     write: { authorization, 'content-type': 'application/json', 'consent-reference': consent },
     post: { authorization, 'consent-reference': consent },
-    token: {
-      authorization: `Basic ${Buffer.from(`${enc(t.clientId)}:${enc(t.clientSecret)}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
+    token: basicTokenHeaders(t.clientId, t.clientSecret),
   }
 }
 

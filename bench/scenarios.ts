@@ -138,8 +138,8 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
-    name: 'token', goal: 0.3, latency: false, shape: { connections: 4, pipelining: 1 },
-    stands: 'client-credentials token requests. NOTE: the bench clients come from the bootstrap file, whose secrets the server stores scrypt-hashed (~50 ms each); the admin API for server-generated (SHA-256) secrets does not exist yet',
+    name: 'token', goal: 0.3, latency: false,
+    stands: 'client-credentials token requests by clients whose secrets the server generated (admin API; stored and checked as SHA-256); each token is stored durably before it is answered',
     source: (ctx, r) => () => {
       const t = pick(r, T)
       return { method: 'POST', path: TOKEN_PATH, headers: ctx.headers[t]!.token, body: TOKEN_BODY }

@@ -5,10 +5,12 @@
 // has that route; before it does (404), any non-empty reference is accepted,
 // and a fixed one is used.
 import { request } from 'undici'
-import { TENANTS, TOKEN_PATH, consentsPath, tenantHeaders, type Tenant, type TenantHeaders } from './fixture'
+import { ADMIN_CLIENT, TENANTS, TOKEN_PATH, basicTokenHeaders, consentsPath, tenantHeaders, type Tenant, type TenantHeaders } from './fixture'
 
 export interface Credentials {
   headers: TenantHeaders[]
+  /** 'generated': the token scenario's clients have server-generated (SHA-256) secrets from the admin API. */
+  tokenClients: 'generated' | 'bootstrap'
   /** 'issued' by the consents API, or 'fixed' when the service has none yet. */
   consents: 'issued' | 'fixed'
 }
@@ -42,13 +44,29 @@ async function consentReference(origin: string, t: Tenant, token: string): Promi
   throw new Error(`POST ${consentsPath(t.id)} failed: ${r.status} ${r.text.slice(0, 300)}`)
 }
 
+/** A client of the tenant with a server-generated secret (checked with SHA-256), made with the admin API. */
+async function generatedClient(origin: string, adminToken: string, t: Tenant): Promise<Record<string, string> | undefined> {
+  const r = await post(origin, '/oauth2/v1/admin/clients', { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    JSON.stringify({ client_id: `${t.clientId}-generated`, tenant: t.id, redirect_uris: [], scopes: ['platform.profile_graph_view'], grant_types: ['client_credentials'] }))
+  if (r.status !== 201 || typeof r.json.client_secret !== 'string') return undefined
+  return basicTokenHeaders(`${t.clientId}-generated`, r.json.client_secret)
+}
+
 /** Headers for every tenant, in TENANTS order. */
 export async function fetchCredentials(origin: string): Promise<Credentials> {
   const tokens = await Promise.all(TENANTS.map((t) => fetchToken(origin, t)))
   const refs = await Promise.all(TENANTS.map((t, i) => consentReference(origin, t, tokens[i]!)))
   const issued = refs.every((r) => r !== undefined)
+  const admin = await post(origin, TOKEN_PATH, basicTokenHeaders(ADMIN_CLIENT.id, ADMIN_CLIENT.secret), 'grant_type=client_credentials&scope=platform.admin')
+  const adminToken = typeof admin.json.access_token === 'string' ? admin.json.access_token : undefined
+  const generated = adminToken === undefined ? [] : await Promise.all(TENANTS.map((t) => generatedClient(origin, adminToken, t)))
+  const allGenerated = generated.length === TENANTS.length && generated.every((g) => g !== undefined)
   return {
-    headers: TENANTS.map((t, i) => tenantHeaders(t, tokens[i]!, refs[i] ?? `consent-${t.id}`)),
+    headers: TENANTS.map((t, i) => {
+      const h = tenantHeaders(t, tokens[i]!, refs[i] ?? `consent-${t.id}`)
+      return allGenerated ? { ...h, token: generated[i]! } : h
+    }),
     consents: issued ? 'issued' : 'fixed',
+    tokenClients: allGenerated ? 'generated' : 'bootstrap',
   }
 }
