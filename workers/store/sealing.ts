@@ -65,7 +65,7 @@ export function sealElement(store: ShardStore, key: Key, slot: number, record: E
 }
 
 /** Decrypted elements kept in memory; the oldest go first past this many. */
-const PLAIN_CACHE_LIMIT = 50_000
+const PLAIN_CACHE_LIMIT = 20_000
 
 function cachedPlain(store: ShardStore, id: string, stored: StoredElement): string | undefined {
   const hit = store.cache.plain.get(id)
