@@ -57,7 +57,7 @@ export class ListScan implements Scan {
       const stored = store.nodes.get(nk)
       if (stored === undefined) continue
       if (this.owner !== undefined && stored.o !== this.owner && stored.o !== TENANT_OWNER) continue
-      const opened = openElement(store, tenant, nk, stored, true)
+      const opened = openElement(store, tenant, nk, stored, true, false)
       let json: string
       if (opened.kind !== 'open') json = LOCKED_PLACEHOLDER
       else {
@@ -94,7 +94,7 @@ export class NeighboursScan implements Scan {
     const key = nodeKey(this.tenant, n)
     const stored = store.nodes.get(key)
     if (stored === undefined) return undefined
-    const opened = openElement(store, this.tenant, key, stored, true)
+    const opened = openElement(store, this.tenant, key, stored, true, false)
     return nodeChunk(urls, this.tenant, n, stored, opened.kind === 'open' ? opened.record.p : undefined, relations)
   }
 
@@ -140,7 +140,7 @@ export class NeighboursScan implements Scan {
       const rk = relationKey(tenant, relation)
       const stored = store.relations.get(rk)
       if (stored === undefined) continue
-      const opened = openElement(store, tenant, rk, stored, true)
+      const opened = openElement(store, tenant, rk, stored, true, false)
       g.relations.push(relationChunk(urls, tenant, relation, stored, opened.kind === 'open' ? opened.record.p : undefined))
     }
     flush()

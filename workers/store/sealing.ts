@@ -25,8 +25,11 @@ export function meta(s: StoredElement): ElementMeta {
 /**
  * Opens the properties of an element. With `forRead`, properties whose
  * consent is revoked are left out; writes merge with everything stored.
+ * Without `keep`, what is decrypted is not added to the in-memory cache:
+ * scans over large neighbourhoods must neither grow memory nor evict the
+ * elements single reads use.
  */
-export function openElement(store: ShardStore, tenant: string, key: Key, stored: StoredElement, forRead: boolean): Opened {
+export function openElement(store: ShardStore, tenant: string, key: Key, stored: StoredElement, forRead: boolean, keep = true): Opened {
   let hidden: string[] = []
   if (stored.o === TENANT_OWNER) {
     if (tenantSlot(store, tenant, false) !== stored.k) return { kind: 'locked', meta: meta(stored) }
@@ -45,7 +48,7 @@ export function openElement(store: ShardStore, tenant: string, key: Key, stored:
     const plain = open(dataKey, stored.s, id)
     if (plain === undefined) return { kind: 'locked', meta: meta(stored) }
     p = plain.toString('utf8')
-    remember(store, id, stored, p)
+    if (keep) remember(store, id, stored, p)
   }
   if (forRead && hidden.length > 0) {
     const props = JSON.parse(p) as Record<string, unknown>
