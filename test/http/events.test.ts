@@ -4,17 +4,9 @@
 // downtime, long-poll, and retention (410).
 import t from 'tap'
 import { Graph, call, createConsent } from '../helpers/client'
+import type { Envelope } from '../helpers/event-log'
 import { getToken, removeDir, serverForFile, startServer, tempDir, type Server } from '../helpers/server'
 
-interface Envelope {
-  id: string
-  sequence: number
-  tenant: string
-  operation: string
-  schema: string
-  payload: Record<string, unknown>
-  time: number
-}
 interface Page { events: Envelope[]; next: number }
 
 const fixture = serverForFile(t)
