@@ -7,15 +7,7 @@ import { changeEvent, consentRevoked, ensureNode, relationPayload, type ShardCon
 import { recordTimings } from './timings'
 import { LOCKED_PLACEHOLDER, counterResult, relationObject, type ElementMeta, type StoredElement } from './records'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
-import { isGrant, openElement, revokedPropertyWritten, sealElement, writeGrant, type WriteGrant } from './sealing'
-
-/** The answer shows no property whose consent is revoked. */
-function withoutProperties(p: string, names: readonly string[]): string {
-  if (names.length === 0) return p
-  const props = JSON.parse(p) as Record<string, unknown>
-  for (const name of names) delete props[name]
-  return JSON.stringify(props)
-}
+import { isGrant, openElement, revokedPropertyWritten, sealElement, withoutProperties, writeGrant, type WriteGrant } from './sealing'
 
 function describe(r: RelationRef): string {
   return `relation ${r.from.ns}/${r.from.type}/${r.from.id} -> ${r.to.ns}/${r.to.type}/${r.to.id} (${r.rel.ns}/${r.rel.type}/${r.rel.id})`
@@ -110,6 +102,7 @@ export function incrementCounter(sc: ShardContext, tenant: string, rel: Relation
   }
   const done = write(sc, tenant, rel, ctx, prep, { ...prep.before, [name]: ((value as number | undefined) ?? 0) + 1 }, name)
   if (!('record' in done)) return done
+  // The answer shows no property whose consent is revoked.
   const shown = { ...done.record, p: withoutProperties(done.record.p, prep.grant.revokedProperties) }
   return ok(200, counterResult(relationObject(sc.urls, tenant, rel, shown), done.from, done.to, done.record))
 }

@@ -50,12 +50,15 @@ export function openElement(store: ShardStore, tenant: string, key: Key, stored:
     p = plain.toString('utf8')
     if (keep) remember(store, id, stored, p)
   }
-  if (forRead && hidden.length > 0) {
-    const props = JSON.parse(p) as Record<string, unknown>
-    for (const name of hidden) delete props[name]
-    p = JSON.stringify(props)
-  }
-  return { kind: 'open', record: { ...meta(stored), p }, hidden }
+  return { kind: 'open', record: { ...meta(stored), p: forRead ? withoutProperties(p, hidden) : p }, hidden }
+}
+
+/** Properties JSON without the named ones (those whose consent is revoked). */
+export function withoutProperties(p: string, names: readonly string[]): string {
+  if (names.length === 0) return p
+  const props = JSON.parse(p) as Record<string, unknown>
+  for (const name of names) delete props[name]
+  return JSON.stringify(props)
 }
 
 export function sealElement(store: ShardStore, key: Key, slot: number, record: ElementRecord): StoredElement {
