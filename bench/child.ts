@@ -10,8 +10,10 @@ export interface Child {
   stop(): Promise<void>
 }
 
-export async function startChild(label: string, entry: string, args: readonly string[], startTimeoutMs = 60_000): Promise<Child> {
-  const proc: ChildProcess = spawn(process.execPath, [entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+export async function startChild(
+  label: string, entry: string, args: readonly string[], nodeArgs: readonly string[] = [], startTimeoutMs = 60_000,
+): Promise<Child> {
+  const proc: ChildProcess = spawn(process.execPath, [...nodeArgs, entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   proc.stdout!.on('data', (d: Buffer) => { out += d.toString() })
   proc.stderr!.on('data', (d: Buffer) => { out += d.toString() })

@@ -33,6 +33,8 @@ export interface Options {
   /** Scenario names to run; empty = all. */
   only: string[]
   skipLatency: boolean
+  /** --cpu-prof DIR: the service writes a .cpuprofile per thread (front, actors) into DIR when it stops. */
+  cpuProfDir: string | undefined
   /** Before each measured run, wait at most this long for other processes to calm down (0: never wait or re-run). */
   quietWaitMs: number
 }
@@ -52,6 +54,7 @@ export const USAGE = `usage: npm run bench -- [--quick | --scale] [options]
   --workers N          the server's --workers (default 2)
   --only a,b           run only these scenarios
   --no-latency         skip the 64-connection latency pass
+  --cpu-prof DIR       profile the service (node --cpu-prof): one .cpuprofile per thread in DIR
   --quiet-wait S       wait up to S seconds for a quiet machine before each run and
                        re-run a run that other processes disturbed (default 3 quick,
                        10 full; 0 = never)`
@@ -92,6 +95,7 @@ export function parseOptions(argv: readonly string[]): Options {
     data: { ...profile.data },
     only: [],
     skipLatency: false,
+    cpuProfDir: undefined,
     quietWaitMs: profile.quietWaitMs,
   }
   for (let i = 0; i < argv.length; i++) {
@@ -106,6 +110,12 @@ export function parseOptions(argv: readonly string[]): Options {
       case '--workers': o.workers = Math.floor(positive(arg, value(), 64)); break
       case '--only': o.only = (value() ?? '').split(',').filter((s) => s !== ''); break
       case '--no-latency': o.skipLatency = true; break
+      case '--cpu-prof': {
+        const dir = value()
+        if (dir === undefined || dir.startsWith('--')) throw new UsageError('--cpu-prof needs a directory')
+        o.cpuProfDir = dir
+        break
+      }
       case '--quiet-wait': {
         const raw = value()
         o.quietWaitMs = raw === '0' ? 0 : positive(arg, raw, 600) * 1000

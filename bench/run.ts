@@ -185,7 +185,7 @@ async function main(): Promise<number> {
   try {
     const layout = prepareService(tmp)
     log(`bench (${o.mode}): starting the service (--workers ${o.workers}) in ${tmp}`)
-    const serverChild = await startService(layout, o.workers)
+    const serverChild = await startService(layout, o.workers, o.cpuProfDir)
     children.push(serverChild)
     const service: Target = { label: 'service', child: serverChild, memory: new MemorySampler(serverChild.pid) }
     samplers.push(service.memory)

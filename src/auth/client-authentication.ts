@@ -47,13 +47,14 @@ export async function authenticateClient(
 ): Promise<ClientRecord> {
   const basic = creds.via === 'basic'
   const client = store.clients.get(creds.clientId)
-  const failure = invalidClient('client authentication failed', basic)
-  if (client === undefined || client.secret === undefined || creds.clientSecret === undefined) throw failure
+  // Built only on failure: an error captures a stack trace, too dear for every /token call.
+  const failure = (): ApiError => invalidClient('client authentication failed', basic)
+  if (client === undefined || client.secret === undefined || creds.clientSecret === undefined) throw failure()
   const secret = client.secret
   const good = secret.alg === 'sha256'
     ? equalHashes(sha256(creds.clientSecret), secret.hash)
     : await hasher.verify(creds.clientSecret, secret)
-  if (!good) throw failure
+  if (!good) throw failure()
   return client
 }
 

@@ -1,9 +1,10 @@
 // Random tokens and their hashes. Access tokens and server-generated client
 // secrets carry 256 bits of entropy, so a plain SHA-256 is enough to store them.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { pooledRandomBytes } from '../crypto/random-pool'
 
 export function randomToken(): string {
-  return randomBytes(32).toString('base64url')
+  return pooledRandomBytes(32).toString('base64url')
 }
 
 export function sha256(text: string): string {

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { shardOf } from '../../src/shard/tenant-hash'
 import { open as unseal } from '../../workers/crypto/seal'
 import { SLOT_BYTES, WRAPPED_BYTES } from '../../workers/crypto/key-file'
+import { VALUE_ENCODING } from '../../workers/store/shard-store'
 import { Graph, createConsent } from '../helpers/client'
 import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
 
@@ -97,7 +98,7 @@ t.test('a flipped ciphertext byte makes the element locked, not a crash', async 
   await server.stop()
 
   const env = openLmdb({ path: join(dir, 'data', 'shards', String(shardOf('demo', SHARDS))), maxDbs: 8 })
-  const nodes = env.openDB<{ s: Uint8Array }, (string | number)[]>('nodes', { encoding: 'msgpack' })
+  const nodes = env.openDB<{ s: Uint8Array }, (string | number)[]>('nodes', VALUE_ENCODING)
   const key = ['demo', 'core', 'customer', 't1']
   const rec = nodes.get(key)!
   const s = Buffer.from(rec.s)

@@ -1,29 +1,15 @@
 // AES-256-GCM: a fresh 96-bit nonce per seal, the element's identity as
 // additional authenticated data, so a sealed value moved to another element
 // or altered by one bit does not open.
-import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto'
+import { createCipheriv, createDecipheriv } from 'node:crypto'
+import { pooledRandomBytes } from '../../src/crypto/random-pool'
 
 const NONCE = 12
 const TAG = 16
 
-// Nonces are drawn from a pool refilled from the CSPRNG in bulk: one
-// randomBytes(12) call per write costs more than the cipher itself.
-const pool = Buffer.alloc(NONCE * 4096)
-let offset = pool.length
-
-function freshNonce(): Buffer {
-  if (offset >= pool.length) {
-    randomFillSync(pool)
-    offset = 0
-  }
-  const nonce = Buffer.from(pool.subarray(offset, offset + NONCE))
-  offset += NONCE
-  return nonce
-}
-
 /** nonce | ciphertext | tag */
 export function seal(key: Buffer, plaintext: Buffer | string, aad: Buffer | string): Buffer {
-  const nonce = freshNonce()
+  const nonce = pooledRandomBytes(NONCE)
   const cipher = createCipheriv('aes-256-gcm', key, nonce)
   cipher.setAAD(typeof aad === 'string' ? Buffer.from(aad) : aad)
   const body = cipher.update(plaintext)

@@ -1,6 +1,6 @@
 // One shard's LMDB environment and its databases. An actor opens the shards
 // it owns; nothing else touches them while it runs.
-import { open, RootDatabase, Database } from 'lmdb'
+import { open, RootDatabase, Database, type DatabaseOptions } from 'lmdb'
 import { join } from 'node:path'
 import { DataKeys } from '../crypto/data-keys'
 import { KeyFile } from '../crypto/key-file'
@@ -55,6 +55,15 @@ export interface ShardStore {
   readonly keyFile: KeyFile
 }
 
+/**
+ * Values are plain msgpack maps. msgpackr's default records carry their
+ * structure inline without a shared structure table, and building that
+ * structure on every read cost more than the read; a shared table would be
+ * written outside our transactions. lmdb-js passes msgpackr options through
+ * (its typings do not list them).
+ */
+export const VALUE_ENCODING = { encoding: 'msgpack', useRecords: false, mapsAsObjects: true } as DatabaseOptions
+
 export function shardPath(dataDir: string, shard: number): string {
   return join(dataDir, 'shards', String(shard))
 }
@@ -67,7 +76,7 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer): Sh
     // `env.flushed` resolves (DESIGN.md: durable before 204).
     overlappingSync: true,
   })
-  const sub = <V>(name: string) => env.openDB<V, Key>(name, { encoding: 'msgpack' })
+  const sub = <V>(name: string) => env.openDB<V, Key>(name, VALUE_ENCODING)
   const keyFile = new KeyFile(join(shardPath(dataDir, shard), 'keys.bin'))
   return {
     shard,
