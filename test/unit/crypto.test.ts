@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { BlindIndex } from '../../workers/crypto/blind-index'
 import { DataKeys } from '../../workers/crypto/data-keys'
 import { KeyFile, SLOT_BYTES } from '../../workers/crypto/key-file'
-import { open, seal } from '../../workers/crypto/seal'
+import { open, seal, sealedFingerprint } from '../../workers/crypto/seal'
 
 t.test('seal/open: round trip, fresh nonce, identity bound, tampering detected', async (t) => {
   const key = randomBytes(32)
@@ -25,6 +25,19 @@ t.test('seal/open: round trip, fresh nonce, identity bound, tampering detected',
   }
   t.equal(open(key, a.subarray(0, 10), 'node-1'), undefined, 'too short')
   t.notOk(a.includes(Buffer.from('Ann')), 'no plaintext in the sealed bytes')
+})
+
+t.test('sealed fingerprint: the same for the same sealed bytes, different for another sealing or length', async (t) => {
+  const key = randomBytes(32)
+  const a = seal(key, '{"name":"Ada"}', 'id')
+  const b = seal(key, '{"name":"Ada"}', 'id')
+  t.equal(sealedFingerprint(a), sealedFingerprint(Uint8Array.from(a)), 'a copy has the same fingerprint')
+  t.not(sealedFingerprint(a), sealedFingerprint(b), 'a fresh nonce gives another fingerprint')
+  const longer = Buffer.concat([a.subarray(0, 12), Buffer.from([0]), a.subarray(12)])
+  t.not(sealedFingerprint(a), sealedFingerprint(longer), 'the length is part of it')
+  const backing = Buffer.concat([Buffer.alloc(5), a])
+  const viewed = new Uint8Array(backing.buffer, backing.byteOffset + 5, a.length)
+  t.equal(sealedFingerprint(viewed), sealedFingerprint(a), 'a view at an offset reads its own bytes')
 })
 
 t.test('key file: slots are written, read, and destroyed by zeroing in place', async (t) => {

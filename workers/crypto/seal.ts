@@ -17,6 +17,17 @@ export function seal(key: Buffer, plaintext: Buffer | string, aad: Buffer | stri
   return Buffer.concat([nonce, body, final, cipher.getAuthTag()])
 }
 
+/**
+ * What identifies a sealed value cheaply: its length, nonce and tag. Two
+ * values alike in these but different elsewhere cannot both open under one
+ * key (that would be a GCM forgery), so a cache keyed by it never serves
+ * what a fresh decrypt would refuse as another value's plaintext.
+ */
+export function sealedFingerprint(sealed: Uint8Array): string {
+  const buf = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.length)
+  return `${sealed.length}:${buf.toString('latin1', 0, NONCE)}${buf.toString('latin1', sealed.length - TAG)}`
+}
+
 /** The plaintext, or undefined when the key, the data or the identity does not match. */
 export function open(key: Buffer, sealed: Uint8Array, aad: Buffer | string): Buffer | undefined {
   if (sealed.length < NONCE + TAG) return undefined

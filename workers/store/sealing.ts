@@ -1,7 +1,7 @@
 // Sealing and opening an element's custom properties under its owner's data
 // key, and the consent checks of a write. This is where spec 1.4, 1.6 and 1.8
 // are decided for one element: who may write it, and what a read may see.
-import { open, seal } from '../crypto/seal'
+import { open, seal, sealedFingerprint } from '../crypto/seal'
 import { TENANT_OWNER, getConsentRecord, tenantSlot } from './consents'
 import type { Key } from './keys'
 import type { ElementMeta, ElementRecord, StoredElement } from './records'
@@ -26,8 +26,8 @@ export function meta(s: StoredElement): ElementMeta {
  * Opens the properties of an element. With `forRead`, properties whose
  * consent is revoked are left out; writes merge with everything stored.
  * Without `keep`, what is decrypted is not added to the in-memory cache:
- * scans over large neighbourhoods must neither grow memory nor evict the
- * elements single reads use.
+ * scans add only their first elements (SCAN_CACHE_BUDGET in scans.ts), so a
+ * large neighbourhood neither grows memory nor evicts what single reads use.
  */
 export function openElement(store: ShardStore, tenant: string, key: Key, stored: StoredElement, forRead: boolean, keep = true): Opened {
   let hidden: string[] = []
@@ -75,7 +75,7 @@ const PLAIN_CACHE_LIMIT = 20_000
 
 function cachedPlain(store: ShardStore, id: string, stored: StoredElement): string | undefined {
   const hit = store.cache.plain.get(id)
-  if (hit === undefined || hit.k !== stored.k || hit.o !== stored.o || Buffer.compare(hit.s, stored.s) !== 0) return undefined
+  if (hit === undefined || hit.k !== stored.k || hit.o !== stored.o || hit.f !== sealedFingerprint(stored.s)) return undefined
   return hit.p
 }
 
@@ -83,7 +83,7 @@ function remember(store: ShardStore, id: string, stored: StoredElement, p: strin
   const cache = store.cache.plain
   cache.delete(id)
   if (cache.size >= PLAIN_CACHE_LIMIT) cache.delete(cache.keys().next().value as string)
-  cache.set(id, { o: stored.o, k: stored.k, s: stored.s, p })
+  cache.set(id, { o: stored.o, k: stored.k, f: sealedFingerprint(stored.s), p })
 }
 
 

@@ -12,13 +12,15 @@ import type { StoredElement } from './records'
 
 /**
  * A decrypted element kept in memory (never on disk), valid only while the
- * stored ciphertext is byte for byte the one it was made from. It is used
- * only after the consent checks pass, and dropped when its consent is revoked.
+ * stored value has the owner, key slot and sealed fingerprint (length, nonce,
+ * tag: workers/crypto/seal.ts) it was made from. It is used only after the
+ * consent checks pass, and dropped when its consent is revoked. Keeping the
+ * fingerprint rather than the sealed bytes halves the cache's memory.
  */
 export interface PlainEntry {
   o: string
   k: number
-  s: Uint8Array
+  f: string
   p: string
 }
 
