@@ -16,6 +16,15 @@ async function keptOrRehashed(hasher: PasswordHasher, secret: string, stored: Se
   return hasher.hash(secret)
 }
 
+const BATCH = 16
+
+/** `work` over `items` in order, BATCH at a time. */
+async function inBatches<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = []
+  for (let i = 0; i < items.length; i += BATCH) out.push(...await Promise.all(items.slice(i, i + BATCH).map(work)))
+  return out
+}
+
 function checkClients(clients: ClientDecl[]): void {
   clients.forEach((c, i) => {
     const problem = clientProblem({ ...c, public: c.client_secret === undefined })
@@ -35,20 +44,21 @@ function checkUsers(users: UserDecl[]): void {
 export async function applyAuthBootstrap(store: AuthStore, hasher: PasswordHasher, boot: Bootstrap): Promise<void> {
   checkClients(boot.clients)
   checkUsers(boot.users)
-  const clients: ClientRecord[] = []
-  for (const c of boot.clients) {
+  // The scrypt checks run side by side in the pool (one after another they
+  // made most of a restart's time), a few at a time so a large file stays
+  // within the pool's queue.
+  const clients = await inBatches(boot.clients, async (c): Promise<ClientRecord> => {
     const existing = store.clients.get(c.client_id)
     const secret = c.client_secret === undefined ? undefined : await keptOrRehashed(hasher, c.client_secret, existing?.secret)
-    clients.push({
+    return {
       client_id: c.client_id, tenant: c.tenant, secret,
       redirect_uris: c.redirect_uris, scopes: c.scopes, grant_types: c.grant_types,
-    })
-  }
-  const users: UserRecord[] = []
-  for (const u of boot.users) {
+    }
+  })
+  const users = await inBatches(boot.users, async (u): Promise<UserRecord> => {
     const existing = store.users.get(u.id)
-    users.push({ id: u.id, username: u.username, email: u.email, tenants: u.tenants, password: await keptOrRehashed(hasher, u.password, existing?.password) })
-  }
+    return { id: u.id, username: u.username, email: u.email, tenants: u.tenants, password: await keptOrRehashed(hasher, u.password, existing?.password) }
+  })
   const validFrom = new Date(now()).toISOString()
   await store.env.transaction(() => {
     for (const t of boot.tenants) store.tenants.putSync(t.id, t)
