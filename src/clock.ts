@@ -22,10 +22,21 @@ export function useClock(clock: Clock): () => void {
 }
 
 /**
+ * Test-only: follows CLOCK_OFFSET_FILE when the environment names it (the
+ * front thread and every shard actor call this at start, so all of them tell
+ * the same time). Returns the file, or undefined when the system clock stays.
+ */
+export function useOffsetClockFromEnv(env: NodeJS.ProcessEnv, read: (p: string) => string): string | undefined {
+  const file = env['CLOCK_OFFSET_FILE']
+  if (file === undefined || file === '') return undefined
+  useClock(offsetClockFromFile(file, read))
+  return file
+}
+
+/**
  * Test-only: a clock that runs `offset` ms ahead of the system clock, the
  * offset read (a decimal number) from `path` on every call, so a test can
- * move an out-of-process server through a lock-out without waiting. main.ts
- * installs it only when the environment names CLOCK_OFFSET_FILE.
+ * move an out-of-process server through a lock-out without waiting.
  */
 export function offsetClockFromFile(path: string, read: (p: string) => string): Clock {
   return {

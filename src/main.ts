@@ -9,7 +9,7 @@ import { publishSubscriptionEvents } from './events/subscription-events'
 import { PasswordHasher } from './auth/password-hasher'
 import { SigningPool } from './auth/signing-pool'
 import { readBootstrapFile, type Bootstrap } from './bootstrap/bootstrap-file'
-import { now, offsetClockFromFile, useClock } from './clock'
+import { now, useOffsetClockFromEnv } from './clock'
 import { ConfigError, loadConfig, type Config } from './config'
 import { loadOrCreateMasterKey, masterKeyCheck } from './crypto/master-key'
 import { deliveryOptionsFromEnv, WebhookDelivery } from './events/webhook-delivery'
@@ -32,11 +32,8 @@ function printWelcome(config: Config, boot: Bootstrap, publicUrl: string): void 
 async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2), process.env)
   const webhookOptions = deliveryOptionsFromEnv(process.env)
-  const clockOffsetFile = process.env.CLOCK_OFFSET_FILE
-  if (clockOffsetFile !== undefined && clockOffsetFile !== '') {
-    console.error(`warning: CLOCK_OFFSET_FILE is set (tests only): the clock follows the offset in ${clockOffsetFile}`)
-    useClock(offsetClockFromFile(clockOffsetFile, (p) => readFileSync(p, 'utf8')))
-  }
+  const clockOffsetFile = useOffsetClockFromEnv(process.env, (p) => readFileSync(p, 'utf8'))
+  if (clockOffsetFile !== undefined) console.error(`warning: CLOCK_OFFSET_FILE is set (tests only): the clock follows the offset in ${clockOffsetFile}`)
   const boot = readBootstrapFile(config.bootstrap)
   mkdirSync(config.dataDir, { recursive: true })
   const masterKey = loadOrCreateMasterKey(config.masterKeyFile)

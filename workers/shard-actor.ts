@@ -2,6 +2,7 @@
 // of its shards. It applies every write of a shard in arrival order, one
 // write transaction per shard per batch (group commit), and acknowledges the
 // writes only once that transaction is flushed to disk.
+import { readFileSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
 import { Metamodel } from '../src/model/metamodel'
 import { Urls } from '../src/model/urls'
@@ -18,8 +19,11 @@ import { ListScan, NeighboursScan, type Scan } from './store/scans'
 import { closeShard, openShard, type ShardStore } from './store/shard-store'
 import { createWebhook, deleteWebhook, listWebhooks, saveWebhookState, webhookDb, webhookTargets } from './store/webhooks'
 import { deriveKey } from '../src/crypto/master-key'
+import { now, useOffsetClockFromEnv } from '../src/clock'
 
 const config = workerData as ActorConfig
+// The front thread's clock (tests move it through CLOCK_OFFSET_FILE): timestamps, schedules and retention follow it.
+useOffsetClockFromEnv(process.env, (p) => readFileSync(p, 'utf8'))
 const port = parentPort
 if (port === null) throw new Error('shard-actor must run in a worker thread')
 
@@ -62,8 +66,8 @@ function internal(id: number, err: unknown): ActorReply {
   return { kind: 'error', id, type: 'internal_error', message: 'internal error' }
 }
 
-function context(store: ShardStore, now: number): ShardContext {
-  return { store, urls, metamodel, blind, now, touched: new Set() }
+function context(store: ShardStore, time: number): ShardContext {
+  return { store, urls, metamodel, blind, now: time, touched: new Set() }
 }
 
 /** Wakes the front thread's event consumers for each tenant whose log grew. */
@@ -125,7 +129,7 @@ function stepScan(id: number): void {
   const open = scans.get(id)
   if (open === undefined) return
   try {
-    const slice = open.scan.step(context(open.store, Date.now()))
+    const slice = open.scan.step(context(open.store, now()))
     if (slice.done) scans.delete(id)
     send({ kind: 'chunks', id, chunks: slice.chunks, done: slice.done })
   } catch (err) {
@@ -135,7 +139,7 @@ function stepScan(id: number): void {
 }
 
 function openScan(id: number, store: ShardStore, op: StreamOp): void {
-  const sc = context(store, Date.now())
+  const sc = context(store, now())
   if (op.op === 'neighbours') {
     const scan = new NeighboursScan(op.tenant, op.node)
     if (!scan.sourceExists(sc)) {
@@ -150,8 +154,8 @@ function openScan(id: number, store: ShardStore, op: StreamOp): void {
 }
 
 /** One write transaction for all writes of a shard in this batch; replies after the flush. */
-function commit(store: ShardStore, items: { id: number; op: WriteOp }[], now: number): void {
-  const sc = context(store, now)
+function commit(store: ShardStore, items: { id: number; op: WriteOp }[], time: number): void {
+  const sc = context(store, time)
   const done = store.env
     .transaction(() => items.map((i) => write(sc, i.op)))
     .then(async (results) => {
@@ -180,20 +184,20 @@ const MAX_SLEEP_MS = 60_000
 function scheduleTimer(): void {
   let due = Number.POSITIVE_INFINITY
   for (const store of stores.values()) due = Math.min(due, nextDue(store) ?? Number.POSITIVE_INFINITY)
-  const at = Math.min(due, Date.now() + MAX_SLEEP_MS)
+  const at = Math.min(due, now() + MAX_SLEEP_MS)
   if (timer !== undefined && at >= timerAt) return
   if (timer !== undefined) clearTimeout(timer)
   timerAt = at
-  timer = setTimeout(fireSchedules, Math.max(0, at - Date.now()))
+  timer = setTimeout(fireSchedules, Math.max(0, at - now()))
 }
 
 function fireSchedules(): void {
   timer = undefined
   timerAt = Number.POSITIVE_INFINITY
-  const now = Date.now()
+  const t = now()
   const work = [...stores.values()].map((store) => {
     let tenants = new Set<string>()
-    return store.env.transaction(() => { tenants = fireDue(store, now) })
+    return store.env.transaction(() => { tenants = fireDue(store, t) })
       .then(() => store.env.flushed)
       .then(() => announce(store, tenants))
   })
@@ -205,7 +209,7 @@ function fireSchedules(): void {
 
 // Retention: drop old events once a minute.
 const pruner = setInterval(() => {
-  const cutoff = Date.now() - config.eventRetentionMs
+  const cutoff = now() - config.eventRetentionMs
   for (const store of stores.values()) {
     void store.env.transaction(() => pruneEvents(store, cutoff, config.eventRetentionCount))
       .catch((err: unknown) => console.error('shard actor: pruning events failed:', err))
@@ -226,7 +230,7 @@ async function shutdown(id: number): Promise<void> {
 }
 
 port.on('message', (wire: unknown) => {
-  const now = Date.now()
+  const t = now()
   const writes = new Map<ShardStore, { id: number; op: WriteOp }[]>()
   for (const req of decodeRequests(wire)) {
     switch (req.kind) {
@@ -246,7 +250,7 @@ port.on('message', (wire: unknown) => {
           openScan(req.id, store, op)
         } else {
           try {
-            send(reply(req.id, read(context(store, now), op)))
+            send(reply(req.id, read(context(store, t), op)))
           } catch (err) {
             send(internal(req.id, err))
           }
@@ -254,5 +258,5 @@ port.on('message', (wire: unknown) => {
       }
     }
   }
-  for (const [store, items] of writes) commit(store, items, now)
+  for (const [store, items] of writes) commit(store, items, t)
 })
