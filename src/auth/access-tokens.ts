@@ -1,6 +1,7 @@
 // Opaque access tokens: 256 random bits handed to the client, only their
 // SHA-256 stored. Verified tokens are cached in memory by their hash; every
 // revocation goes through `revoke`/`revokeHash` so the cache forgets at once.
+// An index by expiry lets the sweep read only the tokens that have expired.
 import { now } from '../clock'
 import type { AccessTokenRecord, AuthStore, GrantFields } from './auth-store'
 import { randomToken, sha256 } from './secrets'
@@ -16,7 +17,9 @@ export interface MintedToken<R> {
 export class AccessTokens {
   private readonly cache = new Map<string, AccessTokenRecord>()
 
-  constructor(private readonly store: AuthStore, private readonly ttlSeconds: number) {}
+  constructor(private readonly store: AuthStore, private readonly ttlSeconds: number) {
+    indexTokensOfEarlierBuilds(store)
+  }
 
   get ttl(): number {
     return this.ttlSeconds
@@ -33,12 +36,13 @@ export class AccessTokens {
   /** Stores a minted token (inside or outside a transaction). */
   put(minted: MintedToken<AccessTokenRecord>): void {
     void this.store.accessTokens.put(minted.hash, minted.record)
+    void this.store.accessTokenExpiry.put([minted.record.exp, minted.hash], 1)
   }
 
   /** Stores the token durably before it is handed out. */
   async issue(fields: GrantFields & { refresh?: string }): Promise<{ token: string; record: AccessTokenRecord }> {
     const minted = this.mint(fields)
-    await this.store.accessTokens.put(minted.hash, minted.record)
+    this.put(minted)
     await this.store.env.flushed
     return { token: minted.token, record: minted.record }
   }
@@ -69,25 +73,38 @@ export class AccessTokens {
 
   async revokeHash(hash: string): Promise<boolean> {
     this.cache.delete(hash)
-    const removed = await this.store.accessTokens.remove(hash)
+    const record = this.store.accessTokens.get(hash)
+    if (record === undefined) return false
+    this.remove(hash, record.exp)
     await this.store.env.flushed
-    return removed
+    return true
+  }
+
+  private remove(hash: string, exp: number): void {
+    this.cache.delete(hash)
+    void this.store.accessTokens.remove(hash)
+    void this.store.accessTokenExpiry.remove([exp, hash])
   }
 
   /** Revokes every token matching `which` (a scan: for admin deletions, not the data path). */
   async revokeWhere(which: (r: AccessTokenRecord) => boolean): Promise<number> {
-    const hashes = [...this.store.accessTokens.getRange()].filter(({ value }) => which(value)).map(({ key }) => key)
-    for (const hash of hashes) {
-      this.cache.delete(hash)
-      void this.store.accessTokens.remove(hash)
-    }
+    const found = [...this.store.accessTokens.getRange()].filter(({ value }) => which(value))
+    for (const { key, value } of found) this.remove(key, value.exp)
     await this.store.env.flushed
-    return hashes.length
+    return found.length
   }
 
-  /** Deletes expired tokens; run periodically. */
+  /** Deletes expired tokens, reading only those (the expiry index); run periodically. */
   async sweep(): Promise<number> {
-    const t = now()
-    return this.revokeWhere((r) => r.exp <= t)
+    const expired = [...this.store.accessTokenExpiry.getKeys({ end: [now() + 1] })] as [number, string][]
+    for (const [exp, hash] of expired) this.remove(hash, exp)
+    await this.store.env.flushed
+    return expired.length
   }
+}
+
+/** Tokens stored before the expiry index existed get their entries once, at start. */
+function indexTokensOfEarlierBuilds(store: AuthStore): void {
+  if (store.accessTokenExpiry.getKeysCount({ limit: 1 }) > 0) return
+  for (const { key, value } of store.accessTokens.getRange()) void store.accessTokenExpiry.put([value.exp, key], 1)
 }

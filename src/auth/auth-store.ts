@@ -126,6 +126,8 @@ export interface AuthStore {
   roles: Database<string[], string>
   /** SHA-256 of the token -> record */
   accessTokens: Database<AccessTokenRecord, string>
+  /** [expiry ms, SHA-256 of the token] -> 1: the sweep reads only what has expired */
+  accessTokenExpiry: Database<1, [number, string]>
   /** SHA-256 of the token -> record */
   refreshTokens: Database<RefreshTokenRecord, string>
   /** `${sub}\0${hash}` -> hash: a user's refresh tokens */
@@ -152,6 +154,7 @@ export function openAuthStore(dataDir: string): AuthStore {
     usernames: env.openDB('usernames', {}),
     roles: env.openDB('roles', {}),
     accessTokens: env.openDB('accessTokens', {}),
+    accessTokenExpiry: env.openDB('accessTokenExpiry', {}),
     refreshTokens: env.openDB('refreshTokens', {}),
     refreshTokensByUser: env.openDB('refreshTokensByUser', {}),
     codes: env.openDB('codes', {}),

@@ -5,29 +5,35 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AccessTokens } from '../../src/auth/access-tokens'
-import { openAuthStore } from '../../src/auth/auth-store'
+import { openAuthStore, type AuthStore } from '../../src/auth/auth-store'
 import { sha256 } from '../../src/auth/secrets'
 import { useClock } from '../../src/clock'
 
-t.test('expiry, revocation and sweep follow the injected clock', async (t) => {
+/** An auth store in a temporary directory and a clock the test moves; both undone at teardown. */
+function fixture(t: { teardown(fn: () => Promise<void>): void }, start: number): { dir: string; store: AuthStore; time: number } {
   const dir = mkdtempSync(join(tmpdir(), 'tokens-test-'))
-  const store = openAuthStore(dir)
-  let time = 1_000_000
-  const restore = useClock({ now: () => time })
+  const f = { dir, store: openAuthStore(dir), time: start }
+  const restore = useClock({ now: () => f.time })
   t.teardown(async () => {
     restore()
-    await store.env.close()
+    await f.store.env.close()
     rmSync(dir, { recursive: true, force: true })
   })
+  return f
+}
+
+t.test('expiry, revocation and sweep follow the injected clock', async (t) => {
+  const f = fixture(t, 1_000_000)
+  const store = f.store
   const tokens = new AccessTokens(store, 3600)
   const { token, record } = await tokens.issue({ client: 'c', tenant: 'demo', scopes: ['s'], sub: undefined })
-  t.equal(record.exp, time + 3600 * 1000)
+  t.equal(record.exp, f.time + 3600 * 1000)
   t.equal(store.accessTokens.get(token), undefined, 'the raw token is not a key')
   t.ok(store.accessTokens.get(sha256(token)), 'its SHA-256 is')
   t.same(tokens.verify(token)?.scopes, ['s'])
-  time += 3599 * 1000
+  f.time += 3599 * 1000
   t.ok(tokens.verify(token), 'valid one second before expiry')
-  time += 1000
+  f.time += 1000
   t.equal(tokens.verify(token), undefined, 'refused at expiry, even from the cache')
   t.equal(tokens.verify('unknown'), undefined)
 
@@ -39,7 +45,37 @@ t.test('expiry, revocation and sweep follow the injected clock', async (t) => {
   const third = await tokens.issue({ client: 'c', tenant: 'demo', scopes: [], sub: undefined })
   t.equal(await tokens.sweep(), 1, 'the expired first token is swept')
   t.ok(tokens.verify(third.token), 'the live one stays')
-  time += 3601 * 1000
+  f.time += 3601 * 1000
   t.equal(await tokens.sweep(), 1)
   t.equal([...store.accessTokens.getKeys()].length, 0)
+})
+
+t.test('the sweep reads the expiry index: it removes expired tokens and their entries, and indexes tokens of earlier builds', async (t) => {
+  const f = fixture(t, 5_000_000)
+  let store = f.store
+  // A token as an earlier build stored it: the record, no index entry.
+  const old = new AccessTokens(store, 60).mint({ client: 'c', tenant: 'demo', scopes: [], sub: undefined })
+  await store.accessTokens.put(old.hash, old.record)
+  await store.env.close()
+
+  store = f.store = openAuthStore(f.dir)
+  t.equal(store.accessTokenExpiry.getKeysCount(), 0, 'no index entry before the start')
+  const tokens = new AccessTokens(store, 3600)
+  await store.env.flushed
+  t.same([...store.accessTokenExpiry.getKeys()], [[old.record.exp, old.hash]], 'indexed at start')
+
+  const live = await tokens.issue({ client: 'c', tenant: 'demo', scopes: [], sub: undefined })
+  const revoked = await tokens.issue({ client: 'c', tenant: 'demo', scopes: [], sub: undefined })
+  t.equal(await tokens.revoke(revoked.token), true)
+  t.equal(await tokens.revoke(revoked.token), false, 'a second revocation finds nothing')
+  t.equal(store.accessTokenExpiry.getKeysCount(), 2, 'the revoked token left the index')
+
+  f.time += 61_000
+  t.equal(await tokens.sweep(), 1, 'only the expired old token is swept')
+  t.equal(store.accessTokens.get(old.hash), undefined)
+  t.ok(tokens.verify(live.token), 'the live token stays')
+  t.same([...store.accessTokenExpiry.getKeys()], [[live.record.exp, sha256(live.token)]])
+  f.time += 3600_000
+  t.equal(await tokens.sweep(), 1)
+  t.equal(store.accessTokens.getKeysCount() + store.accessTokenExpiry.getKeysCount(), 0, 'nothing left in either')
 })
