@@ -16,7 +16,7 @@ import { fail, ok, type OpResult } from './store/result'
 import { appendEvent, head, pruneEvents, readEvents, retention } from './store/events'
 import { fireDue, nextDue } from './store/schedules'
 import { ListScan, NeighboursScan, type Scan } from './store/scans'
-import { closeShard, openShard, type ShardStore } from './store/shard-store'
+import { closeShard, forgetUncommitted, openShard, type ShardStore } from './store/shard-store'
 import { createWebhook, deleteWebhook, listWebhooks, saveWebhookState, webhookDb, webhookTargets } from './store/webhooks'
 import { deriveKey } from '../src/crypto/master-key'
 import { now, useOffsetClockFromEnv } from '../src/clock'
@@ -67,7 +67,7 @@ function internal(id: number, err: unknown): ActorReply {
 }
 
 function context(store: ShardStore, time: number): ShardContext {
-  return { store, urls, metamodel, blind, now: time, touched: new Set() }
+  return { store, urls, metamodel, blind, now: time, touched: new Set(), schedulesChanged: false }
 }
 
 /** Wakes the front thread's event consumers for each tenant whose log grew. */
@@ -163,13 +163,10 @@ function commit(store: ShardStore, items: { id: number; op: WriteOp }[], time: n
       results.forEach((r, n) => send(reply(items[n]!.id, r)))
       announce(store, sc.touched)
       announceWebhookChanges(items, results)
-      if (sc.touched.size > 0) scheduleTimer()
+      if (sc.schedulesChanged) scheduleTimer()
     })
     .catch((err: unknown) => {
-      // The aborted transaction may have filled the caches with what it did not commit.
-      store.cache.consents.clear()
-      store.cache.tenantSlots.clear()
-      store.cache.plain.clear()
+      forgetUncommitted(store)
       for (const i of items) send(internal(i.id, err))
     })
     .finally(() => pendingCommits.delete(done))
@@ -199,7 +196,10 @@ function fireSchedules(): void {
     let tenants = new Set<string>()
     return store.env.transaction(() => { tenants = fireDue(store, t) })
       .then(() => store.env.flushed)
-      .then(() => announce(store, tenants))
+      .then(() => announce(store, tenants), (err: unknown) => {
+        forgetUncommitted(store)
+        throw err
+      })
   })
   void Promise.all(work).catch((err: unknown) => console.error('shard actor: firing schedules failed:', err)).finally(() => {
     flushOutbox()
@@ -212,7 +212,10 @@ const pruner = setInterval(() => {
   const cutoff = now() - config.eventRetentionMs
   for (const store of stores.values()) {
     void store.env.transaction(() => pruneEvents(store, cutoff, config.eventRetentionCount))
-      .catch((err: unknown) => console.error('shard actor: pruning events failed:', err))
+      .catch((err: unknown) => {
+        forgetUncommitted(store)
+        console.error('shard actor: pruning events failed:', err)
+      })
   }
 }, 60_000)
 pruner.unref()

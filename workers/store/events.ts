@@ -29,7 +29,17 @@ const eventKey = (tenant: string, seq: number): Key => [tenant, seq]
 export const retention = { maxCount: 1_000_000 }
 
 export function head(store: ShardStore, tenant: string): EventHead {
-  return store.eventHeads.get([tenant]) ?? { first: 1, last: 0 }
+  let h = store.cache.eventHeads.get(tenant)
+  if (h === undefined) {
+    h = store.eventHeads.get([tenant]) ?? { first: 1, last: 0 }
+    store.cache.eventHeads.set(tenant, h)
+  }
+  return h
+}
+
+function setHead(store: ShardStore, tenant: string, h: EventHead): void {
+  store.eventHeads.putSync([tenant], h)
+  store.cache.eventHeads.set(tenant, h)
 }
 
 /** Appends one event inside the current write transaction; returns its sequence. */
@@ -44,7 +54,7 @@ export function appendEvent(
   let first = h.first
   // Count retention is kept exactly, one event out per event in, so it costs O(1).
   while (sequence - first + 1 > retention.maxCount) store.events.removeSync(eventKey(tenant, first++))
-  store.eventHeads.putSync([tenant], { first, last: sequence })
+  setHead(store, tenant, { first, last: sequence })
   return sequence
 }
 
@@ -77,6 +87,6 @@ export function pruneEvents(store: ShardStore, cutoff: number, maxCount: number)
       first = seq + 1
     }
     for (const k of stale) store.events.removeSync(k)
-    if (first !== h.first) store.eventHeads.putSync([tenant], { first, last: h.last })
+    if (first !== h.first) setHead(store, tenant, { first, last: h.last })
   }
 }

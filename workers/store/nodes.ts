@@ -23,6 +23,8 @@ export interface ShardContext {
   now: number
   /** Tenants whose event log grew in this transaction (to wake their consumers). */
   touched: Set<string>
+  /** Set when this transaction wrote a schedule (the actor's timer may need to fire sooner). */
+  schedulesChanged: boolean
 }
 
 /** A change event (spec 6) in the current transaction. */

@@ -51,7 +51,13 @@ export interface ShardStore {
    * Consent records and tenant key slots read on every decrypt, kept in
    * memory: the actor is their only writer. Cleared when a transaction fails.
    */
-  readonly cache: { consents: Map<string, ConsentRecord>; tenantSlots: Map<string, number>; plain: Map<string, PlainEntry> }
+  readonly cache: {
+    consents: Map<string, ConsentRecord>
+    tenantSlots: Map<string, number>
+    plain: Map<string, PlainEntry>
+    /** tenant -> the event log's head, read on every appended event */
+    eventHeads: Map<string, EventHead>
+  }
   /** The data keys, in the key file beside the environment (workers/crypto/key-file.ts says why). */
   readonly keys: DataKeys
   readonly keyFile: KeyFile
@@ -94,10 +100,15 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer): Sh
     eventHeads: sub<EventHead>('eventHeads'),
     schedules: sub<ScheduleEntry>('schedules'),
     scheduleIds: sub<number>('scheduleIds'),
-    cache: { consents: new Map(), tenantSlots: new Map(), plain: new Map() },
+    cache: { consents: new Map(), tenantSlots: new Map(), plain: new Map(), eventHeads: new Map() },
     keys: new DataKeys(keyFile, masterKey),
     keyFile,
   }
+}
+
+/** After a failed transaction: the caches may hold what it did not commit. */
+export function forgetUncommitted(store: ShardStore): void {
+  for (const cache of Object.values(store.cache)) cache.clear()
 }
 
 export async function closeShard(store: ShardStore): Promise<void> {

@@ -47,6 +47,7 @@ function record(sc: ShardContext, tenant: string, s: Subject, owner: string, t: 
     ? { ...firedIds(s, ids), consentRefId: owner, decayParameters: parameter }
     : { ...firedIds(s, ids), consentRefId: owner, scheduleParameter: parameter }
   putSchedule(sc.store, tenant, storePayload.scheduleId, t.at, { operation: decay ? 'DECAY' : 'SCHEDULED', schema, payload: fired })
+  sc.schedulesChanged = true
 }
 
 /** After a successful write: the STORE events and schedules its headers ask for. */
