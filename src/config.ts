@@ -18,6 +18,8 @@ export interface Config {
   eventRetentionMs: number
   /** At most this many events are kept per tenant. */
   eventRetentionCount: number
+  /** At most this many open event streams (WebSocket) per tenant. */
+  maxStreamsPerTenant: number
   /** Set when the environment or flags name it; otherwise derived from host and port once listening. */
   publicUrl: string | undefined
 }
@@ -43,6 +45,7 @@ const OPTIONS = {
   accessTokenTtl: { flag: '--access-token-ttl', env: 'ACCESS_TOKEN_TTL' },
   eventRetention: { flag: '--event-retention', env: 'EVENT_RETENTION' },
   eventRetentionCount: { flag: '--event-retention-count', env: 'EVENT_RETENTION_COUNT' },
+  maxStreamsPerTenant: { flag: '--max-streams-per-tenant', env: 'MAX_STREAMS_PER_TENANT' },
   publicUrl: { flag: '--public-url', env: 'PUBLIC_URL' },
 } satisfies Record<string, OptionSpec>
 
@@ -104,6 +107,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     accessTokenTtl: integer('ACCESS_TOKEN_TTL', get('accessTokenTtl') ?? '3600', 1, 10 * 365 * 86400),
     eventRetentionMs: parseDurationMs('EVENT_RETENTION', get('eventRetention') ?? '7d'),
     eventRetentionCount: integer('EVENT_RETENTION_COUNT', get('eventRetentionCount') ?? '1000000', 1, Number.MAX_SAFE_INTEGER),
+    maxStreamsPerTenant: integer('MAX_STREAMS_PER_TENANT', get('maxStreamsPerTenant') ?? '100', 1, 1_000_000),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
   }
 }

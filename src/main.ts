@@ -58,7 +58,9 @@ async function main(): Promise<void> {
     dataDir: config.dataDir, shardCount: manifest.shards, workerCount: config.workers, publicUrl, metamodel: boot.metamodel, masterKey,
     eventRetentionMs: config.eventRetentionMs, eventRetentionCount: config.eventRetentionCount,
   })
-  services = { publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody, pool, metamodel, authStore, hasher, tokens, oauth }
+  services = {
+    publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody, maxStreamsPerTenant: config.maxStreamsPerTenant, pool, metamodel, authStore, hasher, tokens, oauth,
+  }
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, webhookOptions)
   webhooks.start()

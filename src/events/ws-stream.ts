@@ -177,6 +177,16 @@ class EventStream {
 /** Every open stream, so that a shutdown can say goodbye (1001) rather than drop the connections. */
 const openSockets = new Set<WebSocket<StreamData>>()
 
+/** Open streams per tenant: one tenant's clients cannot hold every socket and its memory. */
+const openPerTenant = new Map<string, number>()
+const openStreams = (tenant: string): number => openPerTenant.get(tenant) ?? 0
+
+function tooManyStreams(tenant: string, max: number): ApiError {
+  return new ApiError('service_unavailable', `tenant "${tenant}" has ${max} open event streams, the most allowed; close one or retry later`, {
+    headers: { 'retry-after': '5' },
+  })
+}
+
 /** Closes every stream with 1001 "going away" (the server is shutting down). */
 export function endEventStreams(): void {
   for (const ws of [...openSockets]) ws.end(CLOSE.goingAway, 'the server is shutting down; reconnect from the last sequence received')
@@ -224,6 +234,7 @@ function upgrade(s: Services | undefined, res: HttpResponse, req: HttpRequest, c
     const queryToken = query.get('access_token')
     const authorization = ex.headers.authorization !== '' || queryToken === null ? ex.headers.authorization : `Bearer ${queryToken}`
     authorize(s.tokens, authorization, VIEW_SCOPE, tenant)
+    if (openStreams(tenant) >= s.maxStreamsPerTenant) throw tooManyStreams(tenant, s.maxStreamsPerTenant)
     const data: StreamData = { tenant, after: afterParam(query.get('after')), token: bearerToken(authorization)!, stream: undefined }
     ex.finished = true
     res.cork(() => res.upgrade(data, key, firstProtocol(protocols), extensions, context))
@@ -243,7 +254,11 @@ export function eventStreamBehavior(services: () => Services | undefined): WebSo
       openSockets.add(ws)
       const s = services()
       const data = ws.getUserData()
+      const open = openStreams(data.tenant)
+      openPerTenant.set(data.tenant, open + 1)
       if (s === undefined) ws.end(CLOSE.tryAgainLater, 'the server is starting')
+      // Upgrades racing past the check at the upgrade are closed here.
+      else if (open >= s.maxStreamsPerTenant) ws.end(CLOSE.tryAgainLater, 'too many open event streams for this tenant; retry later')
       else {
         data.stream = new EventStream(ws, s, wakeups(s.pool), data)
         data.stream.start()
@@ -254,6 +269,10 @@ export function eventStreamBehavior(services: () => Services | undefined): WebSo
     drain: (ws) => ws.getUserData().stream?.pump(),
     close: (ws) => {
       openSockets.delete(ws)
+      const { tenant } = ws.getUserData()
+      const left = openStreams(tenant) - 1
+      if (left > 0) openPerTenant.set(tenant, left)
+      else openPerTenant.delete(tenant)
       ws.getUserData().stream?.closedBySocket()
     },
   }

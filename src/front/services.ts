@@ -11,6 +11,8 @@ export interface Services {
   publicUrl: string
   urls: Urls
   maxBody: number
+  /** At most this many open event streams per tenant (src/events/ws-stream.ts). */
+  maxStreamsPerTenant: number
   pool: ActorPool
   metamodel: Metamodel
   authStore: AuthStore

@@ -12,7 +12,7 @@ import { connect, type Socket } from 'node:net'
 import { WebSocket } from 'undici'
 import { createConsent, enc, Graph, pool } from '../helpers/client'
 import { logEnd, readLog, type Envelope } from '../helpers/event-log'
-import { getToken, removeDir, serverForFile, startServer } from '../helpers/server'
+import { getToken, removeDir, serverForFile, startServer, type Server } from '../helpers/server'
 
 const fixture = serverForFile(t)
 const graph = (): Graph => new Graph(fixture.server.url, 'demo', fixture.token, fixture.consent)
@@ -175,13 +175,37 @@ t.test('the stream path without an upgrade is a clear 400; other requests still 
   t.equal((await g.put('nodes/core/customer/ws-route', {})).status, 204)
 })
 
-t.test('a cursor older than retention closes the stream with 4410; a shutdown with 1001', async (t) => {
-  const server = await startServer({ args: ['--event-retention-count', '3'] })
+/** A server of the test's own, with these options, stopped and removed at teardown, and a token for it. */
+async function ownServer(t: { teardown(fn: () => Promise<void>): void }, args: string[]): Promise<{ server: Server; token: string }> {
+  const server = await startServer({ args })
   t.teardown(async () => {
     await server.stop()
     removeDir(server.dataDir)
   })
-  const token = await getToken(server.url)
+  return { server, token: await getToken(server.url) }
+}
+
+t.test('open streams per tenant are capped: one more is refused at the upgrade with 503 until one closes', async (t) => {
+  const { server, token } = await ownServer(t, ['--max-streams-per-tenant', '2'])
+  const auth = { authorization: `Bearer ${token}` }
+  const url = streamUrl(server.url, 'demo', '')
+  const httpUrl = `${server.url}/graph/v1/demo/events/stream`
+  const first = new Consumer(url, auth)
+  const second = new Consumer(url, auth)
+  await Promise.all([first.opened, second.opened])
+
+  const refused = await rawUpgrade(httpUrl, auth)
+  t.equal(refused.status, 503)
+  t.match(JSON.parse(refused.body), { status: 503, type: 'service_unavailable', message: /tenant "demo" has 2 open event streams, the most allowed/ })
+
+  await first.close()
+  // The server counts the stream as gone once its close handler ran; the client sees the close after that.
+  t.equal((await rawUpgrade(httpUrl, auth)).status, 101, 'a closed stream frees its place')
+  await second.close()
+})
+
+t.test('a cursor older than retention closes the stream with 4410; a shutdown with 1001', async (t) => {
+  const { server, token } = await ownServer(t, ['--event-retention-count', '3'])
   const consent = await createConsent(server.url, 'demo', token, 'subject')
   const g = new Graph(server.url, 'demo', token, consent)
   for (let i = 0; i < 6; i++) t.equal((await g.put(`nodes/core/customer/old-${i}`, {})).status, 204)

@@ -29,12 +29,12 @@ t.test('environment variables set every option', async (t) => {
   const c = loadConfig([], {
     PORT: '9000', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', BOOTSTRAP: 'b.json', WORKERS: '3', SHARDS: '16',
     MAX_BODY: '2048', MASTER_KEY_FILE: 'k/master.key', ACCESS_TOKEN_TTL: '60', EVENT_RETENTION: '12h',
-    EVENT_RETENTION_COUNT: '5000', PUBLIC_URL: 'https://graph.example.com',
+    EVENT_RETENTION_COUNT: '5000', MAX_STREAMS_PER_TENANT: '7', PUBLIC_URL: 'https://graph.example.com',
   })
   t.same(c, {
     port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', bootstrap: resolve('b.json'), workers: 3, shards: 16,
     maxBody: 2048, masterKeyFile: resolve('k/master.key'), accessTokenTtl: 60, eventRetentionMs: 12 * 3_600_000,
-    eventRetentionCount: 5000, publicUrl: 'https://graph.example.com',
+    eventRetentionCount: 5000, maxStreamsPerTenant: 7, publicUrl: 'https://graph.example.com',
   })
 })
 
