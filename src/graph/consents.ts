@@ -36,26 +36,19 @@ export const createConsent: Spec = {
   },
 }
 
-export const getConsent: Spec = {
-  body: 'none',
-  handle(s, ex, { tenant, rest, token }) {
-    s.pool.call(tenant, { op: 'getConsent', tenant, ref: ref(rest), caller: caller(token) }, answer(ex))
-  },
+/** The bodiless calls on one consent reference: read, revoke, grant again. */
+function onConsent(op: 'getConsent' | 'revokeConsent' | 'grantConsent'): Spec {
+  return {
+    body: 'none',
+    handle(s, ex, { tenant, rest, token }) {
+      s.pool.call(tenant, { op, tenant, ref: ref(rest), caller: caller(token) }, answer(ex))
+    },
+  }
 }
 
-export const revokeConsent: Spec = {
-  body: 'none',
-  handle(s, ex, { tenant, rest, token }) {
-    s.pool.call(tenant, { op: 'revokeConsent', tenant, ref: ref(rest), caller: caller(token) }, answer(ex))
-  },
-}
-
-export const grantConsent: Spec = {
-  body: 'none',
-  handle(s, ex, { tenant, rest, token }) {
-    s.pool.call(tenant, { op: 'grantConsent', tenant, ref: ref(rest), caller: caller(token) }, answer(ex))
-  },
-}
+export const getConsent = onConsent('getConsent')
+export const revokeConsent = onConsent('revokeConsent')
+export const grantConsent = onConsent('grantConsent')
 
 export const setRevokedProperties: Spec = {
   body: 'json',

@@ -2,12 +2,13 @@
 // transaction (see workers/shard-actor.ts), so each is all-or-nothing and
 // sees the writes applied before it. Properties are sealed per owner
 // (workers/store/sealing.ts).
+import type { Database } from 'lmdb'
 import type { Metamodel } from '../../src/model/metamodel'
 import type { Urls } from '../../src/model/urls'
 import type { NodeRef, RelationRef, WriteContext } from '../../src/shard/messages'
 import type { BlindIndex } from '../crypto/blind-index'
 import { END, IN, OUT, adjacencyKey, adjacencyPrefix, nodeKey, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
-import { LOCKED_PLACEHOLDER, nodeObject, type ElementMeta } from './records'
+import { LOCKED_PLACEHOLDER, nodeObject, type ElementMeta, type ElementRecord, type StoredElement } from './records'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
 import { isGrant, openElement, revokedPropertyWritten, sealElement, writeGrant } from './sealing'
 import { reindex } from './search-index'
@@ -46,14 +47,24 @@ export function nodeOwnedBy(metamodel: Metamodel, tenant: string, n: NodeRef): '
   return metamodel.nodeType(tenant, n.ns, n.type)?.owner ?? 'customer'
 }
 
-export function getNode({ store, urls }: ShardContext, tenant: string, n: NodeRef): OpResult {
-  const key = nodeKey(tenant, n)
-  const stored = store.nodes.get(key)
-  if (stored === undefined) return fail('element_not_found', `${describe(n)} not found`)
+/**
+ * The read of one node or relation (spec 1.8): 404 when missing, consent
+ * revoked when its owner's consent is, the locked placeholder when it cannot
+ * be opened, else `render` of what it holds.
+ */
+export function readElement(
+  store: ShardStore, db: Database<StoredElement, Key>, tenant: string, key: Key, what: string, render: (r: ElementRecord) => string,
+): OpResult {
+  const stored = db.get(key)
+  if (stored === undefined) return fail('element_not_found', `${what} not found`)
   const opened = openElement(store, tenant, key, stored, true)
-  if (opened.kind === 'revoked') return consentRevoked(describe(n))
+  if (opened.kind === 'revoked') return consentRevoked(what)
   if (opened.kind === 'locked') return ok(200, LOCKED_PLACEHOLDER)
-  return ok(200, nodeObject(urls, tenant, n, opened.record))
+  return ok(200, render(opened.record))
+}
+
+export function getNode({ store, urls }: ShardContext, tenant: string, n: NodeRef): OpResult {
+  return readElement(store, store.nodes, tenant, nodeKey(tenant, n), describe(n), (r) => nodeObject(urls, tenant, n, r))
 }
 
 export function getNodeProperty({ store }: ShardContext, tenant: string, n: NodeRef, name: string): OpResult {

@@ -3,9 +3,9 @@
 // properties are sealed under its owner's key like a node's.
 import type { RelationRef, WriteContext } from '../../src/shard/messages'
 import { IN, OUT, adjacencyKey, relationKey, type Key } from './keys'
-import { changeEvent, consentRevoked, ensureNode, relationPayload, type ShardContext } from './nodes'
+import { changeEvent, ensureNode, readElement, relationPayload, type ShardContext } from './nodes'
 import { recordTimings } from './timings'
-import { LOCKED_PLACEHOLDER, counterResult, relationObject, type ElementMeta, type StoredElement } from './records'
+import { counterResult, relationObject, type ElementMeta, type StoredElement } from './records'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
 import { isGrant, openElement, revokedPropertyWritten, sealElement, withoutProperties, writeGrant, type WriteGrant } from './sealing'
 
@@ -18,13 +18,7 @@ function relationOwnedBy(sc: ShardContext, tenant: string, r: RelationRef): 'cus
 }
 
 export function getRelation({ store, urls }: ShardContext, tenant: string, rel: RelationRef): OpResult {
-  const key = relationKey(tenant, rel)
-  const stored = store.relations.get(key)
-  if (stored === undefined) return fail('element_not_found', `${describe(rel)} not found`)
-  const opened = openElement(store, tenant, key, stored, true)
-  if (opened.kind === 'revoked') return consentRevoked(describe(rel))
-  if (opened.kind === 'locked') return ok(200, LOCKED_PLACEHOLDER)
-  return ok(200, relationObject(urls, tenant, rel, opened.record))
+  return readElement(store, store.relations, tenant, relationKey(tenant, rel), describe(rel), (r) => relationObject(urls, tenant, rel, r))
 }
 
 interface Prepared {
