@@ -72,7 +72,6 @@ export class AccessTokens {
   }
 
   async revokeHash(hash: string): Promise<boolean> {
-    this.cache.delete(hash)
     const record = this.store.accessTokens.get(hash)
     if (record === undefined) return false
     this.remove(hash, record.exp)

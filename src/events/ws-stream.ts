@@ -269,11 +269,11 @@ export function eventStreamBehavior(services: () => Services | undefined): WebSo
     drain: (ws) => ws.getUserData().stream?.pump(),
     close: (ws) => {
       openSockets.delete(ws)
-      const { tenant } = ws.getUserData()
-      const left = openStreams(tenant) - 1
-      if (left > 0) openPerTenant.set(tenant, left)
-      else openPerTenant.delete(tenant)
-      ws.getUserData().stream?.closedBySocket()
+      const data = ws.getUserData()
+      const left = openStreams(data.tenant) - 1
+      if (left > 0) openPerTenant.set(data.tenant, left)
+      else openPerTenant.delete(data.tenant)
+      data.stream?.closedBySocket()
     },
   }
 }
