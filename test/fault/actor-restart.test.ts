@@ -5,7 +5,7 @@ import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { ActorPool } from '../../src/shard/actor-pool'
-import type { ActorReply, Operation } from '../../src/shard/messages'
+import type { ActorReply, Operation, WriteContext } from '../../src/shard/messages'
 import { ROOT, removeDir, tempDir } from '../helpers/server'
 
 const masterKey = randomBytes(32)
@@ -27,7 +27,7 @@ t.test('kill a worker: in-flight calls get 503, the actor comes back with its da
   })
   const created = await call(pool, { op: 'createConsent', tenant: 't1', subject: 's' })
   if (created.kind !== 'ok') throw new Error('no consent')
-  const ctx = { consent: (JSON.parse(created.body!) as { consentReference: string }).consentReference, client: 'test' }
+  const ctx: WriteContext = { consent: (JSON.parse(created.body!) as { consentReference: string }).consentReference, client: 'test', trace: undefined, schedule: undefined, decay: undefined }
   const put = await call(pool, { op: 'putNode', tenant: 't1', node: node('a'), props: { v: 1 }, ctx })
   t.equal(put.kind === 'ok' && put.status, 204)
 

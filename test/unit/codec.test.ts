@@ -1,10 +1,11 @@
 import t from 'tap'
 import { MessageChannel } from 'node:worker_threads'
 import { decodeReplies, decodeRequests, encodeReplies, encodeRequests, type ReplyBatch, type RequestBatch } from '../../src/shard/codec'
+import type { WriteContext } from '../../src/shard/messages'
 
 const node = { ns: 'core', type: 'customer', id: 'a/b c✓' }
 const relation = { from: node, to: { ns: 'core', type: 'product', id: 'p-1' }, rel: { ns: 'core', type: 'viewed', id: 'r 1' } }
-const ctx = { owner: 'consent-1', client: 'demo-enricher' }
+const ctx: WriteContext = { consent: 'consent-1', client: 'demo-enricher', trace: undefined, schedule: undefined, decay: { at: 1_700_000_000_000, parameter: 'p' } }
 
 const requests: RequestBatch = [
   { kind: 'call', id: 1, shard: 2, operation: { op: 'getNode', tenant: 'demo', node } },
