@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { request } from 'undici'
-import { createConsent } from './client'
+import { Graph, createConsent } from './client'
 
 export const ROOT = resolve(__dirname, '..', '..')
 export const ENTRY = join(ROOT, 'dist', 'src', 'main.js')
@@ -87,16 +87,25 @@ export async function getToken(url: string, scope?: string, clientId = 'demo-enr
   return body.access_token
 }
 
+export interface FileFixture {
+  server: Server
+  token: string
+  consent: string
+  /** Tenant `demo` with that token and consent reference. */
+  graph: Graph
+}
+
 /**
  * Starts one server for a whole test file (before the first test) and stops
  * it and removes its directory at teardown. Fields are set once started.
  */
-export function serverForFile(tap: { before(fn: () => Promise<void>): void; teardown(fn: () => Promise<void>): void }, options: StartOptions = {}): { server: Server; token: string; consent: string } {
-  const fixture = {} as { server: Server; token: string; consent: string }
+export function serverForFile(tap: { before(fn: () => Promise<void>): void; teardown(fn: () => Promise<void>): void }, options: StartOptions = {}): FileFixture {
+  const fixture = {} as FileFixture
   tap.before(async () => {
     fixture.server = await startServer(options)
     fixture.token = await getToken(fixture.server.url)
     fixture.consent = await createConsent(fixture.server.url, 'demo', fixture.token, 'subject-1')
+    fixture.graph = new Graph(fixture.server.url, 'demo', fixture.token, fixture.consent)
   })
   tap.teardown(async () => {
     await fixture.server.stop()

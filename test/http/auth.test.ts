@@ -76,7 +76,7 @@ t.test('graph calls need a live bearer token: 401 with the error body', async (t
 })
 
 t.test('a token without the manage scope can read but not write (403 insufficient_scope)', async (t) => {
-  const full = new Graph(server.url, 'demo', fixture.token, fixture.consent)
+  const full = fixture.graph
   await full.put('nodes/core/customer/s1', { name: 'S' })
   const viewOnly = new Graph(server.url, 'demo', await getToken(server.url, 'platform.profile_graph_view'), fixture.consent)
   t.equal((await viewOnly.get('nodes/core/customer/s1')).status, 200)

@@ -15,7 +15,6 @@ import { logEnd, readLog, type Envelope } from '../helpers/event-log'
 import { getToken, removeDir, serverForFile, startServer, type Server } from '../helpers/server'
 
 const fixture = serverForFile(t)
-const graph = (): Graph => new Graph(fixture.server.url, 'demo', fixture.token, fixture.consent)
 
 function streamUrl(base: string, tenant: string, query: string): string {
   return `${base.replace(/^http/, 'ws')}/graph/v1/${enc(tenant)}/events/stream${query}`
@@ -83,7 +82,7 @@ function rawUpgrade(url: string, headers: Record<string, string> = {}): Promise<
 }
 
 t.test('events arrive one per message, in order, with the spec fields, as the cursor read serves them', async (t) => {
-  const g = graph()
+  const g = fixture.graph
   const start = await logEnd(g)
   const c = new Consumer(streamUrl(g.base, 'demo', `?after=${start}`), { authorization: `Bearer ${g.token}` })
   await c.opened
@@ -107,7 +106,7 @@ t.test('events arrive one per message, in order, with the spec fields, as the cu
 })
 
 t.test('without `after` the stream starts at the end of the log', async (t) => {
-  const g = graph()
+  const g = fixture.graph
   t.equal((await g.put('nodes/core/customer/ws-old', { name: 'old' })).status, 204)
   const end = await logEnd(g)
   const c = new Consumer(streamUrl(g.base, 'demo', ''), { authorization: `Bearer ${g.token}` })
@@ -121,7 +120,7 @@ t.test('without `after` the stream starts at the end of the log', async (t) => {
 })
 
 t.test('a client resumes after a disconnect from its last sequence: no gap, no duplicate', async (t) => {
-  const g = graph()
+  const g = fixture.graph
   const start = await logEnd(g)
   const put = (i: number) => g.put(`nodes/core/customer/resume-${i}`, { n: i })
   for (let i = 0; i < 10; i++) t.equal((await put(i)).status, 204)
@@ -141,7 +140,7 @@ t.test('a client resumes after a disconnect from its last sequence: no gap, no d
 })
 
 t.test('access_token in the query authenticates browsers; bad tokens, scopes, tenants and cursors are refused at the upgrade', async (t) => {
-  const g = graph()
+  const g = fixture.graph
   const start = await logEnd(g)
   const byQuery = new Consumer(streamUrl(g.base, 'demo', `?after=${start}&access_token=${enc(g.token)}`))
   await byQuery.opened
@@ -166,7 +165,7 @@ t.test('access_token in the query authenticates browsers; bad tokens, scopes, te
 })
 
 t.test('the stream path without an upgrade is a clear 400; other requests still reach the routes', async (t) => {
-  const g = graph()
+  const g = fixture.graph
   const plain = await g.get('events/stream')
   t.equal(plain.status, 400)
   t.match(plain.json(), { type: 'bad_request', message: /WebSocket/ })
@@ -309,7 +308,7 @@ function rssAnonBytes(pid: number): number {
 }
 
 t.test('a consumer that stops reading does not make the server buffer the backlog', async (t) => {
-  const g = graph()
+  const g = fixture.graph
   const start = await logEnd(g)
   // Big envelopes: a 2,000-character trace id and long ids; each relation PUT makes three events.
   const trace = 't'.repeat(2000)

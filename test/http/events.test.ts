@@ -16,7 +16,7 @@ let cursor = 0
 
 t.before(() => {
   server = fixture.server
-  g = new Graph(server.url, 'demo', fixture.token, fixture.consent)
+  g = fixture.graph
 })
 
 /** The events since the last call (the test's own cursor). */

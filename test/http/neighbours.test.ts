@@ -4,15 +4,11 @@
 import t from 'tap'
 import { request } from 'undici'
 import { Graph, enc, pool } from '../helpers/client'
-import { serverForFile, type Server } from '../helpers/server'
+import { serverForFile } from '../helpers/server'
 
 const fixture = serverForFile(t)
-let server: Server
 let g: Graph
-t.before(() => {
-  server = fixture.server
-  g = new Graph(server.url, 'demo', fixture.token, fixture.consent)
-})
+t.before(() => { g = fixture.graph })
 
 type Chunk = Record<string, unknown> & { relations?: Record<string, unknown>[]; properties: Record<string, unknown> }
 
@@ -31,7 +27,7 @@ t.test('source first, then each neighbour once with every joining relation', asy
   t.equal(source!.locked, false)
   t.same(source!.properties, { name: 'Source Node' })
   t.equal(source!.relations, undefined, 'the source chunk has no relations')
-  t.equal(source!.neighbours_url, `${server.url}/graph/v1/demo/neighbours/core/customer/src`)
+  t.equal(source!.neighbours_url, `${fixture.server.url}/graph/v1/demo/neighbours/core/customer/src`)
   for (const f of ['tenant', 'schema', 'created', 'createdByHybrisClient', 'consentReference']) t.ok(f in source!, f)
   const pa = rest.find((c) => c.id === 'pa')!
   t.same(pa.relations!.map((r) => r.id).sort(), ['r1', 'r2'])
@@ -111,7 +107,7 @@ t.test('a client that aborts midway stops the stream; the server carries on', as
   }
   const after = await g.get('nodes/core/customer/big')
   t.equal(after.status, 200, 'still serving after aborted streams')
-  t.notMatch(server.output(), /internal error|crashed/, 'no errors logged')
+  t.notMatch(fixture.server.output(), /internal error|crashed/, 'no errors logged')
 })
 
 t.test('list GET of many nodes streams too', async (t) => {

@@ -2,15 +2,11 @@
 // partial updates, encoded ids, reserved names, list with q and limit, HEAD.
 import t from 'tap'
 import { Graph, call, createConsent, enc } from '../helpers/client'
-import { serverForFile, type Server } from '../helpers/server'
+import { serverForFile } from '../helpers/server'
 
 const fixture = serverForFile(t)
-let server: Server
 let g: Graph
-t.before(() => {
-  server = fixture.server
-  g = new Graph(server.url, 'demo', fixture.token, fixture.consent)
-})
+t.before(() => { g = fixture.graph })
 
 type NodeBody = Record<string, unknown>
 
@@ -28,7 +24,7 @@ t.test('PUT creates a node; GET returns the spec fields and custom properties at
   t.equal(node['consent-reference'], fixture.consent)
   t.equal(node.tenant, 'demo')
   t.equal(node.createdByHybrisClient, 'demo-enricher')
-  t.equal(node.schema, `${server.url}/graph/v1/demo/metamodel/nodes/core/customer`)
+  t.equal(node.schema, `${fixture.server.url}/graph/v1/demo/metamodel/nodes/core/customer`)
   t.ok(typeof node.created === 'number' && node.created >= before - 5000 && node.created <= Date.now() + 5000, 'created is epoch ms')
   t.equal(node.name, 'Ann Lee')
   t.equal(node.age, 30)
@@ -147,12 +143,12 @@ t.test('HEAD counts the nodes of a type in X-Total-Count', async (t) => {
 })
 
 t.test('list GET: all nodes, limit, consent-reference filter, q on searchable properties', async (t) => {
-  const ownerA = await createConsent(server.url, 'demo', g.token, 'subject-a')
-  const ownerB = await createConsent(server.url, 'demo', g.token, 'subject-b')
-  const lg = new Graph(server.url, 'demo', g.token, ownerA)
+  const ownerA = await createConsent(fixture.server.url, 'demo', g.token, 'subject-a')
+  const ownerB = await createConsent(fixture.server.url, 'demo', g.token, 'subject-b')
+  const lg = new Graph(fixture.server.url, 'demo', g.token, ownerA)
   await lg.put('nodes/list/person/1', { name: 'John Smith', age: 42 })
   await lg.put('nodes/list/person/2', { name: 'Jane Smith', age: 42 })
-  await new Graph(server.url, 'demo', g.token, ownerB).put('nodes/list/person/3', { name: 'John Smith', age: 7 })
+  await new Graph(fixture.server.url, 'demo', g.token, ownerB).put('nodes/list/person/3', { name: 'John Smith', age: 7 })
   const all = (await lg.get('nodes/list/person')).json<NodeBody[]>()
   t.same(all.map((n) => n.id).sort(), ['1', '2', '3'])
   t.equal((await lg.get('nodes/list/person?limit=2')).json<NodeBody[]>().length, 2)

@@ -2,15 +2,11 @@
 // updates, idempotent deletes, cascade on node delete, atomic counters.
 import t from 'tap'
 import { Graph, enc, pool } from '../helpers/client'
-import { serverForFile, type Server } from '../helpers/server'
+import { serverForFile } from '../helpers/server'
 
 const fixture = serverForFile(t)
-let server: Server
 let g: Graph
-t.before(() => {
-  server = fixture.server
-  g = new Graph(server.url, 'demo', fixture.token, fixture.consent)
-})
+t.before(() => { g = fixture.graph })
 
 type Body = Record<string, unknown>
 const rel = (from: string, to: string, id: string, type = 'viewed'): string =>
@@ -24,9 +20,9 @@ t.test('PUT relation creates missing end nodes; GET returns the spec fields', as
   t.equal(r.fid, 'u1')
   t.equal(r.tid, 'p1')
   t.equal(r.id, 'r1')
-  t.equal(r.schema, `${server.url}/graph/v1/demo/metamodel/relations/core/customer/core/product/core/viewed`)
-  t.equal(r.fSchema, `${server.url}/graph/v1/demo/metamodel/nodes/core/customer`)
-  t.equal(r.tSchema, `${server.url}/graph/v1/demo/metamodel/nodes/core/product`)
+  t.equal(r.schema, `${fixture.server.url}/graph/v1/demo/metamodel/relations/core/customer/core/product/core/viewed`)
+  t.equal(r.fSchema, `${fixture.server.url}/graph/v1/demo/metamodel/nodes/core/customer`)
+  t.equal(r.tSchema, `${fixture.server.url}/graph/v1/demo/metamodel/nodes/core/product`)
   t.equal(r.consentReference, fixture.consent)
   t.equal(r.createdByHybrisClient, 'demo-enricher')
   t.equal(r.tenant, 'demo')
