@@ -27,23 +27,14 @@ export interface Scan {
  * to keep small neighbourhoods and short lists hot, too few for one large
  * scan to evict what single reads use.
  */
-export const SCAN_CACHE_BUDGET = 64
-
-/** Counts down the cache additions a scan may still make. */
-class CacheBudget {
-  private left = SCAN_CACHE_BUDGET
-  take(): boolean {
-    if (this.left <= 0) return false
-    this.left--
-    return true
-  }
-}
+const SCAN_CACHE_BUDGET = 64
 
 /** A node that cannot be opened is listed as the spec's locked placeholder. */
 export class ListScan implements Scan {
   private lastKey: Key | undefined
   private remaining: number
-  private readonly cacheBudget = new CacheBudget()
+  /** cache additions this scan may still make */
+  private cacheLeft = SCAN_CACHE_BUDGET
 
   constructor(
     private readonly tenant: string,
@@ -75,7 +66,7 @@ export class ListScan implements Scan {
       const stored = store.nodes.get(nk)
       if (stored === undefined) continue
       if (this.owner !== undefined && stored.o !== this.owner && stored.o !== TENANT_OWNER) continue
-      const opened = openElement(store, tenant, nk, stored, true, this.cacheBudget.take())
+      const opened = openElement(store, tenant, nk, stored, true, this.cacheLeft-- > 0)
       let json: string
       if (opened.kind !== 'open') json = LOCKED_PLACEHOLDER
       else {
@@ -100,7 +91,8 @@ export class ListScan implements Scan {
 export class NeighboursScan implements Scan {
   private lastKey: Key | undefined
   private sentSource = false
-  private readonly cacheBudget = new CacheBudget()
+  /** cache additions this scan may still make */
+  private cacheLeft = SCAN_CACHE_BUDGET
 
   constructor(private readonly tenant: string, private readonly source: NodeRef) {}
 
@@ -113,7 +105,7 @@ export class NeighboursScan implements Scan {
     const key = nodeKey(this.tenant, n)
     const stored = store.nodes.get(key)
     if (stored === undefined) return undefined
-    const opened = openElement(store, this.tenant, key, stored, true, this.cacheBudget.take())
+    const opened = openElement(store, this.tenant, key, stored, true, this.cacheLeft-- > 0)
     return nodeChunk(urls, this.tenant, n, stored, opened.kind === 'open' ? opened.record.p : undefined, relations)
   }
 
@@ -159,7 +151,7 @@ export class NeighboursScan implements Scan {
       const rk = relationKey(tenant, relation)
       const stored = store.relations.get(rk)
       if (stored === undefined) continue
-      const opened = openElement(store, tenant, rk, stored, true, this.cacheBudget.take())
+      const opened = openElement(store, tenant, rk, stored, true, this.cacheLeft-- > 0)
       g.relations.push(relationChunk(urls, tenant, relation, stored, opened.kind === 'open' ? opened.record.p : undefined))
     }
     flush()
