@@ -16,6 +16,7 @@ export type ErrorType =
   | 'unsupported_media_type'
   | 'too_many_attempts'
   | 'service_unavailable'
+  | 'insufficient_storage'
   | 'internal_error'
 
 const STATUS_OF: Record<ErrorType, number> = {
@@ -32,6 +33,7 @@ const STATUS_OF: Record<ErrorType, number> = {
   unsupported_media_type: 415,
   too_many_attempts: 400,
   service_unavailable: 503,
+  insufficient_storage: 507,
   internal_error: 500,
 }
 
@@ -94,6 +96,7 @@ export const ERROR_TYPES: Record<ErrorType, string> = {
   payload_too_large: 'The request body is over the configured limit (MAX_BODY).',
   unsupported_media_type: 'The body must be JSON (Content-Type: application/json).',
   too_many_attempts: 'The account is locked after too many unsuccessful authentication attempts.',
-  service_unavailable: 'A shard queue is full, a shard actor restarted, or the server is shutting down; retry after Retry-After seconds.',
+  service_unavailable: 'A shard queue is full, a shard actor restarted, a shard was stopped after its actor kept failing (see the log), or the server is shutting down; retry after Retry-After seconds.',
+  insufficient_storage: 'The disk of the data directory is full: the write was not applied. Writes succeed again, without a restart, once space is free; reads keep working.',
   internal_error: 'A bug; it is logged with the trace id.',
 }

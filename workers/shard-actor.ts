@@ -13,6 +13,8 @@ import { createConsent, grantConsent, readConsent, revokeConsent, setRevokedProp
 import { countNodes, deleteNode, getNode, getNodeProperty, putNode, putNodeProperty, type ShardContext } from './store/nodes'
 import { deleteRelation, getRelation, incrementCounter, putRelation } from './store/relations'
 import { fail, ok, type OpResult } from './store/result'
+import { commitFailure } from './store/commit-failure'
+import { applyIsolated } from './store/isolated-write'
 import { appendEvent, head, pruneEvents, readEvents, retention } from './store/events'
 import { fireDue, nextDue } from './store/schedules'
 import { ListScan, NeighboursScan, type Scan } from './store/scans'
@@ -67,7 +69,7 @@ function internal(id: number, err: unknown): ActorReply {
 }
 
 function context(store: ShardStore, time: number): ShardContext {
-  return { store, urls, metamodel, blind, now: time, touched: new Set(), schedulesChanged: false }
+  return { store, urls, metamodel, blind, now: time, touched: new Set(), schedulesChanged: false, shred: [] }
 }
 
 /** Wakes the front thread's event consumers for each tenant whose log grew. */
@@ -116,7 +118,7 @@ function write(sc: ShardContext, op: WriteOp): OpResult {
       sc.touched.add(op.tenant)
       return ok(204)
     }
-    case 'revokeConsent': return revokeConsent(sc.store, op.tenant, op.ref, op.caller)
+    case 'revokeConsent': return revokeConsent(sc.store, op.tenant, op.ref, op.caller, sc.shred)
     case 'grantConsent': return grantConsent(sc.store, op.tenant, op.ref, op.caller)
     case 'setRevokedProperties': return setRevokedProperties(sc.store, op.tenant, op.ref, op.names, op.caller)
     case 'createWebhook': return createWebhook(sc.store, webhookKey, op.tenant, op.url, sc.now)
@@ -153,13 +155,21 @@ function openScan(id: number, store: ShardStore, op: StreamOp): void {
   stepScan(id)
 }
 
+/** A write of the batch, rolled back alone if it throws (store/isolated-write.ts). */
+function applyAlone(sc: ShardContext, item: { id: number; op: WriteOp }): OpResult {
+  const shredBefore = sc.shred.length
+  return applyIsolated(sc.store, () => write(sc, item.op), () => { sc.shred.length = shredBefore }, `write ${item.id} (${item.op.op})`)
+}
+
 /** One write transaction for all writes of a shard in this batch; replies after the flush. */
 function commit(store: ShardStore, items: { id: number; op: WriteOp }[], time: number): void {
   const sc = context(store, time)
   const done = store.env
-    .transaction(() => items.map((i) => write(sc, i.op)))
+    .transaction(() => items.map((i) => applyAlone(sc, i)))
     .then(async (results) => {
       await store.env.flushed
+      // Crypto-shredding after the revocation is durable (consents.ts says why the order).
+      for (const slot of sc.shred) store.keys.destroy(slot)
       results.forEach((r, n) => send(reply(items[n]!.id, r)))
       announce(store, sc.touched)
       announceWebhookChanges(items, results)
@@ -167,7 +177,9 @@ function commit(store: ShardStore, items: { id: number; op: WriteOp }[], time: n
     })
     .catch((err: unknown) => {
       forgetUncommitted(store)
-      for (const i of items) send(internal(i.id, err))
+      console.error(`shard actor: commit of ${items.length} writes to shard ${store.shard} failed:`, err)
+      const failure = commitFailure(err)
+      for (const i of items) send(reply(i.id, failure))
     })
     .finally(() => pendingCommits.delete(done))
   pendingCommits.add(done)

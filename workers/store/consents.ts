@@ -94,17 +94,39 @@ export function readConsent(store: ShardStore, tenant: string, ref: string, call
   return ok(200, view(ref, c))
 }
 
-export function revokeConsent(store: ShardStore, tenant: string, ref: string, caller: ConsentCaller): OpResult {
+/**
+ * Marks the consent revoked in this transaction and names the key slot to
+ * destroy once it is committed (`shred`). The order is what makes crashes
+ * safe: the record says `revoked` on disk before its slot is zeroed, so a
+ * crash can leave only a revoked consent whose slot still holds a key, which
+ * start-up finishes (finishRevocations); never a granted consent without a
+ * key. Writes that see the record after this are refused (403).
+ */
+export function revokeConsent(store: ShardStore, tenant: string, ref: string, caller: ConsentCaller, shred: number[]): OpResult {
   const c = getConsentRecord(store, tenant, ref)
   if (c === undefined) return notFound(ref)
   if (!permitted(c, caller)) return fail('forbidden', `consent reference "${ref}" belongs to another subject`)
   if (c.status === 'revoked') return NO_CONTENT
-  // Destroyed (zeroed and synced) before the revocation is acknowledged;
-  // decrypted copies in memory go with it.
-  store.keys.destroy(c.slot)
   store.cache.plain.forEach((entry, id) => { if (entry.o === ref) store.cache.plain.delete(id) })
   putConsent(store, tenant, ref, { ...c, status: 'revoked' })
+  shred.push(c.slot)
   return NO_CONTENT
+}
+
+/**
+ * Start-up: destroys the key slots of revoked consents that a crash left
+ * between the committed revocation and the slot's destruction. Returns how
+ * many it finished.
+ */
+export function finishRevocations(store: ShardStore): number {
+  let finished = 0
+  for (const { value } of store.consents.getRange()) {
+    if (value.status === 'revoked' && store.keyFile.read(value.slot) !== undefined) {
+      store.keys.destroy(value.slot)
+      finished++
+    }
+  }
+  return finished
 }
 
 export function grantConsent(store: ShardStore, tenant: string, ref: string, caller: ConsentCaller): OpResult {

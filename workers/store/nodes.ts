@@ -26,6 +26,8 @@ export interface ShardContext {
   touched: Set<string>
   /** Set when this transaction wrote a schedule (the actor's timer may need to fire sooner). */
   schedulesChanged: boolean
+  /** Key slots of consents revoked in this transaction: destroyed once it is committed (consents.ts says why). */
+  shred: number[]
 }
 
 /** A change event (spec 6) in the current transaction. */
