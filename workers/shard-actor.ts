@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { Metamodel } from '../src/model/metamodel'
 import { Urls } from '../src/model/urls'
 import { decodeRequests, encodeReplies } from '../src/shard/codec'
-import { isStream, isWrite, type ActorConfig, type ActorReply, type Operation, type ReadOp, type StreamOp, type WriteOp } from '../src/shard/messages'
+import { isStream, isWrite, type ActorConfig, type ActorReply, type ActorRequest, type Operation, type ReadOp, type StreamOp, type WriteOp } from '../src/shard/messages'
 import { BlindIndex } from './crypto/blind-index'
 import { createConsent, grantConsent, readConsent, revokeConsent, setRevokedProperties } from './store/consents'
 import { countNodes, deleteNode, getNode, getNodeProperty, putNode, putNodeProperty, type ShardContext } from './store/nodes'
@@ -54,7 +54,19 @@ function flushOutbox(): void {
   flushScheduled = false
   const batch = outbox
   outbox = []
-  if (batch.length > 0) port!.postMessage(encodeReplies(batch))
+  if (batch.length === 0) return
+  try {
+    port!.postMessage(encodeReplies(batch))
+  } catch {
+    // A reply structured clone refuses must not lose the others: one by one, the bad ones become errors.
+    for (const r of batch) {
+      try {
+        port!.postMessage(encodeReplies([r]))
+      } catch (err) {
+        port!.postMessage(encodeReplies([internal(r.id, err)]))
+      }
+    }
+  }
 }
 
 function reply(id: number, r: OpResult): ActorReply {
@@ -244,34 +256,42 @@ async function shutdown(id: number): Promise<void> {
   port!.postMessage(encodeReplies([{ kind: 'closed', id }]))
 }
 
+port.on('messageerror', (err) => console.error('shard actor: a request batch could not be read:', err))
+
 port.on('message', (wire: unknown) => {
   const t = now()
   const writes = new Map<ShardStore, { id: number; op: WriteOp }[]>()
   for (const req of decodeRequests(wire)) {
-    switch (req.kind) {
-      case 'more': stepScan(req.id); break
-      case 'cancel': scans.delete(req.id); break
-      case 'shutdown': void shutdown(req.id); return
-      case 'call': {
-        const store = stores.get(req.shard)
-        const op: Operation = req.operation
-        if (store === undefined) {
-          send(internal(req.id, new Error(`shard ${req.shard} is not owned by this actor`)))
-        } else if (isWrite(op)) {
-          const list = writes.get(store)
-          if (list === undefined) writes.set(store, [{ id: req.id, op }])
-          else list.push({ id: req.id, op })
-        } else if (isStream(op)) {
-          openScan(req.id, store, op)
-        } else {
-          try {
-            send(reply(req.id, read(context(store, t), op)))
-          } catch (err) {
-            send(internal(req.id, err))
-          }
-        }
-      }
+    try {
+      if (take(req, t, writes) === 'shutdown') return
+    } catch (err) {
+      send(internal(req.id, err))
     }
   }
   for (const [store, items] of writes) commit(store, items, t)
 })
+
+/** Sorts one request of a batch: writes are collected for the group commit, the rest run at once. */
+function take(req: ActorRequest, t: number, writes: Map<ShardStore, { id: number; op: WriteOp }[]>): 'shutdown' | undefined {
+  switch (req.kind) {
+    case 'more': stepScan(req.id); break
+    case 'cancel': scans.delete(req.id); break
+    case 'shutdown': void shutdown(req.id); return 'shutdown'
+    case 'call': {
+      const store = stores.get(req.shard)
+      const op: Operation = req.operation
+      if (store === undefined) {
+        send(internal(req.id, new Error(`shard ${req.shard} is not owned by this actor`)))
+      } else if (isWrite(op)) {
+        const list = writes.get(store)
+        if (list === undefined) writes.set(store, [{ id: req.id, op }])
+        else list.push({ id: req.id, op })
+      } else if (isStream(op)) {
+        openScan(req.id, store, op)
+      } else {
+        send(reply(req.id, read(context(store, t), op)))
+      }
+    }
+  }
+  return undefined
+}

@@ -59,9 +59,16 @@ class Actor {
         const handler = this.pending.get(reply.id)
         if (handler === undefined) continue
         if (reply.kind !== 'chunks' || reply.done) this.pending.delete(reply.id)
-        handler(reply)
+        // A handler that throws must not take the other replies, or the process, with it.
+        try {
+          handler(reply)
+        } catch (err) {
+          console.error(`shard actor ${this.index}: handling the reply to request ${reply.id} failed:`, err)
+        }
       }
     })
+    // A reply that cannot be deserialized: its request stays pending until the actor restarts or shuts down.
+    worker.on('messageerror', (err) => console.error(`shard actor ${this.index}: a reply could not be read:`, err))
     worker.on('error', (err) => console.error(`shard actor ${this.index} crashed:`, err))
     worker.on('exit', (code) => {
       if (this.worker !== worker) return
@@ -93,7 +100,24 @@ class Actor {
     if (this.outbox.length === 0) return
     const batch = this.outbox
     this.outbox = []
-    this.worker.postMessage(encodeRequests(batch))
+    try {
+      this.worker.postMessage(encodeRequests(batch))
+    } catch {
+      // Structured clone refused the batch (a value nested too deep for the
+      // stack, say): send the requests one by one so only the bad ones fail.
+      for (const req of batch) this.sendAlone(req)
+    }
+  }
+
+  private sendAlone(req: ActorRequest): void {
+    try {
+      this.worker.postMessage(encodeRequests([req]))
+    } catch (err) {
+      console.error(`shard actor ${this.index}: request ${req.id} could not be passed to the actor:`, err)
+      const handler = this.pending.get(req.id)
+      this.pending.delete(req.id)
+      handler?.({ kind: 'error', id: req.id, type: 'bad_request', message: 'the request could not be passed to its shard: its body is too deeply nested or not serializable' })
+    }
   }
 }
 
