@@ -11,14 +11,13 @@ import { SigningPool } from './auth/signing-pool'
 import { readBootstrapFile, type Bootstrap } from './bootstrap/bootstrap-file'
 import { now, useOffsetClockFromEnv } from './clock'
 import { ConfigError, loadConfig, type Config } from './config'
-import { loadOrCreateMasterKey, masterKeyCheck } from './crypto/master-key'
 import { deliveryOptionsFromEnv, WebhookDelivery } from './events/webhook-delivery'
 import { listen } from './front/app'
 import type { Services } from './front/services'
 import { Metamodel } from './model/metamodel'
 import { Urls } from './model/urls'
-import { ActorPool } from './shard/actor-pool'
-import { readOrCreateManifest } from './shard/manifest'
+import { ActorPool, ShardRefused } from './shard/actor-pool'
+import { openDataDir, recordFormat } from './data-dir'
 
 const SWEEP_INTERVAL_MS = 10 * 60_000
 
@@ -36,8 +35,8 @@ async function main(): Promise<void> {
   if (clockOffsetFile !== undefined) console.error(`warning: CLOCK_OFFSET_FILE is set (tests only): the clock follows the offset in ${clockOffsetFile}`)
   const boot = readBootstrapFile(config.bootstrap)
   mkdirSync(config.dataDir, { recursive: true })
-  const masterKey = loadOrCreateMasterKey(config.masterKeyFile)
-  const { manifest, created } = readOrCreateManifest(config.dataDir, config.shards, now(), masterKeyCheck(masterKey))
+  const opened = openDataDir(config.dataDir, config.masterKeyFile, config.shards, now())
+  const { manifest, created, masterKey } = opened
   if (!created && manifest.shards !== config.shards && (process.argv.includes('--shards') || process.env.SHARDS !== undefined)) {
     console.error(`note: ${config.dataDir} was created with ${manifest.shards} shards; --shards applies only to a new data directory`)
   }
@@ -57,7 +56,10 @@ async function main(): Promise<void> {
   const pool = new ActorPool({
     dataDir: config.dataDir, shardCount: manifest.shards, workerCount: config.workers, publicUrl, metamodel: boot.metamodel, masterKey,
     eventRetentionMs: config.eventRetentionMs, eventRetentionCount: config.eventRetentionCount,
+    existing: !created, formatOnDisk: opened.formatOnDisk,
   })
+  await pool.started()
+  recordFormat(config.dataDir, opened)
   services = {
     publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody, maxStreamsPerTenant: config.maxStreamsPerTenant, pool, metamodel, authStore, hasher, tokens, oauth,
   }
@@ -91,7 +93,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError) console.error(`error: ${err.message}`)
+  if (err instanceof ConfigError || err instanceof ShardRefused) console.error(`error: ${err.message}`)
   else console.error(err)
   process.exit(1)
 })

@@ -9,7 +9,7 @@ import { Urls } from '../src/model/urls'
 import { decodeRequests, encodeReplies } from '../src/shard/codec'
 import { isStream, isWrite, type ActorConfig, type ActorReply, type ActorRequest, type Operation, type ReadOp, type StreamOp, type WriteOp } from '../src/shard/messages'
 import { BlindIndex } from './crypto/blind-index'
-import { createConsent, grantConsent, readConsent, revokeConsent, setRevokedProperties } from './store/consents'
+import { createConsent, finishRevocations, grantConsent, readConsent, revokeConsent, setRevokedProperties } from './store/consents'
 import { countNodes, deleteNode, getNode, getNodeProperty, putNode, putNodeProperty, type ShardContext } from './store/nodes'
 import { deleteRelation, getRelation, incrementCounter, putRelation } from './store/relations'
 import { fail, ok, type OpResult } from './store/result'
@@ -18,7 +18,10 @@ import { applyIsolated } from './store/isolated-write'
 import { appendEvent, head, pruneEvents, readEvents, retention } from './store/events'
 import { fireDue, nextDue } from './store/schedules'
 import { ListScan, NeighboursScan, type Scan } from './store/scans'
-import { closeShard, forgetUncommitted, openShard, type ShardStore } from './store/shard-store'
+import { closeShard, forgetUncommitted, openShard, shardPath, type ShardStore } from './store/shard-store'
+import { ShardDamage, verifyShardFiles } from './store/shard-files'
+import { verifyKeys } from './store/key-check'
+import { migrateShard } from './store/migrate-shard'
 import { createWebhook, deleteWebhook, listWebhooks, saveWebhookState, webhookDb, webhookTargets } from './store/webhooks'
 import { deriveKey } from '../src/crypto/master-key'
 import { now, useOffsetClockFromEnv } from '../src/clock'
@@ -30,7 +33,30 @@ const port = parentPort
 if (port === null) throw new Error('shard-actor must run in a worker thread')
 
 const masterKey = Buffer.from(config.masterKey)
-const stores = new Map<number, ShardStore>(config.shards.map((s) => [s, openShard(config.dataDir, s, masterKey)]))
+
+/**
+ * Opens, checks and migrates one shard; finishes revocations a crash
+ * interrupted. Damage throws ShardDamage before anything is served.
+ */
+function openVerified(shard: number): ShardStore {
+  verifyShardFiles(shardPath(config.dataDir, shard), shard, config.existing)
+  const store = openShard(config.dataDir, shard, masterKey)
+  migrateShard(store, config.formatOnDisk, config.formatVersion)
+  verifyKeys(store)
+  const finished = finishRevocations(store)
+  if (finished > 0) console.error(`shard ${shard}: finished ${finished} revocation(s) a crash had interrupted`)
+  return store
+}
+
+const stores = new Map<number, ShardStore>()
+try {
+  for (const s of config.shards) stores.set(s, openVerified(s))
+} catch (err) {
+  const message = err instanceof ShardDamage ? err.message : `opening the shards failed: ${(err as Error).message}`
+  port.postMessage(encodeReplies([{ kind: 'refused', id: 0, message }]))
+  // In a worker thread this ends the thread, not the process; the pool stops the shard.
+  process.exit(1)
+}
 const urls = new Urls(config.publicUrl)
 const metamodel = new Metamodel(config.metamodel)
 const blind = new BlindIndex(masterKey)
@@ -246,6 +272,7 @@ pruner.unref()
 
 // Schedules due while the server was down fire right after the start.
 scheduleTimer()
+port.postMessage(encodeReplies([{ kind: 'started', id: 0 }]))
 
 async function shutdown(id: number): Promise<void> {
   if (timer !== undefined) clearTimeout(timer)

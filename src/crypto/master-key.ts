@@ -8,8 +8,15 @@ import { ConfigError } from '../config'
 
 export const MASTER_KEY_BYTES = 32
 
-export function loadOrCreateMasterKey(path: string): Buffer {
+/**
+ * `create`: the data directory is new. For an existing one a missing key file
+ * is an error: a fresh key would open nothing, and it would then be written.
+ */
+export function loadOrCreateMasterKey(path: string, create = true): Buffer {
   if (!existsSync(path)) {
+    if (!create) {
+      throw new ConfigError(`master key file ${path} is missing, but the data directory was created with a master key; restore the key file (MASTER_KEY_FILE) it was created with`)
+    }
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
     const key = randomBytes(MASTER_KEY_BYTES)
     // 'wx': never overwrite a key another process created meanwhile.

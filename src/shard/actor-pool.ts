@@ -9,6 +9,7 @@ import type { MetamodelDoc } from '../model/metamodel'
 import { decodeReplies, encodeRequests } from './codec'
 import type { ActorConfig, ActorReply, ActorRequest, Operation, StreamOp } from './messages'
 import { actorOf, shardOf, shardsOfActor } from './tenant-hash'
+import { FORMAT_VERSION } from './manifest'
 
 export type ReplyHandler = (reply: ActorReply) => void
 
@@ -21,6 +22,12 @@ export interface PoolOptions {
   masterKey: Buffer
   eventRetentionMs?: number
   eventRetentionCount?: number
+  /** The data directory existed before this start (every shard must have its files). */
+  existing?: boolean
+  /** The disk format the shards are in (they are migrated to FORMAT_VERSION as they open). */
+  formatOnDisk?: number
+  /** An actor that exits this many times within RESTART_WINDOW_MS is stopped, not restarted. */
+  maxRestarts?: number
   /** Compiled actor entry; defaults to dist/workers/shard-actor.js beside this file. */
   workerFile?: string
   /** Calls in flight per actor before new ones get 503. */
@@ -31,6 +38,9 @@ const DEFAULT_WORKER_FILE = join(__dirname, '..', '..', 'workers', 'shard-actor.
 
 const UNAVAILABLE = (id: number, message: string): ActorReply => ({ kind: 'error', id, type: 'service_unavailable', message })
 
+const RESTART_WINDOW_MS = 60_000
+const DEFAULT_MAX_RESTARTS = 5
+
 class Actor {
   worker!: Worker
   readonly pending = new Map<number, ReplyHandler>()
@@ -38,6 +48,9 @@ class Actor {
   private scheduled = false
   stopping = false
   restarts = 0
+  /** Why the actor was stopped for good (its shards answer 503), or undefined while it runs. */
+  stopped: string | undefined
+  private recentExits: number[] = []
 
   constructor(readonly index: number, private readonly pool: ActorPool, private readonly config: ActorConfig) {
     this.spawn()
@@ -54,6 +67,14 @@ class Actor {
         }
         if (reply.kind === 'webhooks') {
           this.pool.webhooksChanged(reply.tenant)
+          continue
+        }
+        if (reply.kind === 'started') {
+          this.pool.actorStarted(this.index)
+          continue
+        }
+        if (reply.kind === 'refused') {
+          this.stop(reply.message)
           continue
         }
         const handler = this.pending.get(reply.id)
@@ -76,15 +97,41 @@ class Actor {
       const lost = [...this.pending.entries()]
       this.pending.clear()
       this.outbox = []
-      for (const [id, handler] of lost) handler(UNAVAILABLE(id, 'the shard actor restarted; retry the request'))
-      if (this.stopping) return
+      const why = this.stopped === undefined ? 'the shard actor restarted; retry the request' : this.unavailable()
+      for (const [id, handler] of lost) handler(UNAVAILABLE(id, why))
+      if (this.stopping || this.stopped !== undefined) return
+      // A budget, not a loop: an actor that keeps dying (a damaged file, a
+      // full disk at open) is stopped with its reason instead of restarted forever.
+      const t = Date.now()
+      this.recentExits = [...this.recentExits.filter((at) => t - at < RESTART_WINDOW_MS), t]
+      if (this.recentExits.length > this.pool.maxRestarts) {
+        this.stop(`it exited ${this.recentExits.length} times within ${RESTART_WINDOW_MS / 1000} s (last exit code ${code})`)
+        return
+      }
       this.restarts++
       console.error(`shard actor ${this.index} exited with code ${code}; restarting`)
       this.spawn()
     })
   }
 
+  /** Stops the actor for good: its shards answer 503 with the reason, which is logged once. */
+  stop(reason: string): void {
+    if (this.stopped !== undefined) return
+    this.stopped = reason
+    console.error(`shard actor ${this.index} stopped, its shards answer 503: ${reason}`)
+    this.pool.actorRefused(this.index, reason)
+    void this.worker.terminate()
+  }
+
+  unavailable(): string {
+    return `this tenant's shard is stopped (${this.stopped ?? ''}); an operator must repair it and restart the server`
+  }
+
   send(req: ActorRequest, handler: ReplyHandler | undefined): void {
+    if (this.stopped !== undefined) {
+      handler?.(UNAVAILABLE(req.id, this.unavailable()))
+      return
+    }
     if (handler !== undefined) this.pending.set(req.id, handler)
     this.outbox.push(req)
     if (!this.scheduled) {
@@ -121,6 +168,9 @@ class Actor {
   }
 }
 
+/** A shard that could not be opened (damaged files, a missing key); the message says what to do. */
+export class ShardRefused extends Error {}
+
 /** The handle of an open stream: ask for the next slice, or stop the scan. */
 export interface StreamHandle {
   more(): void
@@ -132,10 +182,15 @@ export class ActorPool {
   private readonly actors: Actor[]
   private nextId = 1
   private readonly maxPending: number
+  readonly maxRestarts: number
+  private readonly startedActors = new Set<number>()
+  private startWaiters: { resolve: () => void; reject: (err: Error) => void }[] = []
+  private refusal: string | undefined
 
   constructor(private readonly options: PoolOptions) {
     this.workerFile = options.workerFile ?? DEFAULT_WORKER_FILE
     this.maxPending = options.maxPending ?? 20_000
+    this.maxRestarts = options.maxRestarts ?? DEFAULT_MAX_RESTARTS
     this.actors = []
     for (let a = 0; a < options.workerCount; a++) {
       this.actors.push(new Actor(a, this, {
@@ -146,8 +201,34 @@ export class ActorPool {
         masterKey: options.masterKey,
         eventRetentionMs: options.eventRetentionMs ?? 7 * 86_400_000,
         eventRetentionCount: options.eventRetentionCount ?? 1_000_000,
+        existing: options.existing ?? false,
+        formatOnDisk: options.formatOnDisk ?? FORMAT_VERSION,
+        formatVersion: FORMAT_VERSION,
       }))
     }
+  }
+
+  /**
+   * Resolves once every actor opened and verified its shards; rejects with
+   * the first refusal (a damaged shard), which start-up reports and exits on.
+   */
+  started(): Promise<void> {
+    if (this.refusal !== undefined) return Promise.reject(new ShardRefused(this.refusal))
+    if (this.startedActors.size === this.actors.length) return Promise.resolve()
+    return new Promise((resolve, reject) => this.startWaiters.push({ resolve, reject }))
+  }
+
+  /** @internal */
+  actorStarted(index: number): void {
+    this.startedActors.add(index)
+    if (this.startedActors.size < this.actors.length) return
+    for (const w of this.startWaiters.splice(0)) w.resolve()
+  }
+
+  /** @internal */
+  actorRefused(_index: number, reason: string): void {
+    this.refusal ??= reason
+    for (const w of this.startWaiters.splice(0)) w.reject(new ShardRefused(reason))
   }
 
   private route(tenant: string): { actor: Actor; shard: number } {

@@ -1,11 +1,23 @@
-// The data directory's manifest: the shard count is fixed when the directory
-// is created, because a tenant's shard is its hash modulo that count.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
+// The data directory's manifest: what a start must know before it opens
+// anything. The shard count is fixed when the directory is created (a
+// tenant's shard is its hash modulo that count); the master key check tells
+// a wrong key before any data is touched; `formatVersion` says which disk
+// format the files are in, so a newer build migrates an older directory and
+// an older build refuses a newer one (README, "Upgrades").
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from '../config'
 
+/**
+ * 1: the first format (manifests without `formatVersion`).
+ * 2: the key-slot counter of a shard is keyed [0], not ['nextSlot'] (a
+ *    tenant could be called that); migrated at start (workers/store/migrate-shard.ts).
+ */
+export const FORMAT_VERSION = 2
+
 export interface Manifest {
   format: 1
+  formatVersion: number
   shards: number
   created: number
   /** HMAC of a fixed label under the master key: tells a wrong master key at start, before any data is touched. */
@@ -16,7 +28,8 @@ export function manifestPath(dataDir: string): string {
   return join(dataDir, 'manifest.json')
 }
 
-function writeManifest(path: string, manifest: Manifest): void {
+export function writeManifest(dataDir: string, manifest: Manifest): void {
+  const path = manifestPath(dataDir)
   // Written to a temporary file, synced, then renamed: a crash leaves the old manifest or the new one, whole.
   const tmp = `${path}.tmp`
   const fd = openSync(tmp, 'w', 0o600)
@@ -26,28 +39,55 @@ function writeManifest(path: string, manifest: Manifest): void {
   renameSync(tmp, path)
 }
 
-export function readOrCreateManifest(dataDir: string, shardsIfNew: number, now: number, masterKeyCheck: string): { manifest: Manifest; created: boolean } {
+/** Files a start of this server leaves in a data directory; anything else is the operator's. */
+const DATA_ENTRIES = ['shards', 'auth']
+
+/**
+ * The manifest of an existing data directory, or undefined for a new one. A
+ * directory that holds data but no manifest is refused: starting it as new
+ * would skip the master key check and could pick another shard count, making
+ * all data invisible.
+ */
+export function readManifest(dataDir: string): Manifest | undefined {
   const path = manifestPath(dataDir)
-  if (existsSync(path)) {
-    let doc: unknown
-    try {
-      doc = JSON.parse(readFileSync(path, 'utf8'))
-    } catch (err) {
-      throw new ConfigError(`data directory manifest ${path} is unreadable: ${(err as Error).message}`)
+  if (!existsSync(path)) {
+    const found = existsSync(dataDir) ? readdirSync(dataDir).filter((e) => DATA_ENTRIES.includes(e)) : []
+    if (found.length > 0) {
+      throw new ConfigError(`data directory ${dataDir} holds data (${found.join(', ')}) but no manifest.json; restore manifest.json from a backup of this directory (it records the shard count and the master key check), or move the directory away to start empty`)
     }
-    const m = doc as Partial<Manifest>
-    if (m.format !== 1 || !Number.isInteger(m.shards) || (m.shards as number) < 1) {
-      throw new ConfigError(`data directory manifest ${path} is not a format-1 manifest`)
-    }
-    if (m.masterKeyCheck !== undefined && m.masterKeyCheck !== masterKeyCheck) {
-      throw new ConfigError(`the master key does not belong to the data directory ${dataDir}; start with the MASTER_KEY_FILE it was created with`)
-    }
-    const manifest = { ...(m as Manifest), masterKeyCheck }
-    if (m.masterKeyCheck === undefined) writeManifest(path, manifest)
-    return { manifest, created: false }
+    return undefined
   }
+  let doc: unknown
+  try {
+    doc = JSON.parse(readFileSync(path, 'utf8'))
+  } catch (err) {
+    throw new ConfigError(`data directory manifest ${path} is unreadable (${(err as Error).message}); restore it from a backup of this directory`)
+  }
+  const m = doc as Partial<Manifest>
+  if (m === null || typeof m !== 'object' || m.format !== 1 || !Number.isInteger(m.shards) || (m.shards as number) < 1) {
+    throw new ConfigError(`data directory manifest ${path} is not a manifest this server wrote; restore it from a backup of this directory`)
+  }
+  const formatVersion = m.formatVersion ?? 1
+  if (!Number.isInteger(formatVersion) || formatVersion < 1) {
+    throw new ConfigError(`data directory manifest ${path} has an invalid formatVersion; restore it from a backup of this directory`)
+  }
+  if (formatVersion > FORMAT_VERSION) {
+    throw new ConfigError(`data directory ${dataDir} is in disk format ${formatVersion}, written by a newer version of this server; this one reads formats up to ${FORMAT_VERSION}: start the newer version`)
+  }
+  return { ...(m as Manifest), formatVersion }
+}
+
+/** Refuses a master key that does not belong to the directory (a manifest of format 1 may lack the check: it is added). */
+export function checkMasterKey(dataDir: string, manifest: Manifest, check: string): Manifest {
+  if (manifest.masterKeyCheck !== undefined && manifest.masterKeyCheck !== check) {
+    throw new ConfigError(`the master key does not belong to the data directory ${dataDir}; start with the MASTER_KEY_FILE it was created with`)
+  }
+  return { ...manifest, masterKeyCheck: check }
+}
+
+export function createManifest(dataDir: string, shards: number, now: number, masterKeyCheck: string): Manifest {
   mkdirSync(dataDir, { recursive: true })
-  const manifest: Manifest = { format: 1, shards: shardsIfNew, created: now, masterKeyCheck }
-  writeManifest(path, manifest)
-  return { manifest, created: true }
+  const manifest: Manifest = { format: 1, formatVersion: FORMAT_VERSION, shards, created: now, masterKeyCheck }
+  writeManifest(dataDir, manifest)
+  return manifest
 }

@@ -100,6 +100,10 @@ export type ActorReply =
   | { kind: 'events'; id: 0; tenant: string; last: number }
   /** Unsolicited (id 0): the tenant's webhooks were created or deleted; delivery reloads them. */
   | { kind: 'webhooks'; id: 0; tenant: string }
+  /** Unsolicited (id 0), once: the actor's shards are open, verified and migrated. */
+  | { kind: 'started'; id: 0 }
+  /** Unsolicited (id 0), instead of `started`: a shard is damaged; the actor stops. */
+  | { kind: 'refused'; id: 0; message: string }
 
 /** workerData of a shard actor. */
 export interface ActorConfig {
@@ -113,6 +117,11 @@ export interface ActorConfig {
   eventRetentionMs: number
   /** At most this many events are kept per tenant. */
   eventRetentionCount: number
+  /** The data directory existed before this start: every shard must already have its files. */
+  existing: boolean
+  /** The disk format the shards are in, and the one to migrate them to (src/shard/manifest.ts). */
+  formatOnDisk: number
+  formatVersion: number
 }
 
 export const WRITE_OPS: ReadonlySet<Operation['op']> = new Set([

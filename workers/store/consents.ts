@@ -18,7 +18,8 @@ export interface ConsentRecord {
 }
 
 export const TENANT_OWNER = 'TENANT'
-const NEXT_SLOT: Key = ['nextSlot']
+/** A number, so no tenant id (a string) can name it (format 2; format 1 said ['nextSlot']). */
+export const NEXT_SLOT: Key = [0]
 
 const consentKey = (tenant: string, ref: string): Key => [tenant, ref]
 

@@ -1,0 +1,39 @@
+// Opening the data directory at start: its manifest (or a new one), the
+// master key it was created with, and the disk format it is in. Nothing is
+// opened before this says the directory, the key and this build belong
+// together.
+import { loadOrCreateMasterKey, masterKeyCheck } from './crypto/master-key'
+import { checkMasterKey, createManifest, FORMAT_VERSION, readManifest, writeManifest, type Manifest } from './shard/manifest'
+
+export interface OpenedDataDir {
+  manifest: Manifest
+  masterKey: Buffer
+  /** true when this start created the directory */
+  created: boolean
+  /** The disk format the files are in; older ones are migrated as the stores open. */
+  formatOnDisk: number
+  /** The manifest must be rewritten once the stores opened (format migrated, or the master key check added). */
+  rewrite: boolean
+}
+
+export function openDataDir(dataDir: string, masterKeyFile: string, shardsIfNew: number, now: number): OpenedDataDir {
+  const existing = readManifest(dataDir)
+  const masterKey = loadOrCreateMasterKey(masterKeyFile, existing === undefined)
+  const check = masterKeyCheck(masterKey)
+  if (existing === undefined) {
+    return { manifest: createManifest(dataDir, shardsIfNew, now, check), masterKey, created: true, formatOnDisk: FORMAT_VERSION, rewrite: false }
+  }
+  const manifest = checkMasterKey(dataDir, existing, check)
+  return {
+    manifest: { ...manifest, formatVersion: FORMAT_VERSION },
+    masterKey,
+    created: false,
+    formatOnDisk: existing.formatVersion,
+    rewrite: existing.formatVersion !== FORMAT_VERSION || existing.masterKeyCheck === undefined,
+  }
+}
+
+/** After every store opened (and migrated): the manifest says the current format. */
+export function recordFormat(dataDir: string, opened: OpenedDataDir): void {
+  if (opened.rewrite) writeManifest(dataDir, opened.manifest)
+}
