@@ -3,6 +3,7 @@
 // intact. Runs the real compiled actor in worker threads, in process.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
+import { truncateSync } from 'node:fs'
 import { join } from 'node:path'
 import { ActorPool } from '../../src/shard/actor-pool'
 import type { ActorReply, Operation, WriteContext } from '../../src/shard/messages'
@@ -61,4 +62,57 @@ t.test('a full queue answers 503 at once instead of queueing without bound', asy
   const unavailable = replies.filter((r) => r.kind === 'error' && r.type === 'service_unavailable').length
   t.equal(unavailable, 20, '20 over the limit of 10 are refused')
   t.equal(replies.filter((r) => r.kind === 'error' && r.type === 'element_not_found').length, 10)
+})
+
+t.test('an actor that keeps dying is stopped: its shards answer 503 with the reason, others keep working', async (t) => {
+  const dir = tempDir()
+  const pool = new ActorPool({
+    dataDir: dir, shardCount: 1, workerCount: 1, publicUrl: 'http://x', metamodel: {}, masterKey, maxRestarts: 2,
+    workerFile: join(ROOT, 'dist', 'workers', 'shard-actor.js'),
+  })
+  t.teardown(async () => {
+    await pool.close()
+    removeDir(dir)
+  })
+  await pool.started()
+  const errors = console.error
+  const logged: string[] = []
+  console.error = (...args: unknown[]) => { logged.push(args.map(String).join(' ')) }
+  t.teardown(() => { console.error = errors })
+  for (let kill = 0; kill < 3; kill++) {
+    // Each kill waits for the restarted actor to answer first.
+    const before = await call(pool, { op: 'getNode', tenant: 't', node: node('x') })
+    t.equal(before.kind === 'error' && before.type, 'element_not_found', `actor alive before kill ${kill + 1}`)
+    await Promise.all(pool.workers().map((w) => w.terminate()))
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  const after = await call(pool, { op: 'getNode', tenant: 't', node: node('x') })
+  t.equal(after.kind === 'error' && after.type, 'service_unavailable')
+  t.match(after.kind === 'error' ? after.message : '', /stopped \(it exited 3 times within 60 s/)
+  t.ok(logged.some((l) => /shard actor 0 stopped, its shards answer 503/.test(l)), 'the reason is logged')
+  t.equal(pool.restartCount(), 2, 'restarted twice, then stopped')
+})
+
+t.test('a shard damaged while the server runs is refused at the restart, not served', async (t) => {
+  const dir = tempDir()
+  const pool = new ActorPool({
+    dataDir: dir, shardCount: 1, workerCount: 1, publicUrl: 'http://x', metamodel: {}, masterKey,
+    workerFile: join(ROOT, 'dist', 'workers', 'shard-actor.js'),
+  })
+  t.teardown(async () => {
+    await pool.close()
+    removeDir(dir)
+  })
+  await pool.started()
+  const created = await call(pool, { op: 'createConsent', tenant: 't1', subject: 's' })
+  t.equal(created.kind, 'ok')
+  const errors = console.error
+  console.error = () => undefined
+  t.teardown(() => { console.error = errors })
+  truncateSync(join(dir, 'shards', '0', 'keys.bin'), 0)
+  await Promise.all(pool.workers().map((w) => w.terminate()))
+  await new Promise((r) => setTimeout(r, 1000))
+  const after = await call(pool, { op: 'getNode', tenant: 't1', node: node('x') })
+  t.equal(after.kind === 'error' && after.type, 'service_unavailable')
+  t.match(after.kind === 'error' ? after.message : '', /keys\.bin is missing or truncated/)
 })

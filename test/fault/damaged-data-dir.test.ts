@@ -1,0 +1,95 @@
+// A damaged or mismatched data directory is refused at start with one line
+// that says what is wrong and what to do; it is never served as empty or
+// locked data, and nothing in it is rewritten.
+import t, { type Test } from 'tap'
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Graph, createConsent } from '../helpers/client'
+import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
+
+const shardsOf = (root: string): string[] => readdirSync(join(root, 'data', 'shards')).map((s) => join(root, 'data', 'shards', s))
+
+/** A data directory with consents and nodes on every shard, made once and copied per case. */
+async function template(): Promise<string> {
+  const dir = tempDir('damage-template-')
+  const server = await startServer({ dataDir: dir, args: ['--shards', '2'] })
+  try {
+    const token = await getToken(server.url)
+    for (let i = 0; i < 4; i++) {
+      const g = new Graph(server.url, 'demo', token, await createConsent(server.url, 'demo', token, `s${i}`))
+      if ((await g.put(`nodes/core/customer/c${i}`, { name: `c${i}` })).status !== 204) throw new Error('write failed')
+    }
+  } finally {
+    await server.stop()
+  }
+  return dir
+}
+
+/** The start's error, or undefined when it started (then it is stopped again). */
+async function startError(dir: string): Promise<string | undefined> {
+  try {
+    const s = await startServer({ dataDir: dir })
+    await s.stop()
+    return undefined
+  } catch (err) {
+    return (err as Error).message
+  }
+}
+
+/** The one `error:` line of a refused start, and no stack trace. */
+function refusal(t: Test, message: string | undefined, pattern: RegExp): void {
+  t.ok(message !== undefined, 'the start is refused')
+  const lines = (message ?? '').split('\n').filter((l) => l.startsWith('error: '))
+  t.equal(lines.length, 1, 'one error line')
+  t.match(lines[0] ?? '', pattern)
+  t.notMatch(message ?? '', /^\s+at /m, 'no stack trace')
+}
+
+t.test('damaged data directories are refused with a message', async (t) => {
+  const base = await template()
+  t.teardown(() => removeDir(base))
+  const shard = (root: string): string => shardsOf(root).find((s) => statSync(join(s, 'keys.bin')).size > 0)!
+
+  const cases: [string, (root: string) => void, RegExp][] = [
+    ['keys.bin deleted', (r) => rmSync(join(shard(r), 'keys.bin')), /keys\.bin is missing or truncated/],
+    ['keys.bin truncated', (r) => truncateSync(join(shard(r), 'keys.bin'), 64), /keys\.bin is missing or truncated/],
+    ['keys.bin zeroed', (r) => { const p = join(shard(r), 'keys.bin'); writeFileSync(p, Buffer.alloc(statSync(p).size)) }, /granted consent .* destroyed or does not open/],
+    ['data.mdb emptied', (r) => truncateSync(join(shardsOf(r)[0]!, 'data.mdb'), 0), /data\.mdb is empty/],
+    ['data.mdb half-truncated', (r) => { const p = join(shardsOf(r)[0]!, 'data.mdb'); truncateSync(p, Math.floor(statSync(p).size / 2)) }, /data\.mdb is truncated/],
+    ['data.mdb deleted', (r) => rmSync(join(shardsOf(r)[0]!, 'data.mdb')), /data\.mdb is missing/],
+    ['a directory in place of data.mdb', (r) => { const p = join(shardsOf(r)[0]!, 'data.mdb'); rmSync(p); mkdirSync(p) }, /data\.mdb is not a regular file/],
+    ['garbage over the meta pages', (r) => { const p = join(shardsOf(r)[0]!, 'data.mdb'); const b = readFileSync(p); b.fill(0x41, 0, 8192); writeFileSync(p, b) }, /does not start with an LMDB meta page/],
+    ['manifest.json deleted', (r) => rmSync(join(r, 'data', 'manifest.json')), /holds data .* but no manifest\.json/],
+    ['manifest.json garbage', (r) => writeFileSync(join(r, 'data', 'manifest.json'), '{"format":'), /manifest .* is unreadable/],
+    ['a newer disk format', (r) => {
+      const p = join(r, 'data', 'manifest.json')
+      writeFileSync(p, JSON.stringify({ ...JSON.parse(readFileSync(p, 'utf8')) as object, formatVersion: 99 }))
+    }, /disk format 99, written by a newer version/],
+    ['master key file missing', (r) => rmSync(join(r, 'secrets', 'master.key')), /master key file .* is missing/],
+    ['another master key', (r) => writeFileSync(join(r, 'secrets', 'master.key'), Buffer.alloc(32, 7).toString('base64') + '\n', { mode: 0o600 }), /master key does not belong/],
+  ]
+  for (const [name, damage, pattern] of cases) {
+    await t.test(name, async (t) => {
+      const dir = tempDir('damaged-')
+      t.teardown(() => removeDir(dir))
+      cpSync(base, dir, { recursive: true })
+      damage(dir)
+      refusal(t, await startError(dir), pattern)
+      if (name === 'master key file missing') t.notOk(existsSync(join(dir, 'secrets', 'master.key')), 'no new key was written')
+    })
+  }
+})
+
+t.test('a format-1 directory (no formatVersion) is migrated and its data served', async (t) => {
+  const dir = await template()
+  t.teardown(() => removeDir(dir))
+  const p = join(dir, 'data', 'manifest.json')
+  const { formatVersion: _drop, ...v1 } = JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown>
+  writeFileSync(p, JSON.stringify(v1))
+  const server = await startServer({ dataDir: dir })
+  t.teardown(() => server.stop())
+  const token = await getToken(server.url)
+  const g = new Graph(server.url, 'demo', token)
+  t.equal((await g.get('nodes/core/customer/c1')).status, 200)
+  t.equal((JSON.parse(readFileSync(p, 'utf8')) as { formatVersion: number }).formatVersion, 2, 'the manifest records the new format')
+})
