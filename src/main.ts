@@ -92,6 +92,10 @@ async function main(): Promise<void> {
   console.log(`listening ${publicUrl}`)
 }
 
+// A rejection nobody awaits (lmdb-js's commitError of a failed auth-store
+// commit on a full disk, say) must not take every tenant down: log it.
+process.on('unhandledRejection', (reason) => console.error('unhandled rejection:', reason))
+
 main().catch((err: unknown) => {
   if (err instanceof ConfigError || err instanceof ShardRefused) console.error(`error: ${err.message}`)
   else console.error(err)

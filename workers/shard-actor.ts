@@ -14,6 +14,7 @@ import { countNodes, deleteNode, getNode, getNodeProperty, putNode, putNodePrope
 import { deleteRelation, getRelation, incrementCounter, putRelation } from './store/relations'
 import { fail, ok, type OpResult } from './store/result'
 import { commitFailure } from './store/commit-failure'
+import { causeOf } from '../src/storage-failure'
 import { applyIsolated } from './store/isolated-write'
 import { appendEvent, head, pruneEvents, readEvents, retention } from './store/events'
 import { fireDue, nextDue } from './store/schedules'
@@ -213,10 +214,11 @@ function commit(store: ShardStore, items: { id: number; op: WriteOp }[], time: n
       announceWebhookChanges(items, results)
       if (sc.schedulesChanged) scheduleTimer()
     })
-    .catch((err: unknown) => {
+    .catch(async (err: unknown) => {
       forgetUncommitted(store)
-      console.error(`shard actor: commit of ${items.length} writes to shard ${store.shard} failed:`, err)
-      const failure = commitFailure(err)
+      const cause = await causeOf(err)
+      console.error(`shard actor: commit of ${items.length} writes to shard ${store.shard} failed:`, cause)
+      const failure = commitFailure(cause)
       for (const i of items) send(reply(i.id, failure))
     })
     .finally(() => pendingCommits.delete(done))
@@ -282,6 +284,10 @@ async function shutdown(id: number): Promise<void> {
   for (const store of stores.values()) await closeShard(store)
   port!.postMessage(encodeReplies([{ kind: 'closed', id }]))
 }
+
+// A rejection nobody awaits (lmdb-js's commitError of a failed background
+// commit, say) must not kill the actor and every shard it owns: log it.
+process.on('unhandledRejection', (reason) => console.error('shard actor: unhandled rejection:', reason))
 
 port.on('messageerror', (err) => console.error('shard actor: a request batch could not be read:', err))
 

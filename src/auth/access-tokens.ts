@@ -2,6 +2,7 @@
 // SHA-256 stored. Verified tokens are cached in memory by their hash; every
 // revocation goes through `revoke`/`revokeHash` so the cache forgets at once.
 // An index by expiry lets the sweep read only the tokens that have expired.
+import { durable } from './auth-store'
 import { now } from '../clock'
 import type { AccessTokenRecord, AuthStore, GrantFields } from './auth-store'
 import { randomToken, sha256 } from './secrets'
@@ -43,7 +44,7 @@ export class AccessTokens {
   async issue(fields: GrantFields & { refresh?: string }): Promise<{ token: string; record: AccessTokenRecord }> {
     const minted = this.mint(fields)
     this.put(minted)
-    await this.store.env.flushed
+    await durable(this.store)
     return { token: minted.token, record: minted.record }
   }
 
@@ -75,7 +76,7 @@ export class AccessTokens {
     const record = this.store.accessTokens.get(hash)
     if (record === undefined) return false
     this.remove(hash, record.exp)
-    await this.store.env.flushed
+    await durable(this.store)
     return true
   }
 
@@ -89,7 +90,7 @@ export class AccessTokens {
   async revokeWhere(which: (r: AccessTokenRecord) => boolean): Promise<number> {
     const found = [...this.store.accessTokens.getRange()].filter(({ value }) => which(value))
     for (const { key, value } of found) this.remove(key, value.exp)
-    await this.store.env.flushed
+    await durable(this.store)
     return found.length
   }
 
@@ -97,7 +98,7 @@ export class AccessTokens {
   async sweep(): Promise<number> {
     const expired = [...this.store.accessTokenExpiry.getKeys({ end: [now() + 1] })] as [number, string][]
     for (const [exp, hash] of expired) this.remove(hash, exp)
-    await this.store.env.flushed
+    await durable(this.store)
     return expired.length
   }
 }

@@ -3,6 +3,7 @@
 // and passwords from the file are human-chosen, so they are stored as scrypt
 // hashes (in the pool), re-hashed only when the file's value no longer
 // matches the stored hash. Clients follow the rules of the admin API.
+import { durable } from './auth-store'
 import type { Bootstrap, ClientDecl, UserDecl } from '../bootstrap/bootstrap-file'
 import { ConfigError } from '../config'
 import type { AuthStore, ClientRecord, SecretHash, SubscriptionRecord, UserRecord } from './auth-store'
@@ -78,5 +79,5 @@ export async function applyAuthBootstrap(store: AuthStore, hasher: PasswordHashe
       store.users.putSync(u.id, u)
     }
   })
-  await store.env.flushed
+  await durable(store)
 }

@@ -164,7 +164,12 @@ export function openAuthStore(dataDir: string): AuthStore {
   }
 }
 
-/** Waits until every write issued so far is durable. */
-export async function durable(store: AuthStore): Promise<void> {
+/**
+ * Waits until every write issued so far is durable. `committed` first: when
+ * a commit fails (a full disk) it rejects with the failure, where `flushed`
+ * alone would wait forever.
+ */
+export async function durable(store: Pick<AuthStore, 'env'>): Promise<void> {
+  await store.env.committed
   await store.env.flushed
 }

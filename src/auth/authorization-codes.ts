@@ -2,6 +2,7 @@
 // CODE_TTL_MS, bound to the client, the redirect URI and the PKCE challenge
 // of the authorization request. A code is exchanged once; a second exchange
 // fails and revokes what the first one gave (RFC 6749 4.1.2).
+import { durable } from './auth-store'
 import { now } from '../clock'
 import type { AuthStore, CodeRecord } from './auth-store'
 import { randomToken, sha256 } from './secrets'
@@ -14,7 +15,7 @@ export class AuthorizationCodes {
   async issue(fields: Omit<CodeRecord, 'exp'>): Promise<string> {
     const code = randomToken()
     await this.store.codes.put(sha256(code), { ...fields, exp: now() + CODE_TTL_MS })
-    await this.store.env.flushed
+    await durable(this.store)
     return code
   }
 
@@ -22,6 +23,6 @@ export class AuthorizationCodes {
     // Used codes are kept as long as the tokens they gave could be replayed against.
     const t = now() - 24 * 3600_000
     for (const { key, value } of this.store.codes.getRange()) if (value.exp <= t) void this.store.codes.remove(key)
-    await this.store.env.flushed
+    await durable(this.store)
   }
 }

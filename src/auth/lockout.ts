@@ -7,6 +7,7 @@
 // password change (the counter is keyed by the account, not the password).
 // A success outside a block clears the counter. Unknown usernames are
 // counted the same way, so the answers do not reveal which accounts exist.
+import { durable } from './auth-store'
 import { ApiError } from '../errors'
 import { now } from '../clock'
 import type { AuthStore, LockoutRecord } from './auth-store'
@@ -60,6 +61,6 @@ export class Lockout {
     for (const { key, value } of this.store.lockouts.getRange()) {
       if (!isBlocked(value, t) && t - value.lastFailure >= WINDOW_MS) void this.store.lockouts.remove(key)
     }
-    await this.store.env.flushed
+    await durable(this.store)
   }
 }

@@ -2,6 +2,7 @@
 // they were issued for and owned by a user. They never expire; they end when
 // revoked (/revoke), deleted (/refreshtokens) or when their user or client
 // is deleted. Ending one also revokes the access tokens issued with it.
+import { durable } from './auth-store'
 import { randomBytes } from 'node:crypto'
 import { now } from '../clock'
 import type { AccessTokens, MintedToken } from './access-tokens'
@@ -55,7 +56,7 @@ export class RefreshTokens {
       this.store.refreshTokens.putSync(hash, { ...record, accessTokens: live })
       return true
     })
-    await this.store.env.flushed
+    await durable(this.store)
     return stored
   }
 
@@ -70,7 +71,7 @@ export class RefreshTokens {
     })
     if (record === undefined) return false
     for (const [access] of record.accessTokens) await this.accessTokens.revokeHash(access)
-    await this.store.env.flushed
+    await durable(this.store)
     return true
   }
 

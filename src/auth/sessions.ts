@@ -2,6 +2,7 @@
 // holds 256 random bits, the store only their SHA-256. A session lasts
 // SESSION_TTL_MS from sign-in (no sliding renewal) and remembers the clients
 // it was used for; /end_session ends it.
+import { durable } from './auth-store'
 import { now } from '../clock'
 import type { AuthStore, SessionRecord } from './auth-store'
 import { randomToken, sha256 } from './secrets'
@@ -22,7 +23,7 @@ export class Sessions {
     const t = now()
     const record: SessionRecord = { sub, authTime: t, exp: t + SESSION_TTL_MS, clients: [client] }
     await this.store.sessions.put(sha256(cookie), record)
-    await this.store.env.flushed
+    await durable(this.store)
     return { cookie, record }
   }
 
@@ -42,18 +43,18 @@ export class Sessions {
 
   async end(session: LiveSession): Promise<void> {
     await this.store.sessions.remove(session.hash)
-    await this.store.env.flushed
+    await durable(this.store)
   }
 
   /** Ends every session of a user (the user was deleted). */
   async endForUser(sub: string): Promise<void> {
     for (const { key, value } of this.store.sessions.getRange()) if (value.sub === sub) void this.store.sessions.remove(key)
-    await this.store.env.flushed
+    await durable(this.store)
   }
 
   async sweep(): Promise<void> {
     const t = now()
     for (const { key, value } of this.store.sessions.getRange()) if (value.exp <= t) void this.store.sessions.remove(key)
-    await this.store.env.flushed
+    await durable(this.store)
   }
 }

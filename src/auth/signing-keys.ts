@@ -4,6 +4,7 @@
 // then is deleted. The keys live in the auth store, so the rotation command
 // (src/rotate-signing-key.ts, another process) and the server see the same
 // set; the server reads it on every use.
+import { durable } from './auth-store'
 import type { JWTPayload } from 'jose'
 import { now } from '../clock'
 import type { AuthStore, SigningKeyRecord } from './auth-store'
@@ -26,7 +27,7 @@ export async function rotateSigningKey(store: AuthStore, key: GeneratedKey): Pro
     }
     store.signingKeys.putSync(record.kid, record)
   })
-  await store.env.flushed
+  await durable(store)
   return record
 }
 
@@ -75,7 +76,7 @@ export class SigningKeys {
     const t = now()
     const gone = this.all().filter((k) => !this.stillPublished(k, t))
     for (const k of gone) void this.store.signingKeys.remove(k.kid)
-    await this.store.env.flushed
+    await durable(this.store)
     return gone.length
   }
 }

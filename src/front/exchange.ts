@@ -2,6 +2,7 @@
 // what was copied off the stack-allocated request. Every reply goes through
 // here, corked, and nothing is written once the client has gone.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
+import { causeOf, DISK_FULL_MESSAGE, isCommitFailure, isDiskFull } from '../storage-failure'
 import { ApiError, errorBody } from '../errors'
 import { decodePath, decodeQuery } from './path'
 
@@ -103,6 +104,12 @@ export class Exchange {
   }
 
   error(err: unknown, options: { closeConnection?: boolean } = {}): void {
+    if (isCommitFailure(err)) {
+      // An auth-store commit failed: its cause decides between 507 and 500.
+      void causeOf(err).then((cause) => this.error(isDiskFull(cause) ? new ApiError('insufficient_storage', DISK_FULL_MESSAGE) : cause, options))
+      return
+    }
+    if (isDiskFull(err)) err = new ApiError('insufficient_storage', DISK_FULL_MESSAGE)
     const apiError = err instanceof ApiError ? err : internalError(err)
     if (!this.open) return
     this.finished = true

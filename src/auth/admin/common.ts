@@ -1,6 +1,7 @@
 // What the admin handlers share: the platform.admin scope on every route,
 // JSON answers that are never cached, 404s, and running a write to
 // completion (durable) before answering.
+import { durable } from '../auth-store'
 import type { Database } from 'lmdb'
 import { ApiError } from '../../errors'
 import type { Exchange } from '../../front/exchange'
@@ -35,7 +36,7 @@ type Db<T> = Database<T, string>
 /** Stores a record and waits until it is durable. */
 export async function putDurably<T>(s: Services, db: Db<T>, key: string, value: T): Promise<void> {
   await db.put(key, value)
-  await s.authStore.env.flushed
+  await durable(s.authStore)
 }
 
 /** GET of a collection: every record, shown through `view`. */
@@ -75,7 +76,7 @@ export function deleteOne<T>(
       settle(ex, async () => {
         await db(s).remove(id!)
         await options.cascade?.(s, value)
-        await s.authStore.env.flushed
+        await durable(s.authStore)
         ex.empty(204)
       })
     },

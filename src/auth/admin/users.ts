@@ -2,6 +2,7 @@
 // username, email, and roles per tenant. Passwords are hashed with scrypt in
 // the pool and never shown. A password change does not end a lock-out.
 // Deleting a user ends their tokens and sessions.
+import { durable } from '../auth-store'
 import type { Services } from '../../front/services'
 import type { UserRecord } from '../auth-store'
 import { admin, deleteOne, getOne, listOf, missing, reply, settle } from './common'
@@ -30,7 +31,7 @@ async function save(s: Services, user: UserRecord, previousUsername: string | un
     return false
   })
   if (taken) throw violation(`username "${user.username}" is taken`)
-  await s.authStore.env.flushed
+  await durable(s.authStore)
 }
 
 function fields(f: Fields, base: UserRecord | undefined): Pick<UserRecord, 'username' | 'email' | 'tenants'> {

@@ -3,6 +3,7 @@
 // authorization request. The answer carries a refresh token, and an ID token
 // when openid was granted. A replayed code fails and revokes what the first
 // exchange gave.
+import { durable } from '../auth-store'
 import { createHash } from 'node:crypto'
 import { now } from '../../clock'
 import type { Exchange } from '../../front/exchange'
@@ -93,7 +94,7 @@ export async function authorizationCode(s: Services, ex: Exchange, form: URLSear
     if (current !== undefined) await revokeReplayed(s, current)
     throw invalidGrant('the code was already used; the tokens it gave are revoked')
   }
-  await s.authStore.env.flushed
+  await durable(s.authStore)
   const answer: TokenResponse = {
     access_token: access.token, token_type: 'Bearer', expires_in: s.tokens.ttl,
     scope: grantFields.scopes.join(' '), refresh_token: refresh.token,
