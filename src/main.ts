@@ -59,7 +59,9 @@ async function main(): Promise<void> {
     eventRetentionMs: config.eventRetentionMs, eventRetentionCount: config.eventRetentionCount,
   })
   services = {
-    publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody, maxStreamsPerTenant: config.maxStreamsPerTenant, pool, metamodel, authStore, hasher, tokens, oauth,
+    publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody,
+    jsonLimits: { maxDepth: config.maxJsonDepth, maxElements: config.maxJsonElements },
+    maxStreamsPerTenant: config.maxStreamsPerTenant, pool, metamodel, authStore, hasher, tokens, oauth,
   }
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, webhookOptions)
