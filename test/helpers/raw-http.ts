@@ -12,10 +12,11 @@ export interface RawResult {
 }
 
 /**
- * Connects, writes `chunks` one after the other, and collects what comes back
- * until the server closes the connection or `waitMs` passes.
+ * Connects, writes `chunks` one after the other (`gapMs` apart, so that the
+ * server reads them separately), and collects what comes back until the
+ * server closes the connection or `waitMs` passes.
  */
-export function rawExchange(url: string, chunks: (string | Buffer)[], waitMs: number): Promise<RawResult> {
+export function rawExchange(url: string, chunks: (string | Buffer)[], waitMs: number, gapMs = 0): Promise<RawResult> {
   const { hostname, port } = new URL(url)
   return new Promise((resolve) => {
     const received: Buffer[] = []
@@ -31,7 +32,8 @@ export function rawExchange(url: string, chunks: (string | Buffer)[], waitMs: nu
     }
     const timer = setTimeout(() => finish(false), waitMs)
     socket.on('connect', () => {
-      for (const c of chunks) socket.write(c)
+      if (gapMs === 0) for (const c of chunks) socket.write(c)
+      else chunks.forEach((c, i) => setTimeout(() => { if (!socket.destroyed) socket.write(c) }, i * gapMs))
     })
     socket.on('data', (d: Buffer) => received.push(d))
     socket.on('error', (err: NodeJS.ErrnoException) => { error = err.code ?? err.message })
