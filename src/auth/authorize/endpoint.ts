@@ -150,7 +150,8 @@ async function grantAndRedirect(s: Services, ex: Exchange, req: AuthorizationReq
 async function authorize(s: Services, ex: Exchange, all: URLSearchParams, cookies: string[]): Promise<void> {
   const req = validateAuthorizationRequest(s.authStore, ex, authorizationParams(all))
   let identity: Identity | undefined
-  const consented = ex.method === 'POST' && all.has('consent')
+  // Only the consent form's own post counts as consent; a sign-in post never does.
+  const consented = ex.method === 'POST' && all.has('consent') && !all.has('username')
   if (ex.method === 'POST' && all.has('username')) {
     const signedIn = await signIn(s, ex, req, all)
     if (signedIn === undefined) return
