@@ -13,6 +13,10 @@ export interface Config {
   /** Shard count used only when the data directory is created. */
   shards: number
   maxBody: number
+  /** JSON request bodies may nest at most this deep (src/front/json-limits.ts). */
+  maxJsonDepth: number
+  /** JSON request bodies may hold at most this many elements (array items and object members). */
+  maxJsonElements: number
   masterKeyFile: string
   accessTokenTtl: number
   eventRetentionMs: number
@@ -41,6 +45,8 @@ const OPTIONS = {
   workers: { flag: '--workers', env: 'WORKERS' },
   shards: { flag: '--shards', env: 'SHARDS' },
   maxBody: { flag: '--max-body', env: 'MAX_BODY' },
+  maxJsonDepth: { flag: '--max-json-depth', env: 'MAX_JSON_DEPTH' },
+  maxJsonElements: { flag: '--max-json-elements', env: 'MAX_JSON_ELEMENTS' },
   masterKeyFile: { flag: '--master-key-file', env: 'MASTER_KEY_FILE' },
   accessTokenTtl: { flag: '--access-token-ttl', env: 'ACCESS_TOKEN_TTL' },
   eventRetention: { flag: '--event-retention', env: 'EVENT_RETENTION' },
@@ -103,6 +109,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     workers: integer('--workers', get('workers') ?? String(Math.min(2, availableParallelism())), 1, 64),
     shards: integer('--shards', get('shards') ?? '4', 1, 256),
     maxBody: integer('--max-body', get('maxBody') ?? String(1024 * 1024), 1, 1024 * 1024 * 1024),
+    // Deep enough for real nested enricher data, far below what overflows a recursive walk (~3,000 levels).
+    maxJsonDepth: integer('--max-json-depth', get('maxJsonDepth') ?? '64', 1, 1000),
+    maxJsonElements: integer('--max-json-elements', get('maxJsonElements') ?? '100000', 1, 100_000_000),
     masterKeyFile: resolve(get('masterKeyFile') ?? './secrets/master.key'),
     accessTokenTtl: integer('ACCESS_TOKEN_TTL', get('accessTokenTtl') ?? '3600', 1, 10 * 365 * 86400),
     eventRetentionMs: parseDurationMs('EVENT_RETENTION', get('eventRetention') ?? '7d'),

@@ -84,7 +84,7 @@ export function errorBody(err: ApiError, publicUrl: string): ErrorBody {
 
 /** What every error type means, served at GET /errors so `moreInfo` leads somewhere. */
 export const ERROR_TYPES: Record<ErrorType, string> = {
-  bad_request: 'Malformed JSON, wrong body shape, bad query, bad header value or bad path segment.',
+  bad_request: 'Malformed JSON, a JSON body over MAX_JSON_DEPTH or MAX_JSON_ELEMENTS, wrong body shape, bad query, bad header value or bad path segment.',
   validation_violation: 'Reserved property name, undeclared type or property, or q on a property that is not searchable.',
   insufficient_credentials: 'Missing, invalid, expired or revoked access token, or wrong client credentials.',
   insufficient_scope: 'The access token lacks the scope the endpoint needs.',

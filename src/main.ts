@@ -61,7 +61,9 @@ async function main(): Promise<void> {
   await pool.started()
   recordFormat(config.dataDir, opened)
   services = {
-    publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody, maxStreamsPerTenant: config.maxStreamsPerTenant, pool, metamodel, authStore, hasher, tokens, oauth,
+    publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody,
+    jsonLimits: { maxDepth: config.maxJsonDepth, maxElements: config.maxJsonElements },
+    maxStreamsPerTenant: config.maxStreamsPerTenant, pool, metamodel, authStore, hasher, tokens, oauth,
   }
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, webhookOptions)

@@ -4,7 +4,7 @@
 // id_token_hint is verified here against the published keys (verification
 // is cheap; only signing is kept off the front thread).
 import { createHash } from 'node:crypto'
-import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose'
+import { compactVerify, createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose'
 import { now } from '../clock'
 import type { UserRecord } from './auth-store'
 import type { SigningKeys } from './signing-keys'
@@ -56,6 +56,24 @@ export async function verifyIdTokenHint(
     if (typeof payload.sub !== 'string') return undefined
     const authTime = typeof payload.auth_time === 'number' ? payload.auth_time * 1000 : payload.iat! * 1000
     return { sub: payload.sub, authTime }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The user and client of an id_token_hint at /end_session: signed by one of
+ * our published keys and issued by us. Expiry is not checked (OpenID Connect
+ * RP-Initiated Logout 1.0, section 2: the OP should accept an expired ID
+ * token there); the hint only names who asks to sign out, it grants nothing.
+ */
+export async function verifyLogoutHint(keys: SigningKeys, issuer: string, hint: string): Promise<{ sub: string; clientId: string } | undefined> {
+  try {
+    const { payload } = await compactVerify(hint, createLocalJWKSet(keys.jwks()), { algorithms: ['RS256'] })
+    const claims = JSON.parse(new TextDecoder().decode(payload)) as JWTPayload
+    const aud = Array.isArray(claims.aud) && claims.aud.length === 1 ? claims.aud[0] : claims.aud
+    if (claims.iss !== issuer || typeof claims.sub !== 'string' || typeof aud !== 'string') return undefined
+    return { sub: claims.sub, clientId: aud }
   } catch {
     return undefined
   }

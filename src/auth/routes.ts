@@ -12,7 +12,7 @@ import * as adminTenants from './admin/tenants'
 import * as adminUsers from './admin/users'
 import { authorizeGet, authorizePost } from './authorize/endpoint'
 import { discoveryEndpoint, JWKS_PATH, jwksEndpoint } from './discovery-endpoint'
-import { endSessionEndpoint } from './end-session-endpoint'
+import { endSessionGet, endSessionPost } from './end-session-endpoint'
 import { eventsEndpoint } from './events-endpoint'
 import { deleteRefreshTokens, listRefreshTokens } from './refreshtokens-endpoint'
 import { revokeEndpoint } from './revoke-endpoint'
@@ -32,7 +32,7 @@ export const OAUTH_ROUTES: readonly [string, OAuthMethods][] = [
   ['tokeninfo', { GET: tokeninfoEndpoint }],
   ['userinfo', { GET: userinfoGet, POST: userinfoPost }],
   ['refreshtokens', { GET: listRefreshTokens, DELETE: deleteRefreshTokens }],
-  ['end_session', { GET: endSessionEndpoint }],
+  ['end_session', { GET: endSessionGet, POST: endSessionPost }],
   ['events', { GET: eventsEndpoint }],
   ['admin/tenants', { GET: adminTenants.listTenants, POST: adminTenants.createTenant }],
   ['admin/tenants/:id', { GET: adminTenants.getTenant, PUT: adminTenants.replaceTenant, DELETE: adminTenants.deleteTenant }],

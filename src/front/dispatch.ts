@@ -1,7 +1,8 @@
 // The request lifecycle on the front thread, in order: decode the path, find
 // the route (404/405), authenticate and check scope and tenant (401/403),
-// check the content type (415), read the body within the limit (413), run the
-// handler. Any ApiError thrown on the way becomes the error answer.
+// check the content type (415), read the body within the limit (413), bound a
+// JSON body's depth and element count (400), run the handler. Any ApiError
+// thrown on the way becomes the error answer.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { authorize, requireScope } from '../auth/bearer'
 import { findOAuthRoute } from '../auth/routes'
@@ -10,6 +11,7 @@ import { findGraphRoute } from '../graph/routes'
 import { tenantSegment } from '../graph/validate'
 import { readBody } from './body'
 import { Exchange } from './exchange'
+import { checkJsonLimits } from './json-limits'
 import { requireMediaType } from './media-type'
 import type { Method, MethodSpec } from './route'
 import type { Services } from './services'
@@ -29,6 +31,7 @@ function run<P>(s: Services, ex: Exchange, spec: MethodSpec<P>, params: P): void
   requireMediaType(ex.headers['content-type'], spec.body)
   readBody(ex.res, s.maxBody, ex.headers['content-length'], (body) => {
     try {
+      if (spec.body === 'json') checkJsonLimits(body, s.jsonLimits)
       spec.handle(s, ex, params, body)
     } catch (err) {
       ex.error(err)

@@ -6,11 +6,14 @@ import type { PasswordHasher } from '../auth/password-hasher'
 import type { Metamodel } from '../model/metamodel'
 import type { Urls } from '../model/urls'
 import type { ActorPool } from '../shard/actor-pool'
+import type { JsonLimits } from './json-limits'
 
 export interface Services {
   publicUrl: string
   urls: Urls
   maxBody: number
+  /** Depth and element bounds of every JSON request body, checked before it is parsed. */
+  jsonLimits: JsonLimits
   /** At most this many open event streams per tenant (src/events/ws-stream.ts). */
   maxStreamsPerTenant: number
   pool: ActorPool

@@ -33,6 +33,14 @@ t.test('the admin API needs a live token with platform.admin', async (t) => {
   t.equal((await api('PATCH' as 'PUT', 'tenants')).status, 405)
 })
 
+t.test('admin JSON bodies are bounded in depth like every JSON body (issue 10, item 1)', async (t) => {
+  const deep = '{"org":'.repeat(5000) + '"x"' + '}'.repeat(5000)
+  const res = await call('POST', `${env.issuer}/admin/tenants`, { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, deep)
+  t.equal(res.status, 400)
+  t.match(res.json<Json>().message, /nested deeper than 64 levels/)
+  t.equal((await api('GET', 'tenants')).status, 200, 'the server goes on')
+})
+
 t.test('tenants', async (t) => {
   const created = await api('POST', 'tenants', { id: 'initech', org: 'initech-org' })
   t.equal(created.status, 201)

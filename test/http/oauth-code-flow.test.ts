@@ -5,7 +5,7 @@ import t from 'tap'
 import { createHash } from 'node:crypto'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import {
-  basic, WEB_AUTH, call, codeFor, MANAGE, oauthServerForFile, postForm, redirectParams, tokenOk, UserAgent, VIEW, type Json,
+  basic, WEB_AUTH, call, codeFor, hiddenFields, MANAGE, oauthServerForFile, postForm, redirectParams, tokenOk, UserAgent, VIEW, type Json,
 } from '../helpers/oauth'
 
 const env = oauthServerForFile(t)
@@ -218,6 +218,8 @@ t.test('errors after the redirect URI is trusted go back to it (query and fragme
     ['unknown identity provider', { response_type: 'code', platform_id_provider: 'idp_github' }, 'invalid_request'],
     ['prompt=none without a session', { response_type: 'code', prompt: 'none' }, 'login_required'],
     ['a parameter twice', { response_type: 'code', scope: VIEW, dup: '' }, 'invalid_request'],
+    ['a request object', { response_type: 'code', request: 'eyJhbGciOiJub25lIn0.e30.' }, 'request_not_supported'],
+    ['a request_uri', { response_type: 'code', request_uri: 'https://client.example/req.jwt' }, 'request_uri_not_supported'],
   ] as [string, Record<string, string>, string][]) {
     const res = await ua.send('GET', ua.authorizeUrl({ ...WEB, state: 'xyz', ...params }).replace('&dup=', `&scope=${VIEW}`))
     t.equal(res.status, 302, what)
@@ -296,6 +298,56 @@ t.test('prompt=login asks again; max_age=0 too', async (t) => {
   t.equal((await ua.open({ ...WEB, response_type: 'code', prompt: 'login' })).status, 200)
   t.equal((await ua.open({ ...WEB, response_type: 'code', max_age: '0' })).status, 200)
   t.equal((await ua.open({ ...WEB, response_type: 'code', prompt: 'none' })).status, 302)
+})
+
+t.test('prompt=select_account shows the sign-in form even with a session', async (t) => {
+  const ua = new UserAgent(env.issuer)
+  await ua.authorize({ ...WEB, response_type: 'code' }, 'alice', 'alice-password')
+  const page = await ua.open({ ...WEB, response_type: 'code', prompt: 'select_account' })
+  t.equal(page.status, 200)
+  t.match(page.text, /name="username"/)
+  const res = await ua.submit(page, 'bob', 'bob-password')
+  t.type(redirectParams(res.headers.location as string).query.get('code'), 'string', 'another account signs in')
+})
+
+t.test('prompt=consent: the user allows or denies the grant on a page, before any code is issued', async (t) => {
+  const ua = new UserAgent(env.issuer)
+  await ua.authorize({ ...WEB, response_type: 'code' }, 'alice', 'alice-password')
+  const params = { ...WEB, response_type: 'code', prompt: 'consent', scope: `openid ${VIEW}`, state: 'c1' }
+  const page = await ua.open(params)
+  t.equal(page.status, 200, 'a page, not a redirect, although signed in')
+  t.match(page.text, /Allow access\?/)
+  t.match(page.text, /<li>platform\.profile_graph_view<\/li>/)
+  t.match(page.text, /<li>platform\.tenant=demo<\/li>/)
+  t.notMatch(page.text, /name="username"/)
+  const hidden = hiddenFields(page.text)
+  const origin = { origin: new URL(env.issuer).origin }
+
+  const forged = await ua.send('POST', `${env.issuer}/authorize`, new URLSearchParams({ ...hidden, csrf: 'x'.repeat(43), consent: 'allow' }), origin)
+  t.equal(forged.status, 403, 'the CSRF token is checked')
+
+  const denied = await ua.send('POST', `${env.issuer}/authorize`, new URLSearchParams({ ...hidden, consent: 'deny' }), origin)
+  t.equal(denied.status, 303)
+  t.equal(redirectParams(denied.headers.location as string).query.get('error'), 'access_denied')
+  t.equal(redirectParams(denied.headers.location as string).query.get('state'), 'c1')
+
+  const allowed = await ua.send('POST', `${env.issuer}/authorize`, new URLSearchParams({ ...hidden, consent: 'allow' }), origin)
+  t.equal(allowed.status, 303)
+  const code = redirectParams(allowed.headers.location as string).query.get('code')!
+  const tokens = await tokenOk(env.issuer, { grant_type: 'authorization_code', code }, WEB_AUTH)
+  t.match(tokens.scope, /platform\.profile_graph_view/)
+
+  // Not signed in: the sign-in form first, then the consent page.
+  const fresh = new UserAgent(env.issuer)
+  const signIn = await fresh.open(params)
+  t.match(signIn.text, /name="username"/)
+  const consent = await fresh.submit(signIn, 'alice', 'alice-password')
+  t.equal(consent.status, 200)
+  t.match(consent.text, /Allow access\?/)
+  const hidden2 = hiddenFields(consent.text)
+  const after = await fresh.send('POST', `${env.issuer}/authorize`, new URLSearchParams({ ...hidden2, consent: 'allow' }), origin)
+  t.equal(after.status, 303)
+  t.type(redirectParams(after.headers.location as string).query.get('code'), 'string')
 })
 
 t.test('platform-session-id: the client value wins over the gateway header, else one is generated', async (t) => {

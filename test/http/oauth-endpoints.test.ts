@@ -3,7 +3,7 @@
 import t from 'tap'
 import { jwtVerify, createRemoteJWKSet } from 'jose'
 import {
-  basic, WEB_AUTH, call, codeFor, MANAGE, oauthServerForFile, postForm, redirectParams, tokenOk, UserAgent, VIEW, type Json, type TokenAnswer,
+  basic, WEB_AUTH, call, codeFor, hiddenFields, MANAGE, oauthServerForFile, postForm, redirectParams, tokenOk, UserAgent, VIEW, type Json, type TokenAnswer,
 } from '../helpers/oauth'
 
 const env = oauthServerForFile(t)
@@ -122,7 +122,7 @@ t.test('/refreshtokens: the user lists and deletes their refresh tokens, filtere
   t.equal((await call('GET', `${env.issuer}/refreshtokens`)).status, 401)
 })
 
-t.test('/end_session: ends the session of that client; the ID token stays valid', async (t) => {
+t.test('/end_session without id_token_hint: the user confirms on a CSRF-protected page; the ID token stays valid', async (t) => {
   const ua = new UserAgent(env.issuer)
   const location = await ua.authorize({ client_id: 'web-app', response_type: 'code', scope: 'openid' }, 'alice', 'alice-password')
   const code = redirectParams(location).query.get('code')!
@@ -131,9 +131,28 @@ t.test('/end_session: ends the session of that client; the ID token stays valid'
 
   const notThatClient = await ua.send('GET', `${env.issuer}/end_session?client_id=other-app`)
   t.equal(notThatClient.status, 200)
+  t.match(notThatClient.text, /Signed out/, 'nothing to end for a client that did not sign in through it')
   t.equal((await ua.open({ client_id: 'web-app', response_type: 'code' })).status, 302, 'another client does not end it')
 
-  const ended = await ua.send('GET', `${env.issuer}/end_session?client_id=web-app`)
+  // A cross-site link (issue 11, item 3) only gets the confirmation page: nothing ends.
+  const asked = await ua.send('GET', `${env.issuer}/end_session?client_id=web-app`)
+  t.equal(asked.status, 200)
+  t.match(asked.text, /Sign out\?/)
+  t.equal(asked.headers['set-cookie'], undefined, 'the session cookie is kept')
+  t.equal((await ua.open({ client_id: 'web-app', response_type: 'code' })).status, 302, 'still signed in after the GET')
+  const form = hiddenFields(asked.text)
+  t.equal(form.client_id, 'web-app')
+  t.match(form.confirm, /^[A-Za-z0-9_-]{43}$/)
+
+  const endUrl = `${env.issuer}/end_session`
+  const origin = new URL(env.issuer).origin
+  const forged = await ua.send('POST', endUrl, new URLSearchParams({ client_id: 'web-app', confirm: 'A'.repeat(43) }), { origin })
+  t.equal(forged.status, 403, 'a guessed token is refused')
+  const crossSite = await ua.send('POST', endUrl, new URLSearchParams(form), { origin: 'https://evil.example' })
+  t.equal(crossSite.status, 403, 'another origin is refused')
+  t.equal((await ua.open({ client_id: 'web-app', response_type: 'code' })).status, 302, 'still signed in')
+
+  const ended = await ua.send('POST', endUrl, new URLSearchParams(form), { origin })
   t.equal(ended.status, 200)
   t.match(ended.text, /signed out/)
   t.match(String(ended.headers['set-cookie']), /platform_session=; .*Max-Age=0/)
@@ -143,14 +162,48 @@ t.test('/end_session: ends the session of that client; the ID token stays valid'
 
   const ua2 = new UserAgent(env.issuer)
   await ua2.authorize({ client_id: 'web-app', response_type: 'code' }, 'alice', 'alice-password')
-  const back = await ua2.send('GET', `${env.issuer}/end_session?client_id=web-app&post_logout_redirect_uri=${encodeURIComponent('http://127.0.0.1:65530/callback')}&state=bye`)
-  t.equal(back.status, 302)
+  const target = 'http://127.0.0.1:65530/callback'
+  const page = await ua2.send('GET', `${env.issuer}/end_session?client_id=web-app&post_logout_redirect_uri=${encodeURIComponent(target)}&state=bye`)
+  t.equal(page.status, 200)
+  t.match(String(page.headers['content-security-policy']), /form-action 'self' http:\/\/127\.0\.0\.1:65530/)
+  const back = await ua2.send('POST', endUrl, new URLSearchParams(hiddenFields(page.text)), { origin })
+  t.equal(back.status, 303)
   t.equal(back.headers.location, 'http://127.0.0.1:65530/callback?state=bye')
   const open = await call('GET', `${env.issuer}/end_session?client_id=web-app&post_logout_redirect_uri=${encodeURIComponent('https://evil.example/')}`)
   t.equal(open.status, 400, 'never an open redirect')
-  t.equal((await call('GET', `${env.issuer}/end_session`)).status, 400, 'client_id is required')
+  t.equal((await call('GET', `${env.issuer}/end_session`)).status, 400, 'client_id or id_token_hint is required')
   t.equal((await call('GET', `${env.issuer}/end_session?client_id=nobody`)).status, 400)
-  t.equal((await call('GET', `${env.issuer}/end_session?client_id=web-app`)).status, 204, 'a program gets 204')
+  t.equal((await call('GET', `${env.issuer}/end_session?client_id=web-app`)).status, 204, 'a program without a session gets 204')
+})
+
+t.test('/end_session with id_token_hint: the hint alone names the client and ends the session at once', async (t) => {
+  const ua = new UserAgent(env.issuer)
+  const location = await ua.authorize({ client_id: 'web-app', response_type: 'code', scope: 'openid' }, 'alice', 'alice-password')
+  const { id_token: idToken } = await tokenOk(env.issuer, { grant_type: 'authorization_code', code: redirectParams(location).query.get('code')! }, WEB_AUTH)
+  const target = encodeURIComponent('http://127.0.0.1:65530/callback')
+
+  // What oidc-client-ts' signoutRedirect() sends: id_token_hint, post_logout_redirect_uri, state; no client_id.
+  const wrongTarget = await ua.send('GET', `${env.issuer}/end_session?id_token_hint=${idToken!}&post_logout_redirect_uri=${encodeURIComponent('http://127.0.0.1:65530/other')}`)
+  t.equal(wrongTarget.status, 400, "the target is checked against the hint's client")
+  const mismatch = await ua.send('GET', `${env.issuer}/end_session?id_token_hint=${idToken!}&client_id=other-app`)
+  t.equal(mismatch.status, 400, 'client_id must agree with the hint')
+  const bad = await ua.send('GET', `${env.issuer}/end_session?id_token_hint=${idToken!.slice(0, -4)}AAAA`)
+  t.equal(bad.status, 400, 'a hint whose signature fails is refused')
+  t.equal((await ua.open({ client_id: 'web-app', response_type: 'code' })).status, 302, 'none of those ended the session')
+
+  const out = await ua.send('GET', `${env.issuer}/end_session?id_token_hint=${idToken!}&post_logout_redirect_uri=${target}&state=s1`)
+  t.equal(out.status, 302)
+  t.equal(out.headers.location, 'http://127.0.0.1:65530/callback?state=s1')
+  t.match(String(out.headers['set-cookie']), /platform_session=; .*Max-Age=0/)
+  t.equal((await ua.open({ client_id: 'web-app', response_type: 'code' })).status, 200, 'signed out without a confirmation page')
+
+  // The same request as a form post (RP-Initiated Logout allows both).
+  const ua2 = new UserAgent(env.issuer)
+  await ua2.authorize({ client_id: 'web-app', response_type: 'code', scope: 'openid' }, 'alice', 'alice-password')
+  const posted = await ua2.send('POST', `${env.issuer}/end_session`, new URLSearchParams({ id_token_hint: idToken!, client_id: 'web-app' }))
+  t.equal(posted.status, 200)
+  t.match(posted.text, /signed out/)
+  t.equal((await ua2.open({ client_id: 'web-app', response_type: 'code' })).status, 200)
 })
 
 t.test('unknown paths and methods under /oauth2/v1', async (t) => {

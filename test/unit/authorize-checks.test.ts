@@ -4,7 +4,7 @@ import t from 'tap'
 import { createHash } from 'node:crypto'
 import type { ClientRecord } from '../../src/auth/auth-store'
 import {
-  checkDisplay, checkMaxAge, checkNonce, checkParameters, checkPkce, checkPrompt, checkProvider, checkRedirectUri,
+  checkDisplay, checkMaxAge, checkNonce, checkParameters, checkPkce, checkPrompt, checkProvider, checkRedirectUri, checkRequestObjects,
   checkResponseMode, checkResponseType, checkScope, parseResponseType,
 } from '../../src/auth/authorize/checks'
 import { errorLocation, successLocation } from '../../src/auth/authorize/respond'
@@ -60,6 +60,9 @@ t.test('response types', async (t) => {
 
 t.test('parameters: once each, bounded', async (t) => {
   checkParameters(q('a=1&b=2'))
+  checkRequestObjects(q('a=1'))
+  oauthFails(t, () => checkRequestObjects(q('request=eyJ')), 'request_not_supported', /request object/)
+  oauthFails(t, () => checkRequestObjects(q('request_uri=urn:x')), 'request_uri_not_supported', /request_uri/)
   oauthFails(t, () => checkParameters(q('a=1&a=1')), 'invalid_request', /a must be given once/)
   oauthFails(t, () => checkParameters(q(`state=${'x'.repeat(4097)}`)), 'invalid_request', /longer than 4096/)
 })
@@ -83,9 +86,11 @@ t.test('scope, nonce, prompt, max_age', async (t) => {
   t.equal(checkNonce(q('nonce=n'), 'id_token token'), 'n')
   t.equal(checkNonce(q(''), 'code'), undefined)
   oauthFails(t, () => checkNonce(q('nonce='), 'id_token token'), 'invalid_request', /nonce is required/)
-  t.equal(checkPrompt(q('prompt=none')), 'none')
-  t.equal(checkPrompt(q('prompt=login+consent')), 'login')
-  t.equal(checkPrompt(q('prompt=consent')), undefined)
+  t.same(checkPrompt(q('prompt=none')), { prompt: 'none', consent: false })
+  t.same(checkPrompt(q('prompt=login+consent')), { prompt: 'login', consent: true })
+  t.same(checkPrompt(q('prompt=consent')), { prompt: undefined, consent: true })
+  t.same(checkPrompt(q('prompt=select_account')), { prompt: 'login', consent: false }, 'select_account shows the sign-in form')
+  oauthFails(t, () => checkPrompt(q('prompt=none+consent')), 'invalid_request', /cannot be combined/)
   oauthFails(t, () => checkPrompt(q('prompt=none+login')), 'invalid_request', /cannot be combined/)
   oauthFails(t, () => checkPrompt(q('prompt=magic')), 'invalid_request', /not supported/)
   t.equal(checkMaxAge(q('max_age=60')), 60)

@@ -20,6 +20,8 @@ t.test('defaults with no flags and an empty environment', async (t) => {
   t.equal(c.masterKeyFile, resolve('./secrets/master.key'))
   t.equal(c.accessTokenTtl, 3600)
   t.equal(c.eventRetentionMs, 7 * 86_400_000)
+  t.equal(c.maxJsonDepth, 64)
+  t.equal(c.maxJsonElements, 100_000)
   t.equal(c.publicUrl, undefined)
   t.equal(basename(c.bootstrap ?? ''), 'demo.json', 'the demo bootstrap by default')
   t.equal(basename(dirname(c.bootstrap ?? '')), 'bootstrap')
@@ -30,10 +32,11 @@ t.test('environment variables set every option', async (t) => {
     PORT: '9000', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', BOOTSTRAP: 'b.json', WORKERS: '3', SHARDS: '16',
     MAX_BODY: '2048', MASTER_KEY_FILE: 'k/master.key', ACCESS_TOKEN_TTL: '60', EVENT_RETENTION: '12h',
     EVENT_RETENTION_COUNT: '5000', MAX_STREAMS_PER_TENANT: '7', PUBLIC_URL: 'https://graph.example.com',
+    MAX_JSON_DEPTH: '10', MAX_JSON_ELEMENTS: '500',
   })
   t.same(c, {
     port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', bootstrap: resolve('b.json'), workers: 3, shards: 16,
-    maxBody: 2048, masterKeyFile: resolve('k/master.key'), accessTokenTtl: 60, eventRetentionMs: 12 * 3_600_000,
+    maxBody: 2048, maxJsonDepth: 10, maxJsonElements: 500, masterKeyFile: resolve('k/master.key'), accessTokenTtl: 60, eventRetentionMs: 12 * 3_600_000,
     eventRetentionCount: 5000, maxStreamsPerTenant: 7, publicUrl: 'https://graph.example.com',
   })
 })

@@ -131,16 +131,29 @@ export function checkNonce(params: URLSearchParams, responseType: ResponseType):
   return nonce === '' ? undefined : nonce
 }
 
-export function checkPrompt(params: URLSearchParams): 'none' | 'login' | undefined {
+export interface PromptRequest {
+  /** none: never show a page; login: sign in again (select_account too: the sign-in form is where the account is chosen) */
+  prompt: 'none' | 'login' | undefined
+  /** consent: the user approves the grant on a page before it is given */
+  consent: boolean
+}
+
+export function checkPrompt(params: URLSearchParams): PromptRequest {
   const values = splitScope(params.get('prompt'))
   for (const v of values) {
     if (!['none', 'login', 'consent', 'select_account'].includes(v)) throw invalidRequest(`prompt "${v}" is not supported`)
   }
   if (values.includes('none')) {
     if (values.length > 1) throw invalidRequest('prompt=none cannot be combined with other values')
-    return 'none'
+    return { prompt: 'none', consent: false }
   }
-  return values.includes('login') ? 'login' : undefined
+  return { prompt: values.includes('login') || values.includes('select_account') ? 'login' : undefined, consent: values.includes('consent') }
+}
+
+/** Request objects (OIDC Core 6) are not supported: say so rather than ignore them. */
+export function checkRequestObjects(params: URLSearchParams): void {
+  if (params.has('request')) throw oauthError('request_not_supported', 'the request parameter (a request object) is not supported; send the parameters themselves')
+  if (params.has('request_uri')) throw oauthError('request_uri_not_supported', 'request_uri is not supported; send the parameters themselves')
 }
 
 export function checkMaxAge(params: URLSearchParams): number | undefined {

@@ -1,7 +1,8 @@
 // GET and POST /oauth2/v1/authorize: validate the request (validate.ts),
 // find who the user is (a sign-in form post, an id_token_hint, or the
 // session cookie; otherwise show the sign-in page), compute the grant with
-// the user's roles, and send the code or the tokens to the redirect URI.
+// the user's roles, ask the user's consent when prompt=consent, and send the
+// code or the tokens to the redirect URI.
 import { now } from '../../clock'
 import { ApiError } from '../../errors'
 import type { Exchange } from '../../front/exchange'
@@ -14,6 +15,7 @@ import { TOO_MANY_ATTEMPTS, tooManyAttempts } from '../lockout'
 import type { OAuthMethod } from '../route-types'
 import { grantScopes, scopeString, userGrant } from '../scopes'
 import { SESSION_COOKIE, SESSION_TTL_MS, type LiveSession } from '../sessions'
+import { sendConsentPage } from './consent-page'
 import { errorLocation, redirect, successLocation } from './respond'
 import { flowOf, RedirectError, type AuthorizationRequest } from './request'
 import { CSRF_COOKIE, csrfValid, sendSignInPage } from './sign-in-page'
@@ -73,8 +75,8 @@ const recentEnough = (req: AuthorizationRequest, authTime: number): boolean => r
  * this server issued to this very client), or a live session; unless the
  * request asks for a fresh sign-in (prompt=login, max_age).
  */
-async function knownIdentity(s: Services, ex: Exchange, req: AuthorizationRequest): Promise<Identity | undefined> {
-  if (req.prompt === 'login') return undefined
+async function knownIdentity(s: Services, ex: Exchange, req: AuthorizationRequest, prompt = req.prompt): Promise<Identity | undefined> {
+  if (prompt === 'login') return undefined
   if (req.idTokenHint !== undefined) {
     const hint = await verifyIdTokenHint(s.oauth.keys, s.oauth.issuer, req.idTokenHint, req.client.client_id)
     const user = hint === undefined ? undefined : s.authStore.users.get(hint.sub)
@@ -89,12 +91,25 @@ async function knownIdentity(s: Services, ex: Exchange, req: AuthorizationReques
       return { user, authTime: session.record.authTime, session }
     }
   }
-  if (req.prompt === 'none') throw new RedirectError(req, 'login_required', 'the user is not signed in')
+  if (prompt === 'none') throw new RedirectError(req, 'login_required', 'the user is not signed in')
   return undefined
 }
 
+/**
+ * The answer of the consent page (prompt=consent): the user is the one the
+ * session or hint names. prompt=login was met by the sign-in that led to the
+ * page, so it is not asked again; max_age still is.
+ */
+async function consentAnswer(s: Services, ex: Exchange, req: AuthorizationRequest, form: URLSearchParams): Promise<Identity | undefined> {
+  if (!csrfValid(ex, form.get('csrf'), new URL(s.publicUrl).origin)) {
+    throw new ApiError('forbidden', 'the consent form expired or was not sent from this server: start again from the application')
+  }
+  if (form.get('consent') !== 'allow') throw new RedirectError(req, 'access_denied', 'the user denied the request')
+  return knownIdentity(s, ex, req, undefined)
+}
+
 /** The code (code flow) or the tokens (implicit flows) for the user, sent to the redirect URI. */
-async function grantAndRedirect(s: Services, ex: Exchange, req: AuthorizationRequest, identity: Identity, cookies: string[]): Promise<void> {
+async function grantAndRedirect(s: Services, ex: Exchange, req: AuthorizationRequest, identity: Identity, cookies: string[], consented: boolean): Promise<void> {
   const { user } = identity
   const client = req.client
   let grant
@@ -103,6 +118,10 @@ async function grantAndRedirect(s: Services, ex: Exchange, req: AuthorizationReq
   } catch (err) {
     if (err instanceof ApiError && err.oauth !== undefined) throw new RedirectError(req, err.oauth.error, err.oauth.error_description)
     throw err
+  }
+  if (req.consent && !consented) {
+    sendConsentPage(ex, req, `${s.oauth.issuer}/authorize`, s.oauth.secureCookies, grantScopes(grant), cookies)
+    return
   }
   if (identity.session !== undefined) await s.oauth.sessions.addClient(identity.session, client.client_id)
   const fields = { client: client.client_id, tenant: grant.tenant, org: grant.org, scopes: grantScopes(grant), sub: user.id, sessionId: req.sessionId }
@@ -131,19 +150,21 @@ async function grantAndRedirect(s: Services, ex: Exchange, req: AuthorizationReq
 async function authorize(s: Services, ex: Exchange, all: URLSearchParams, cookies: string[]): Promise<void> {
   const req = validateAuthorizationRequest(s.authStore, ex, authorizationParams(all))
   let identity: Identity | undefined
+  // Only the consent form's own post counts as consent; a sign-in post never does.
+  const consented = ex.method === 'POST' && all.has('consent') && !all.has('username')
   if (ex.method === 'POST' && all.has('username')) {
     const signedIn = await signIn(s, ex, req, all)
     if (signedIn === undefined) return
     identity = signedIn.identity
     cookies.push(...signedIn.cookies)
   } else {
-    identity = await knownIdentity(s, ex, req)
+    identity = consented ? await consentAnswer(s, ex, req, all) : await knownIdentity(s, ex, req)
     if (identity === undefined) {
       sendSignInPage(ex, req, `${s.oauth.issuer}/authorize`, s.oauth.secureCookies, { status: 200 })
       return
     }
   }
-  await grantAndRedirect(s, ex, req, identity, cookies)
+  await grantAndRedirect(s, ex, req, identity, cookies, consented)
 }
 
 function answer(s: Services, ex: Exchange, all: URLSearchParams): void {

@@ -28,6 +28,8 @@ export interface AuthorizationRequest extends RedirectTarget {
   codeChallengeMethod: 'S256' | 'plain' | undefined
   nonce: string | undefined
   prompt: 'none' | 'login' | undefined
+  /** prompt=consent: the user approves the grant on the consent page */
+  consent: boolean
   maxAge: number | undefined
   idTokenHint: string | undefined
   sessionId: string

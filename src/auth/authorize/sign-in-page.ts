@@ -19,7 +19,8 @@ export interface SignInView {
   username?: string
 }
 
-function csrfToken(ex: Exchange): string {
+/** The CSRF token of the browser's cookie, or a new one. */
+export function csrfToken(ex: Exchange): string {
   const existing = readCookie(ex.headers.cookie, CSRF_COOKIE)
   return existing !== undefined && TOKEN.test(existing) ? existing : randomToken()
 }

@@ -7,12 +7,12 @@ import type { AuthStore } from '../auth-store'
 import { SESSION_ID_PARAM, sessionIdOf } from '../session-id'
 import {
   checkClient, checkDisplay, checkMaxAge, checkNonce, checkParameters, checkPkce, checkPrompt, checkProvider,
-  checkRedirectUri, checkResponseMode, checkResponseType, checkScope, parseResponseType,
+  checkRedirectUri, checkRequestObjects, checkResponseMode, checkResponseType, checkScope, parseResponseType,
 } from './checks'
 import { RedirectError, type AuthorizationRequest, type RedirectTarget } from './request'
 
-/** The fields of the sign-in form, which are not authorization parameters. */
-export const FORM_FIELDS = ['username', 'password', 'csrf'] as const
+/** The fields of the sign-in and consent forms, which are not authorization parameters. */
+export const FORM_FIELDS = ['username', 'password', 'csrf', 'consent'] as const
 
 export function authorizationParams(all: URLSearchParams): URLSearchParams {
   const params = new URLSearchParams(all)
@@ -29,6 +29,7 @@ export function validateAuthorizationRequest(store: AuthStore, ex: Exchange, par
   }
   try {
     checkParameters(params)
+    checkRequestObjects(params)
     const responseType = checkResponseType(client, params)
     checkResponseMode(params, responseType)
     const provider = checkProvider(params)
@@ -42,7 +43,7 @@ export function validateAuthorizationRequest(store: AuthStore, ex: Exchange, par
       ...checkScope(params, responseType),
       ...checkPkce(params, client, responseType),
       nonce: checkNonce(params, responseType),
-      prompt: checkPrompt(params),
+      ...checkPrompt(params),
       maxAge: checkMaxAge(params),
       idTokenHint: params.get('id_token_hint') ?? undefined,
       sessionId: sessionIdOf(params.get(SESSION_ID_PARAM) ?? undefined, ex.headers['platform-session-id']),
