@@ -11,7 +11,10 @@ import type { ActorConfig, ActorReply, ActorRequest, Operation, StreamOp } from 
 import { actorOf, shardOf, shardsOfActor } from './tenant-hash'
 import { FORMAT_VERSION } from './manifest'
 
-export type ReplyHandler = (reply: ActorReply) => void
+export type ReplyHandler = ((reply: ActorReply) => void) & {
+  /** true once nobody waits for the answer: a call not yet sent to its actor is then dropped, not applied. */
+  abandoned?: () => boolean
+}
 
 export interface PoolOptions {
   dataDir: string
@@ -145,8 +148,9 @@ class Actor {
   flush(): void {
     this.scheduled = false
     if (this.outbox.length === 0) return
-    const batch = this.outbox
+    const batch = this.outbox.filter((req) => !this.dropAbandoned(req))
     this.outbox = []
+    if (batch.length === 0) return
     try {
       this.worker.postMessage(encodeRequests(batch))
     } catch {
@@ -154,6 +158,13 @@ class Actor {
       // stack, say): send the requests one by one so only the bad ones fail.
       for (const req of batch) this.sendAlone(req)
     }
+  }
+
+  private dropAbandoned(req: ActorRequest): boolean {
+    if (req.kind !== 'call') return false
+    if (this.pending.get(req.id)?.abandoned?.() !== true) return false
+    this.pending.delete(req.id)
+    return true
   }
 
   private sendAlone(req: ActorRequest): void {

@@ -78,3 +78,15 @@ t.test('pipelining: answers in order when synchronous; behind an asynchronous an
   t.same(statuses(behindAsync.text), [], 'uWebSockets.js refuses asynchronous pipelining: neither is answered')
   t.ok(behindAsync.closed, 'the connection is closed at once')
 })
+
+t.test('a write pipelined into a connection the library closes is not applied', async (t) => {
+  const body = '{"name":"pipelined"}'
+  const put = `PUT /graph/v1/demo/nodes/core/customer/pipelined-write HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${fixture.token}\r\n`
+    + `Content-Type: application/json\r\nConsent-Reference: ${fixture.consent}\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+  const get = `GET /graph/v1/demo/nodes/core/customer/p1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${fixture.token}\r\n\r\n`
+  const res = await rawExchange(url(), [put + get], 15_000)
+  t.same(statuses(res.text), [], 'neither is answered')
+  t.ok(res.closed)
+  await new Promise((r) => setTimeout(r, 300))
+  t.equal((await fixture.graph.get('nodes/core/customer/pipelined-write')).status, 404, 'the unanswered write was dropped before it reached its shard')
+})
