@@ -46,7 +46,8 @@ export function tenantSlot(store: ShardStore, tenant: string, create: boolean): 
   return fresh
 }
 
-const cacheKey = (tenant: string, ref: string): string => `${tenant}\u0000${ref}`
+/** JSON of the pair: unambiguous whatever the two strings hold. */
+const cacheKey = (tenant: string, ref: string): string => JSON.stringify([tenant, ref])
 
 export function getConsentRecord(store: ShardStore, tenant: string, ref: string): ConsentRecord | undefined {
   const k = cacheKey(tenant, ref)

@@ -1,10 +1,12 @@
-// The LMDB key layout of a shard. Keys are arrays (ordered-binary), so every
-// prefix of an array key is a range: a type's nodes, a node's adjacency list,
-// an index term's nodes are each one prefix scan.
+// The LMDB key layout of a shard. Keys are arrays (src/store/key-encoding.ts:
+// element-wise order for strings of any length and content), so every prefix
+// of an array key is a range: a type's nodes, a node's adjacency list, an
+// index term's nodes are each one prefix scan.
 import type { NodeRef, RelationRef } from '../../src/shard/messages'
+import { KEY_END } from '../../src/store/key-encoding'
 
-/** Sorts after every string, so [...prefix, END] closes a prefix range. */
-export const END = Buffer.from([0xff])
+/** Sorts after every string and number, so [...prefix, END] closes a prefix range. */
+export const END = KEY_END
 
 export type Key = (string | number)[]
 

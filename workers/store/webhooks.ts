@@ -11,7 +11,7 @@ import { open, seal } from '../crypto/seal'
 import { head } from './events'
 import { END, type Key } from './keys'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
-import { VALUE_ENCODING, type ShardStore } from './shard-store'
+import { DB_OPTIONS, type ShardStore } from './shard-store'
 
 /** [tenant, id] -> webhook */
 export interface WebhookRecord extends WebhookState {
@@ -30,7 +30,7 @@ const dbs = new WeakMap<ShardStore, Database<WebhookRecord, Key>>()
 export function webhookDb(store: ShardStore): Database<WebhookRecord, Key> {
   let db = dbs.get(store)
   if (db === undefined) {
-    db = store.env.openDB<WebhookRecord, Key>('webhooks', VALUE_ENCODING)
+    db = store.env.openDB<WebhookRecord, Key>('webhooks', DB_OPTIONS)
     dbs.set(store, db)
   }
   return db
