@@ -9,6 +9,7 @@ import type { ResponseHeaders } from '../front/exchange'
 import { redirect } from './authorize/respond'
 import { readCookie, setCookie } from './cookies'
 import { sendPage, wantsHtml } from './html'
+import { nameTooLong } from './name-limit'
 import { single } from './oauth-errors'
 import type { OAuthMethod } from './route-types'
 import { SESSION_COOKIE } from './sessions'
@@ -21,6 +22,8 @@ export const endSessionEndpoint: OAuthMethod = {
     const query = ex.query
     const clientId = single(query, 'client_id')
     if (clientId === undefined || clientId === '') throw badRequest('client_id is required')
+    const long = nameTooLong('client_id', clientId)
+    if (long !== undefined) throw badRequest(long)
     const client = s.authStore.clients.get(clientId)
     if (client === undefined) throw badRequest(`unknown client_id "${clientId}"`)
     const target = single(query, 'post_logout_redirect_uri')
