@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { KEY_OPTIONS } from '../../src/store/key-encoding'
 import { DataKeys } from '../crypto/data-keys'
 import { KeyFile } from '../crypto/key-file'
-import type { ConsentRecord } from './consents'
+import { migrateSlotCounter, type ConsentRecord } from './consents'
 import type { EventHead, StoredEvent } from './events'
 import type { ScheduleEntry } from './schedules'
 import type { Key } from './keys'
@@ -90,7 +90,7 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer): Sh
   })
   const sub = <V>(name: string) => env.openDB<V, Key>(name, DB_OPTIONS)
   const keyFile = new KeyFile(join(shardPath(dataDir, shard), 'keys.bin'))
-  return {
+  const store: ShardStore = {
     shard,
     env,
     nodes: sub<StoredElement>('nodes'),
@@ -108,6 +108,8 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer): Sh
     keys: new DataKeys(keyFile, masterKey),
     keyFile,
   }
+  migrateSlotCounter(store)
+  return store
 }
 
 /** After a failed transaction: the caches may hold what it did not commit. */
