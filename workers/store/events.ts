@@ -3,7 +3,7 @@
 // as the change it describes, so there is no change without its event and no
 // event without its change. Old events are pruned by age and count.
 import { randomUUID } from 'node:crypto'
-import { END, eventHeadKey, eventKey, type Key } from './keys'
+import { END, eventHeadKey, eventKey, keyParts, type Key } from './keys'
 import type { ShardStore } from './shard-store'
 
 /** The graph's operations; the authorization service's logs name their event types (subscriptionCreated, ...). */
@@ -74,7 +74,7 @@ export function readEvents(store: ShardStore, tenant: string, after: number, lim
 /** Drops events older than `cutoff` and beyond `maxCount` per tenant (inside a write transaction). */
 export function pruneEvents(store: ShardStore, cutoff: number, maxCount: number): void {
   for (const { key, value: h } of store.eventHeads.getRange()) {
-    const tenant = (key as Key)[0] as string
+    const tenant = keyParts(key)[0] as string
     let first = h.first
     const byCount = h.last - maxCount + 1
     const stale: Key[] = []

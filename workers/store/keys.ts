@@ -10,6 +10,9 @@ export const END = KEY_END
 
 export type Key = (string | number)[]
 
+/** A key as read back: ordered-binary writes [x] and x alike, so a one-element key reads back as x alone. */
+export const keyParts = (raw: unknown): Key => (Array.isArray(raw) ? raw : [raw]) as Key
+
 /** Direction of an adjacency entry as seen from the node that owns the list. */
 export const OUT = 0
 export const IN = 1
