@@ -215,3 +215,29 @@ t.test('range ends and numbers keep the default encoding', async (t) => {
   const decoded: StoreKey = decodeKey(encodeKey([1.5, 'x', 0]))
   t.same(decoded, [1.5, 'x', 0])
 })
+
+t.test('tenants, types and property names of every length up to their limits: type and index ranges', async (t) => {
+  const { db: nodes, env } = tempDb(t)
+  const index = env.openDB<number, Key>('index', KEY_OPTIONS)
+  const rnd = seeded(6)
+  let checked = 0
+  for (let bytes = 1; bytes <= MAX_PROPERTY_BYTES; bytes++) {
+    const name = stringOfBytes(rnd, Math.min(bytes, MAX_NAME_BYTES))
+    const tenant = stringOfBytes(rnd, Math.min(bytes, MAX_NAME_BYTES))
+    const property = stringOfBytes(rnd, bytes)
+    // Each one beside its NUL extension, which a prefix range must not take in.
+    for (const [ns, type] of [[name, name], [name, `${name}\u0000`], [`${name}\u0000`, name]] as const) {
+      if (keyPartBytes(ns) > MAX_NAME_BYTES || keyPartBytes(type) > MAX_NAME_BYTES) continue
+      for (const id of ['a', `${property}/%\u0000`]) {
+        nodes.putSync(nodeKey(tenant, { ns, type, id }), 1)
+        for (const p of [property, `${property}\u0000`]) if (keyPartBytes(p) <= MAX_PROPERTY_BYTES) index.putSync(indexKey(tenant, ns, type, p, TERM, id), 1)
+      }
+    }
+    const ofType = [...nodes.getKeys(prefixRange(typePrefix(tenant, name, name)))] as Key[]
+    if (ofType.length !== 2 || ofType.some((k) => k[1] !== name || k[2] !== name)) t.fail(`${bytes}: the type range holds ${JSON.stringify(ofType).slice(0, 200)}`)
+    const ofTerm = [...index.getKeys(prefixRange(indexPrefix(tenant, name, name, property, TERM)))] as Key[]
+    if (ofTerm.length !== 2 || ofTerm.some((k) => k[3] !== property)) t.fail(`${bytes}: the index range holds ${ofTerm.length} entries`)
+    checked++
+  }
+  t.equal(checked, MAX_PROPERTY_BYTES)
+})
