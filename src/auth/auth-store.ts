@@ -7,6 +7,7 @@
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { join } from 'node:path'
 import type { PackageDecl, TenantDecl } from '../bootstrap/bootstrap-file'
+import { KEY_OPTIONS } from '../store/key-encoding'
 import type { ScryptHash } from './password-hasher'
 
 export type SecretHash = ScryptHash | { alg: 'sha256'; hash: string }
@@ -130,8 +131,8 @@ export interface AuthStore {
   accessTokenExpiry: Database<1, [number, string]>
   /** SHA-256 of the token -> record */
   refreshTokens: Database<RefreshTokenRecord, string>
-  /** `${sub}\0${hash}` -> hash: a user's refresh tokens */
-  refreshTokensByUser: Database<string, string>
+  /** [sub, hash] -> hash: a user's refresh tokens */
+  refreshTokensByUser: Database<string, [string, string]>
   /** SHA-256 of the code -> record */
   codes: Database<CodeRecord, string>
   /** SHA-256 of the session cookie -> record */
@@ -142,25 +143,28 @@ export interface AuthStore {
   signingKeys: Database<SigningKeyRecord, string>
 }
 
+/** Keys of any length and content keep their order and ranges (store/key-encoding.ts). */
+const DB_OPTIONS = KEY_OPTIONS
+
 export function openAuthStore(dataDir: string): AuthStore {
   const env = open({ path: join(dataDir, 'auth'), maxDbs: 32, overlappingSync: true })
   return {
     env,
-    tenants: env.openDB('tenants', {}),
-    packages: env.openDB('packages', {}),
-    subscriptions: env.openDB('subscriptions', {}),
-    clients: env.openDB('clients', {}),
-    users: env.openDB('users', {}),
-    usernames: env.openDB('usernames', {}),
-    roles: env.openDB('roles', {}),
-    accessTokens: env.openDB('accessTokens', {}),
-    accessTokenExpiry: env.openDB('accessTokenExpiry', {}),
-    refreshTokens: env.openDB('refreshTokens', {}),
-    refreshTokensByUser: env.openDB('refreshTokensByUser', {}),
-    codes: env.openDB('codes', {}),
-    sessions: env.openDB('sessions', {}),
-    lockouts: env.openDB('lockouts', {}),
-    signingKeys: env.openDB('signingKeys', {}),
+    tenants: env.openDB('tenants', DB_OPTIONS),
+    packages: env.openDB('packages', DB_OPTIONS),
+    subscriptions: env.openDB('subscriptions', DB_OPTIONS),
+    clients: env.openDB('clients', DB_OPTIONS),
+    users: env.openDB('users', DB_OPTIONS),
+    usernames: env.openDB('usernames', DB_OPTIONS),
+    roles: env.openDB('roles', DB_OPTIONS),
+    accessTokens: env.openDB('accessTokens', DB_OPTIONS),
+    accessTokenExpiry: env.openDB('accessTokenExpiry', DB_OPTIONS),
+    refreshTokens: env.openDB('refreshTokens', DB_OPTIONS),
+    refreshTokensByUser: env.openDB('refreshTokensByUser', DB_OPTIONS),
+    codes: env.openDB('codes', DB_OPTIONS),
+    sessions: env.openDB('sessions', DB_OPTIONS),
+    lockouts: env.openDB('lockouts', DB_OPTIONS),
+    signingKeys: env.openDB('signingKeys', DB_OPTIONS),
   }
 }
 

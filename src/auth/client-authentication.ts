@@ -3,6 +3,7 @@
 // checked with SHA-256, human-chosen ones with scrypt in the pool.
 import { ApiError } from '../errors'
 import type { AuthStore, ClientRecord } from './auth-store'
+import { nameTooLong } from './name-limit'
 import { invalidRequest } from './oauth-errors'
 import type { PasswordHasher } from './password-hasher'
 import { equalHashes, sha256 } from './secrets'
@@ -18,6 +19,13 @@ export const invalidClient = (description: string, basic: boolean): ApiError =>
     oauth: { error: 'invalid_client', error_description: description },
     headers: basic ? { 'www-authenticate': 'Basic realm="oauth2"' } : {},
   })
+
+/** A client_id no client can have is a bad request, never a key lookup. */
+function boundedClientId(clientId: string): string {
+  const long = nameTooLong('client_id', clientId)
+  if (long !== undefined) throw invalidRequest(long)
+  return clientId
+}
 
 /** RFC 6749 2.3.1: Basic credentials are form-urlencoded before base64. */
 export function presentedCredentials(authorization: string, form: URLSearchParams): PresentedCredentials | undefined {
@@ -36,10 +44,10 @@ export function presentedCredentials(authorization: string, form: URLSearchParam
     }
     if (bodyId !== null && bodyId !== clientId) throw invalidRequest('client_id in the body differs from the Basic credentials')
     if (form.has('client_secret')) throw invalidRequest('use one client authentication method, not Basic and client_secret together')
-    return { clientId, clientSecret, via: 'basic' }
+    return { clientId: boundedClientId(clientId), clientSecret, via: 'basic' }
   }
   if (bodyId === null || bodyId === '') return undefined
-  return { clientId: bodyId, clientSecret: form.get('client_secret') ?? undefined, via: 'body' }
+  return { clientId: boundedClientId(bodyId), clientSecret: form.get('client_secret') ?? undefined, via: 'body' }
 }
 
 export async function authenticateClient(

@@ -16,6 +16,7 @@ import { readCookie, setCookie } from './cookies'
 import { sendSignOutPage, signOutConfirmed } from './end-session-page'
 import { sendErrorPage, sendPage, wantsHtml } from './html'
 import { verifyLogoutHint } from './id-tokens'
+import { nameTooLong } from './name-limit'
 import { single } from './oauth-errors'
 import type { OAuthMethod } from './route-types'
 import { SESSION_COOKIE } from './sessions'
@@ -35,6 +36,8 @@ async function clientOf(s: Services, params: URLSearchParams): Promise<{ clientI
     return { clientId: verified.clientId, hintSub: verified.sub }
   }
   if (clientId === undefined || clientId === '') throw badRequest('client_id or id_token_hint is required')
+  const long = nameTooLong('client_id', clientId)
+  if (long !== undefined) throw badRequest(long)
   return { clientId, hintSub: undefined }
 }
 

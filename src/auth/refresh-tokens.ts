@@ -5,11 +5,13 @@
 import { durable } from './auth-store'
 import { randomBytes } from 'node:crypto'
 import { now } from '../clock'
+import { KEY_END } from '../store/key-encoding'
 import type { AccessTokens, MintedToken } from './access-tokens'
 import type { AuthStore, GrantFields, RefreshTokenRecord } from './auth-store'
 import { randomToken, sha256 } from './secrets'
 
-const userKey = (sub: string, hash: string): string => `${sub}\u0000${hash}`
+/** [sub, hash]: an array key, so [sub] .. [sub, KEY_END] is exactly one user's tokens. */
+const userKey = (sub: string, hash: string): [string, string] => [sub, hash]
 
 export interface StoredRefreshToken {
   hash: string
@@ -78,11 +80,30 @@ export class RefreshTokens {
   /** A user's refresh tokens, optionally of one client, oldest first. */
   ofUser(sub: string, client?: string): StoredRefreshToken[] {
     const out: StoredRefreshToken[] = []
-    for (const { value: hash } of this.store.refreshTokensByUser.getRange({ start: `${sub}\u0000`, end: `${sub}\u0001` })) {
+    for (const { value: hash } of this.store.refreshTokensByUser.getRange({ start: [sub], end: [sub, KEY_END] })) {
       const record = this.store.refreshTokens.get(hash)
       if (record !== undefined && (client === undefined || record.client === client)) out.push({ hash, record })
     }
     return out.sort((a, b) => a.record.created - b.record.created)
+  }
+
+  /**
+   * Builds the user index afresh from the tokens. Builds before the array
+   * key stored `${sub}\0${hash}` strings, which ofUser no longer finds: the
+   * data directory's format migration calls this once.
+   */
+  async rebuildUserIndex(): Promise<number> {
+    let n = 0
+    await this.store.env.transaction(() => {
+      for (const key of this.store.refreshTokensByUser.getKeys()) this.store.refreshTokensByUser.removeSync(key)
+      for (const { key, value } of this.store.refreshTokens.getRange()) {
+        if (value.sub === undefined) continue
+        this.store.refreshTokensByUser.putSync(userKey(value.sub, key), key)
+        n++
+      }
+    })
+    await this.store.env.flushed
+    return n
   }
 
   /** Ends every refresh token matching `which` (a scan: for admin deletions). */

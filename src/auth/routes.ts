@@ -2,6 +2,7 @@
 // ":x" captures one (percent-decoded) path segment; the handler receives the
 // captures in order. Methods with `scope` need a bearer token with it,
 // checked by the dispatcher before the body is read (the admin API).
+import { ApiError } from '../errors'
 import type { Method } from '../front/route'
 import * as adminClients from './admin/clients'
 import * as adminPackages from './admin/packages'
@@ -14,6 +15,7 @@ import { authorizeGet, authorizePost } from './authorize/endpoint'
 import { discoveryEndpoint, JWKS_PATH, jwksEndpoint } from './discovery-endpoint'
 import { endSessionGet, endSessionPost } from './end-session-endpoint'
 import { eventsEndpoint } from './events-endpoint'
+import { nameTooLong } from './name-limit'
 import { deleteRefreshTokens, listRefreshTokens } from './refreshtokens-endpoint'
 import { revokeEndpoint } from './revoke-endpoint'
 import type { OAuthMethod } from './route-types'
@@ -50,6 +52,13 @@ export const OAUTH_ROUTES: readonly [string, OAuthMethods][] = [
   ['admin/signing-keys', { GET: adminKeys.listSigningKeys, POST: adminKeys.rotateSigningKeys }],
 ]
 
+/** Every captured segment names a record whose id is at most MAX_NAME_CHARS long; a longer one is a 400, never a key lookup. */
+function boundedParam(segment: string): string {
+  const long = nameTooLong(`path segment "${segment.slice(0, 32)}..."`, segment)
+  if (long !== undefined) throw new ApiError('bad_request', long)
+  return segment
+}
+
 const COMPILED = OAUTH_ROUTES.map(([pattern, methods]) => ({ parts: pattern.split('/'), methods }))
 
 /** The route for the segments after /oauth2/v1, with the captured parameters. */
@@ -64,7 +73,7 @@ export function findOAuthRoute(segments: readonly string[]): { methods: OAuthMet
         else params.push(segments[i]!)
       } else ok = parts[i] === segments[i]
     }
-    if (ok) return { methods, params }
+    if (ok) return { methods, params: params.map(boundedParam) }
   }
   return undefined
 }

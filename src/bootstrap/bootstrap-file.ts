@@ -1,6 +1,7 @@
 // Reads and validates the bootstrap file of DESIGN.md. Every key is optional;
 // a malformed file stops the start with a message naming the bad path.
 import { readFileSync } from 'node:fs'
+import { MAX_NAME_CHARS } from '../auth/name-limit'
 import { ConfigError } from '../config'
 import { MetamodelDoc, PROPERTY_TYPES, PropertyDef, PropertyType, TenantMetamodel, TypeDef } from '../model/metamodel'
 
@@ -55,6 +56,12 @@ function str(v: Json, path: string): string {
 function optStr(v: Json, path: string): string | undefined {
   return v === undefined ? undefined : str(v, path)
 }
+/** A string that becomes a key of the auth store: bounded like the admin API's names. */
+function key(v: Json, path: string): string {
+  const s = str(v, path)
+  if (s.length > MAX_NAME_CHARS) fail(path, `must be at most ${MAX_NAME_CHARS} characters`)
+  return s
+}
 function arr<T>(v: Json, path: string, each: (x: Json, p: string) => T): T[] {
   if (v === undefined) return []
   if (!Array.isArray(v)) fail(path, 'must be an array')
@@ -103,13 +110,13 @@ export function parseBootstrap(doc: Json): Bootstrap {
   return {
     tenants: arr(o.tenants, 'tenants', (x, p) => {
       const t = obj(x, p)
-      return { id: str(t.id, `${p}.id`), org: str(t.org, `${p}.org`) }
+      return { id: key(t.id, `${p}.id`), org: str(t.org, `${p}.org`) }
     }),
     packages: arr(o.packages, 'packages', (x, p) => {
       const k = obj(x, p)
       const provider = obj(k.provider, `${p}.provider`)
       return {
-        id: str(k.id, `${p}.id`),
+        id: key(k.id, `${p}.id`),
         version: str(k.version, `${p}.version`),
         provider: { id: str(provider.id, `${p}.provider.id`), org: str(provider.org, `${p}.provider.org`) },
         includedServices: arr(k.includedServices, `${p}.includedServices`, (s, sp) => {
@@ -120,12 +127,12 @@ export function parseBootstrap(doc: Json): Bootstrap {
     }),
     subscriptions: arr(o.subscriptions, 'subscriptions', (x, p) => {
       const s = obj(x, p)
-      return { id: str(s.id, `${p}.id`), tenant: str(s.tenant, `${p}.tenant`), package: str(s.package, `${p}.package`) }
+      return { id: key(s.id, `${p}.id`), tenant: str(s.tenant, `${p}.tenant`), package: str(s.package, `${p}.package`) }
     }),
     clients: arr(o.clients, 'clients', (x, p) => {
       const c = obj(x, p)
       return {
-        client_id: str(c.client_id, `${p}.client_id`),
+        client_id: key(c.client_id, `${p}.client_id`),
         client_secret: optStr(c.client_secret, `${p}.client_secret`),
         tenant: str(c.tenant, `${p}.tenant`),
         redirect_uris: arr(c.redirect_uris, `${p}.redirect_uris`, str),
@@ -133,12 +140,15 @@ export function parseBootstrap(doc: Json): Bootstrap {
         grant_types: arr(c.grant_types, `${p}.grant_types`, str),
       }
     }),
-    roles: record(o.roles, 'roles', (x, p) => arr(x, p, str)),
+    roles: record(o.roles, 'roles', (x, p, name) => {
+      if (name.length > MAX_NAME_CHARS) fail('roles', `has a name longer than ${MAX_NAME_CHARS} characters`)
+      return arr(x, p, str)
+    }),
     users: arr(o.users, 'users', (x, p) => {
       const u = obj(x, p)
-      const username = str(u.username, `${p}.username`)
+      const username = key(u.username, `${p}.username`)
       return {
-        id: optStr(u.id, `${p}.id`) ?? username,
+        id: u.id === undefined ? username : key(u.id, `${p}.id`),
         username,
         password: str(u.password, `${p}.password`),
         email: str(u.email, `${p}.email`),

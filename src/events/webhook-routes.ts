@@ -6,7 +6,7 @@ import { ApiError } from '../errors'
 import type { MethodSpec } from '../front/route'
 import { answer } from '../graph/answer'
 import type { GraphParams } from '../graph/params'
-import { MAX_ID_BYTES, parseJson } from '../graph/validate'
+import { checkKeyBytes, MAX_ID_BYTES, parseJson } from '../graph/validate'
 import type { Operation } from '../shard/messages'
 
 type Spec = MethodSpec<GraphParams>
@@ -32,8 +32,7 @@ export function webhookUrl(body: Buffer): string {
 }
 
 function webhookId(rest: string[]): string {
-  if (Buffer.byteLength(rest[0]!) > MAX_ID_BYTES) throw new ApiError('bad_request', `webhook id is longer than ${MAX_ID_BYTES} bytes`)
-  return rest[0]!
+  return checkKeyBytes('webhook id', rest[0]!, MAX_ID_BYTES)
 }
 
 /** A route that is one actor call: the operation from the params (and body), the reply as the answer. */

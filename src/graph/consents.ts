@@ -8,7 +8,7 @@ import type { MethodSpec } from '../front/route'
 import type { ConsentCaller } from '../shard/messages'
 import { answer } from './answer'
 import type { GraphParams } from './params'
-import { MAX_ID_BYTES, MAX_PROPERTY_BYTES, parseJson } from './validate'
+import { checkKeyBytes, MAX_ID_BYTES, MAX_PROPERTY_BYTES, parseJson } from './validate'
 
 type Spec = MethodSpec<GraphParams>
 
@@ -19,8 +19,7 @@ function caller(token: AccessTokenRecord): ConsentCaller {
 
 function ref(rest: string[]): string {
   const r = rest[0]!
-  if (Buffer.byteLength(r) > MAX_ID_BYTES) throw new ApiError('bad_request', `consent reference is longer than ${MAX_ID_BYTES} bytes`)
-  return r
+  return checkKeyBytes('consent reference', r, MAX_ID_BYTES)
 }
 
 export const createConsent: Spec = {

@@ -134,3 +134,13 @@ t.test('readBootstrapFile: missing file and invalid JSON', async (t) => {
   const e3 = t.throws(() => readBootstrapFile(wrong)) as Error
   t.equal(e3.message, 'bootstrap file: clients[0].tenant must be a non-empty string', 'a valid JSON file is validated')
 })
+
+t.test('ids that become keys of the auth store are at most 128 characters', async (t) => {
+  const long = 'x'.repeat(129)
+  bad(t, { tenants: [{ id: long, org: 'o' }] }, 'tenants[0].id must be at most 128 characters')
+  bad(t, { users: [{ username: long, password: 'p', email: 'e' }] }, 'users[0].username must be at most 128 characters')
+  bad(t, { users: [{ id: long, username: 'u', password: 'p', email: 'e' }] }, 'users[0].id must be at most 128 characters')
+  bad(t, { clients: [{ client_id: long, tenant: 't' }] }, 'clients[0].client_id must be at most 128 characters')
+  bad(t, { roles: { [long]: [] } }, 'roles has a name longer than 128 characters')
+  t.equal(parseBootstrap({ tenants: [{ id: 'x'.repeat(128), org: 'o' }] }).tenants[0]!.id.length, 128)
+})

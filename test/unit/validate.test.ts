@@ -121,3 +121,13 @@ t.test('limitParam', async (t) => {
     apiError(t, () => limitParam(bad), 'bad_request', `limit must be a whole number from 0 to 999999999, got "${bad}"`)
   }
 })
+
+t.test('limits count what a key stores: U+0000 to U+0004 take two bytes', async (t) => {
+  t.equal(nodeRef('core', 'customer', '\u0000'.repeat(192)).id.length, 192, '192 NULs are 384 bytes')
+  apiError(t, () => nodeRef('core', 'customer', '\u0000'.repeat(193)), 'bad_request',
+    'node id is longer than 384 bytes (the characters U+0000 to U+0004 count two bytes each)')
+  apiError(t, () => nodeRef('core', 'customer', 'é'.repeat(193)), 'bad_request', 'node id is longer than 384 bytes')
+  t.equal(nodeRef('\u0004'.repeat(32), 'customer', 'x').ns.length, 32)
+  apiError(t, () => nodeRef('\u0004'.repeat(33), 'customer', 'x'), 'bad_request', /node namespace is longer than 64 bytes/)
+  apiError(t, () => consentReference('\u0001'.repeat(193)), 'bad_request', /consent-reference is longer than 384 bytes/)
+})

@@ -4,7 +4,7 @@
 // data sealed before stays locked for good.
 import { randomBytes } from 'node:crypto'
 import type { ConsentCaller } from '../../src/shard/messages'
-import type { Key } from './keys'
+import { LEGACY_NEXT_SLOT_KEY, NEXT_SLOT_KEY, consentKey, tenantSlotKey } from './keys'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
 import type { ShardStore } from './shard-store'
 
@@ -18,15 +18,24 @@ export interface ConsentRecord {
 }
 
 export const TENANT_OWNER = 'TENANT'
-/** A number, so no tenant id (a string) can name it (format 2; format 1 said ['nextSlot']). */
-export const NEXT_SLOT: Key = [0]
 
-const consentKey = (tenant: string, ref: string): Key => [tenant, ref]
+/**
+ * Builds before NEXT_SLOT_KEY kept the counter under ['nextSlot'], which is
+ * also where a tenant named "nextSlot" keeps its slot: moved once, at open.
+ */
+export function migrateSlotCounter(store: Pick<ShardStore, 'env' | 'keySlots'>): void {
+  const legacy = store.keySlots.get(LEGACY_NEXT_SLOT_KEY)
+  if (legacy === undefined || store.keySlots.get(NEXT_SLOT_KEY) !== undefined) return
+  store.env.transactionSync(() => {
+    store.keySlots.putSync(NEXT_SLOT_KEY, legacy)
+    store.keySlots.removeSync(LEGACY_NEXT_SLOT_KEY)
+  })
+}
 
 /** A new key slot with a fresh data key in it (inside the write transaction). */
 export function newKeySlot(store: ShardStore): number {
-  const slot = store.keySlots.get(NEXT_SLOT) ?? 0
-  store.keySlots.putSync(NEXT_SLOT, slot + 1)
+  const slot = store.keySlots.get(NEXT_SLOT_KEY) ?? 0
+  store.keySlots.putSync(NEXT_SLOT_KEY, slot + 1)
   store.keys.create(slot)
   return slot
 }
@@ -35,19 +44,20 @@ export function newKeySlot(store: ShardStore): number {
 export function tenantSlot(store: ShardStore, tenant: string, create: boolean): number | undefined {
   const cached = store.cache.tenantSlots.get(tenant)
   if (cached !== undefined) return cached
-  const slot = store.keySlots.get([tenant])
+  const slot = store.keySlots.get(tenantSlotKey(tenant))
   if (slot !== undefined) {
     store.cache.tenantSlots.set(tenant, slot)
     return slot
   }
   if (!create) return undefined
   const fresh = newKeySlot(store)
-  store.keySlots.putSync([tenant], fresh)
+  store.keySlots.putSync(tenantSlotKey(tenant), fresh)
   store.cache.tenantSlots.set(tenant, fresh)
   return fresh
 }
 
-const cacheKey = (tenant: string, ref: string): string => `${tenant}\u0000${ref}`
+/** JSON of the pair: unambiguous whatever the two strings hold. */
+const cacheKey = (tenant: string, ref: string): string => JSON.stringify([tenant, ref])
 
 export function getConsentRecord(store: ShardStore, tenant: string, ref: string): ConsentRecord | undefined {
   const k = cacheKey(tenant, ref)

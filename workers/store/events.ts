@@ -3,7 +3,7 @@
 // as the change it describes, so there is no change without its event and no
 // event without its change. Old events are pruned by age and count.
 import { randomUUID } from 'node:crypto'
-import { END, type Key } from './keys'
+import { END, eventHeadKey, eventKey, keyParts, type Key } from './keys'
 import type { ShardStore } from './shard-store'
 
 /** The graph's operations; the authorization service's logs name their event types (subscriptionCreated, ...). */
@@ -23,22 +23,20 @@ export interface EventHead {
   last: number
 }
 
-const eventKey = (tenant: string, seq: number): Key => [tenant, seq]
-
 /** Set once by the actor from EVENT_RETENTION_COUNT; enforced on every append. */
 export const retention = { maxCount: 1_000_000 }
 
 export function head(store: ShardStore, tenant: string): EventHead {
   let h = store.cache.eventHeads.get(tenant)
   if (h === undefined) {
-    h = store.eventHeads.get([tenant]) ?? { first: 1, last: 0 }
+    h = store.eventHeads.get(eventHeadKey(tenant)) ?? { first: 1, last: 0 }
     store.cache.eventHeads.set(tenant, h)
   }
   return h
 }
 
 function setHead(store: ShardStore, tenant: string, h: EventHead): void {
-  store.eventHeads.putSync([tenant], h)
+  store.eventHeads.putSync(eventHeadKey(tenant), h)
   store.cache.eventHeads.set(tenant, h)
 }
 
@@ -76,7 +74,7 @@ export function readEvents(store: ShardStore, tenant: string, after: number, lim
 /** Drops events older than `cutoff` and beyond `maxCount` per tenant (inside a write transaction). */
 export function pruneEvents(store: ShardStore, cutoff: number, maxCount: number): void {
   for (const { key, value: h } of store.eventHeads.getRange()) {
-    const tenant = (key as Key)[0] as string
+    const tenant = keyParts(key)[0] as string
     let first = h.first
     const byCount = h.last - maxCount + 1
     const stale: Key[] = []

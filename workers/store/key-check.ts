@@ -4,26 +4,31 @@
 // otherwise lock all customer data of the shard without a word.
 import { statSync } from 'node:fs'
 import { SLOT_BYTES } from '../crypto/key-file'
-import { NEXT_SLOT } from './consents'
+import { keyParts, LEGACY_NEXT_SLOT_KEY, NEXT_SLOT_KEY } from './keys'
 import { ShardDamage } from './shard-files'
 import type { ShardStore } from './shard-store'
 
 export function verifyKeys(store: ShardStore): void {
   const where = `shard ${store.shard} (${store.keyFile.path})`
   const restore = 'restore keys.bin from the backup taken with this data.mdb; without it the data sealed under the lost keys cannot be read'
-  const slots = store.keySlots.get(NEXT_SLOT) ?? 0
+  const slots = store.keySlots.get(NEXT_SLOT_KEY) ?? 0
   const size = statSync(store.keyFile.path).size
   if (size < slots * SLOT_BYTES) {
     throw new ShardDamage(`${where}: keys.bin is missing or truncated: it holds ${Math.floor(size / SLOT_BYTES)} of the ${slots} key slots recorded; ${restore}`)
   }
   for (const { key, value } of store.consents.getRange()) {
     if (value.status === 'granted' && store.keys.get(value.slot) === undefined) {
-      throw new ShardDamage(`${where}: the key of granted consent ${String(key[1])} of tenant ${String(key[0])} (slot ${value.slot}) is destroyed or does not open with this master key; ${restore}`)
+      const [tenant, ref] = keyParts(key)
+      throw new ShardDamage(`${where}: the key of granted consent ${String(ref)} of tenant ${String(tenant)} (slot ${value.slot}) is destroyed or does not open with this master key; ${restore}`)
     }
   }
   for (const { key, value } of store.keySlots.getRange()) {
-    if (key.length === 1 && typeof key[0] === 'string' && store.keys.get(value) === undefined) {
-      throw new ShardDamage(`${where}: the key of tenant ${key[0]} (slot ${value}) is destroyed or does not open with this master key; ${restore}`)
+    // A one-element key reads back as its element (keys.ts, keyParts).
+    const parts = keyParts(key)
+    const tenant = parts[0]
+    if (parts.length !== 1 || tenant === NEXT_SLOT_KEY[0] || tenant === LEGACY_NEXT_SLOT_KEY[0]) continue
+    if (store.keys.get(value) === undefined) {
+      throw new ShardDamage(`${where}: the key of tenant ${String(tenant)} (slot ${value}) is destroyed or does not open with this master key; ${restore}`)
     }
   }
 }

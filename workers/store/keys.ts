@@ -1,12 +1,17 @@
-// The LMDB key layout of a shard. Keys are arrays (ordered-binary), so every
-// prefix of an array key is a range: a type's nodes, a node's adjacency list,
-// an index term's nodes are each one prefix scan.
+// The LMDB key layout of a shard. Keys are arrays (src/store/key-encoding.ts:
+// element-wise order for strings of any length and content), so every prefix
+// of an array key is a range: a type's nodes, a node's adjacency list, an
+// index term's nodes are each one prefix scan.
 import type { NodeRef, RelationRef } from '../../src/shard/messages'
+import { KEY_END, type KeyPart } from '../../src/store/key-encoding'
 
-/** Sorts after every string, so [...prefix, END] closes a prefix range. */
-export const END = Buffer.from([0xff])
+/** Sorts after every string and number, so [...prefix, END] closes a prefix range. */
+export const END = KEY_END
 
 export type Key = (string | number)[]
+
+/** A key as read back: ordered-binary writes [x] and x alike, so a one-element key reads back as x alone. */
+export const keyParts = (raw: unknown): Key => (Array.isArray(raw) ? raw : [raw]) as Key
 
 /** Direction of an adjacency entry as seen from the node that owns the list. */
 export const OUT = 0
@@ -44,3 +49,26 @@ export const indexKey = (tenant: string, ns: string, type: string, property: str
 export const indexPrefix = (tenant: string, ns: string, type: string, property: string, term: string): Key => [
   tenant, ns, type, property, term,
 ]
+
+/** [tenant, sequence]: a tenant's events in sequence order. */
+export const eventKey = (tenant: string, seq: number): Key => [tenant, seq]
+export const eventHeadKey = (tenant: string): Key => [tenant]
+
+export const consentKey = (tenant: string, ref: string): Key => [tenant, ref]
+/** The slot of a tenant's own data key. */
+export const tenantSlotKey = (tenant: string): Key => [tenant]
+/**
+ * The next free key slot. It shares its database with tenantSlotKey, so it
+ * has a name no tenant can have (tenants never start with "@"); builds
+ * before this one used ['nextSlot'], moved by migrateSlotCounter.
+ */
+export const NEXT_SLOT_KEY: Key = ['@nextSlot']
+export const LEGACY_NEXT_SLOT_KEY: Key = ['nextSlot']
+
+/** [dueAt, tenant, scheduleId]: due schedules are a range read from the start. */
+export const scheduleKey = (dueAt: number, tenant: string, scheduleId: string): Key => [dueAt, tenant, scheduleId]
+export const scheduleIdKey = (tenant: string, scheduleId: string): Key => [tenant, scheduleId]
+
+export const webhookKey = (tenant: string, id: string): Key => [tenant, id]
+/** Every key that starts with `prefix`. */
+export const prefixRange = (prefix: Key): { start: Key; end: KeyPart[] } => ({ start: prefix, end: [...prefix, END] })

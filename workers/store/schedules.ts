@@ -4,7 +4,7 @@
 // firing is a range read from the start; a later schedule with the same
 // scheduleId replaces the earlier one. They live in LMDB, so a schedule due
 // while the server was down fires right after the start.
-import { END, type Key } from './keys'
+import { END, scheduleIdKey, scheduleKey, type Key } from './keys'
 import { appendEvent, type Operation } from './events'
 import type { ShardStore } from './shard-store'
 
@@ -16,10 +16,10 @@ export interface ScheduleEntry {
 }
 
 export function putSchedule(store: ShardStore, tenant: string, scheduleId: string, dueAt: number, entry: ScheduleEntry): void {
-  const previous = store.scheduleIds.get([tenant, scheduleId])
-  if (previous !== undefined) store.schedules.removeSync([previous, tenant, scheduleId])
-  store.schedules.putSync([dueAt, tenant, scheduleId], entry)
-  store.scheduleIds.putSync([tenant, scheduleId], dueAt)
+  const previous = store.scheduleIds.get(scheduleIdKey(tenant, scheduleId))
+  if (previous !== undefined) store.schedules.removeSync(scheduleKey(previous, tenant, scheduleId))
+  store.schedules.putSync(scheduleKey(dueAt, tenant, scheduleId), entry)
+  store.scheduleIds.putSync(scheduleIdKey(tenant, scheduleId), dueAt)
 }
 
 /** The due time of the earliest schedule, if any. */
@@ -36,7 +36,7 @@ export function fireDue(store: ShardStore, now: number, limit = 1000): Set<strin
     const [, tenant, scheduleId] = key as [number, string, string]
     appendEvent(store, tenant, value.operation, value.schema, value.payload, undefined, now)
     store.schedules.removeSync(key as Key)
-    store.scheduleIds.removeSync([tenant, scheduleId])
+    store.scheduleIds.removeSync(scheduleIdKey(tenant, scheduleId))
     tenants.add(tenant)
   }
   return tenants

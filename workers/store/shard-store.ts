@@ -2,9 +2,10 @@
 // it owns; nothing else touches them while it runs.
 import { open, RootDatabase, Database, type DatabaseOptions } from 'lmdb'
 import { join } from 'node:path'
+import { KEY_OPTIONS } from '../../src/store/key-encoding'
 import { DataKeys } from '../crypto/data-keys'
 import { KeyFile } from '../crypto/key-file'
-import type { ConsentRecord } from './consents'
+import { migrateSlotCounter, type ConsentRecord } from './consents'
 import type { EventHead, StoredEvent } from './events'
 import type { ScheduleEntry } from './schedules'
 import type { Key } from './keys'
@@ -72,6 +73,9 @@ export interface ShardStore {
  */
 export const VALUE_ENCODING = { encoding: 'msgpack', useRecords: false, mapsAsObjects: true } as DatabaseOptions
 
+/** Every shard database: msgpack values, and keys of any length and content in order (src/store/key-encoding.ts). */
+export const DB_OPTIONS: DatabaseOptions = { ...VALUE_ENCODING, ...KEY_OPTIONS }
+
 export function shardPath(dataDir: string, shard: number): string {
   return join(dataDir, 'shards', String(shard))
 }
@@ -84,9 +88,9 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer): Sh
     // `env.flushed` resolves (DESIGN.md: durable before 204).
     overlappingSync: true,
   })
-  const sub = <V>(name: string) => env.openDB<V, Key>(name, VALUE_ENCODING)
+  const sub = <V>(name: string) => env.openDB<V, Key>(name, DB_OPTIONS)
   const keyFile = new KeyFile(join(shardPath(dataDir, shard), 'keys.bin'))
-  return {
+  const store: ShardStore = {
     shard,
     env,
     nodes: sub<StoredElement>('nodes'),
@@ -104,6 +108,8 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer): Sh
     keys: new DataKeys(keyFile, masterKey),
     keyFile,
   }
+  migrateSlotCounter(store)
+  return store
 }
 
 /** After a failed transaction: the caches may hold what it did not commit. */

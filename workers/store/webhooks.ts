@@ -9,9 +9,9 @@ import type { Database, RangeOptions } from 'lmdb'
 import type { WebhookState, WebhookTarget } from '../../src/shard/messages'
 import { open, seal } from '../crypto/seal'
 import { head } from './events'
-import { END, type Key } from './keys'
+import { prefixRange, webhookKey, type Key } from './keys'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
-import { VALUE_ENCODING, type ShardStore } from './shard-store'
+import { DB_OPTIONS, type ShardStore } from './shard-store'
 
 /** [tenant, id] -> webhook */
 export interface WebhookRecord extends WebhookState {
@@ -30,7 +30,7 @@ const dbs = new WeakMap<ShardStore, Database<WebhookRecord, Key>>()
 export function webhookDb(store: ShardStore): Database<WebhookRecord, Key> {
   let db = dbs.get(store)
   if (db === undefined) {
-    db = store.env.openDB<WebhookRecord, Key>('webhooks', VALUE_ENCODING)
+    db = store.env.openDB<WebhookRecord, Key>('webhooks', DB_OPTIONS)
     dbs.set(store, db)
   }
   return db
@@ -39,7 +39,7 @@ export function webhookDb(store: ShardStore): Database<WebhookRecord, Key> {
 const aad = (tenant: string, id: string): string => JSON.stringify(['webhook secret', tenant, id])
 
 function tenantRange(tenant: string): RangeOptions {
-  return { start: [tenant], end: [tenant, END] }
+  return prefixRange([tenant])
 }
 
 function view(id: string, w: WebhookRecord): Record<string, unknown> {
@@ -61,14 +61,14 @@ export function createWebhook(store: ShardStore, sealKey: Buffer, tenant: string
     url, secret: seal(sealKey, secret, aad(tenant, id)), created: now,
     cursor: head(store, tenant).last, failingSince: null, suspended: false, lastError: null,
   }
-  db.putSync([tenant, id], record)
+  db.putSync(webhookKey(tenant, id), record)
   return ok(201, JSON.stringify({ id, url, secret }))
 }
 
 export function deleteWebhook(store: ShardStore, tenant: string, id: string): OpResult {
   const db = webhookDb(store)
-  if (db.get([tenant, id]) === undefined) return notFound(id)
-  db.removeSync([tenant, id])
+  if (db.get(webhookKey(tenant, id)) === undefined) return notFound(id)
+  db.removeSync(webhookKey(tenant, id))
   return NO_CONTENT
 }
 
@@ -76,7 +76,7 @@ export function deleteWebhook(store: ShardStore, tenant: string, id: string): Op
 export function listWebhooks(store: ShardStore, tenant: string, id: string | undefined): OpResult {
   const db = webhookDb(store)
   if (id !== undefined) {
-    const w = db.get([tenant, id])
+    const w = db.get(webhookKey(tenant, id))
     return w === undefined ? notFound(id) : ok(200, JSON.stringify(view(id, w)))
   }
   const list: Record<string, unknown>[] = []
@@ -87,9 +87,9 @@ export function listWebhooks(store: ShardStore, tenant: string, id: string | und
 /** Records a delivery attempt's outcome; the cursor never moves back. */
 export function saveWebhookState(store: ShardStore, tenant: string, id: string, state: WebhookState): OpResult {
   const db = webhookDb(store)
-  const w = db.get([tenant, id])
+  const w = db.get(webhookKey(tenant, id))
   if (w === undefined) return notFound(id)
-  db.putSync([tenant, id], { ...w, ...state, cursor: Math.max(w.cursor, state.cursor) })
+  db.putSync(webhookKey(tenant, id), { ...w, ...state, cursor: Math.max(w.cursor, state.cursor) })
   return NO_CONTENT
 }
 

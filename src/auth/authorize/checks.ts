@@ -4,6 +4,7 @@
 // fail with an OAuth error that is sent to the redirect URI.
 import { ApiError } from '../../errors'
 import type { AuthStore, ClientRecord } from '../auth-store'
+import { nameTooLong } from '../name-limit'
 import { invalidRequest, oauthError, unauthorizedClient } from '../oauth-errors'
 import { OPENID_SCOPE, parseScopeRequest, splitScope, type ScopeRequest } from '../scopes'
 import type { Display, Provider, ResponseType } from './request'
@@ -23,6 +24,8 @@ function one(params: URLSearchParams, name: string): string | undefined {
 export function checkClient(store: AuthStore, params: URLSearchParams): ClientRecord {
   const clientId = one(params, 'client_id')
   if (clientId === undefined || clientId === '') throw badRequest('client_id is required')
+  const long = nameTooLong('client_id', clientId)
+  if (long !== undefined) throw badRequest(long)
   const client = store.clients.get(clientId)
   if (client === undefined) throw badRequest(`unknown client_id "${clientId}"`)
   return client

@@ -12,6 +12,7 @@ import { readCookie, setCookie } from '../cookies'
 import { sendErrorPage, wantsHtml } from '../html'
 import { signIdToken, verifyIdTokenHint } from '../id-tokens'
 import { TOO_MANY_ATTEMPTS, tooManyAttempts } from '../lockout'
+import { nameTooLong } from '../name-limit'
 import type { OAuthMethod } from '../route-types'
 import { grantScopes, scopeString, userGrant } from '../scopes'
 import { SESSION_COOKIE, SESSION_TTL_MS, type LiveSession } from '../sessions'
@@ -49,6 +50,13 @@ async function signIn(s: Services, ex: Exchange, req: AuthorizationRequest, form
   if (username === '' || password === '') {
     if (html) sendSignInPage(ex, req, action, s.oauth.secureCookies, { status: 400, error: 'Enter your username and password.', username })
     else ex.error(new ApiError('bad_request', 'username and password are required'))
+    return undefined
+  }
+  const long = nameTooLong('the username', username)
+  if (long !== undefined) {
+    // Not echoed back into the form: it is past any length a username can have.
+    if (html) sendSignInPage(ex, req, action, s.oauth.secureCookies, { status: 400, error: `${long[0]!.toUpperCase()}${long.slice(1)}.`, username: '' })
+    else ex.error(new ApiError('bad_request', long))
     return undefined
   }
   const result = await s.oauth.users.authenticate(username, password)

@@ -6,6 +6,7 @@
 import { randomToken, equalHashes } from '../secrets'
 import { readCookie, setCookie } from '../cookies'
 import { escapeHtml, sendPage } from '../html'
+import { MAX_NAME_CHARS } from '../name-limit'
 import type { Exchange } from '../../front/exchange'
 import type { AuthorizationRequest } from './request'
 
@@ -50,7 +51,7 @@ ${error}<form method="post" action="${escapeHtml(action)}">
 ${hidden}
 <input type="hidden" name="csrf" value="${csrf}">
 <label for="username">Username</label>
-<input id="username" name="username" autocomplete="username" required autofocus value="${escapeHtml(view.username ?? '')}">
+<input id="username" name="username" autocomplete="username" required autofocus maxlength="${MAX_NAME_CHARS}" value="${escapeHtml(view.username ?? '')}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit" id="submit">Sign in</button>

@@ -6,6 +6,7 @@ import type { Exchange } from '../../front/exchange'
 import type { Services } from '../../front/services'
 import { passwordGrantClient } from '../client-authentication'
 import { tooManyAttempts } from '../lockout'
+import { nameTooLong } from '../name-limit'
 import { invalidGrant, invalidRequest, single } from '../oauth-errors'
 import { grantScopes, parseScopeRequest, scopeString, userGrant } from '../scopes'
 import { SESSION_ID_PARAM, sessionIdOf } from '../session-id'
@@ -21,6 +22,8 @@ export async function password(s: Services, ex: Exchange, form: URLSearchParams)
   const username = single(form, 'username')
   const pass = single(form, 'password')
   if (username === undefined || username === '') throw invalidRequest('username is required')
+  const long = nameTooLong('username', username)
+  if (long !== undefined) throw invalidRequest(long)
   if (pass === undefined || pass === '') throw invalidRequest('password is required')
   const scope = single(form, 'scope') ?? null
   parseScopeRequest(scope, true)
