@@ -52,6 +52,8 @@ async function main(): Promise<void> {
   const signing = new SigningPool(masterKey)
   const oauth = createOAuthServices(authStore, hasher, tokens, signing, publicUrl)
   await oauth.keys.ensureActiveKey()
+  // Format 1 -> 2 (src/shard/manifest.ts): the refresh-token user index moved to array keys.
+  if (opened.formatOnDisk < 2) await oauth.refreshTokens.rebuildUserIndex()
   const metamodel = new Metamodel(boot.metamodel)
   const pool = new ActorPool({
     dataDir: config.dataDir, shardCount: manifest.shards, workerCount: config.workers, publicUrl, metamodel: boot.metamodel, masterKey,

@@ -10,8 +10,10 @@ import { ConfigError } from '../config'
 
 /**
  * 1: the first format (manifests without `formatVersion`).
- * 2: the key-slot counter of a shard is keyed [0], not ['nextSlot'] (a
- *    tenant could be called that); migrated at start (workers/store/migrate-shard.ts).
+ * 2: the key-slot counter of a shard is keyed ['@nextSlot'], not
+ *    ['nextSlot'] (a tenant could be called that; workers/store/migrate-shard.ts),
+ *    and the auth store's refresh-token user index uses array keys [sub, hash]
+ *    (rebuilt at start: src/main.ts). Both migrated at start.
  */
 export const FORMAT_VERSION = 2
 
