@@ -13,6 +13,7 @@ import { now, useOffsetClockFromEnv } from './clock'
 import { ConfigError, loadConfig, type Config } from './config'
 import { loadOrCreateMasterKey, masterKeyCheck } from './crypto/master-key'
 import { deliveryOptionsFromEnv, WebhookDelivery } from './events/webhook-delivery'
+import { WebhookPolicy } from './events/webhook-policy'
 import { listen } from './front/app'
 import type { Services } from './front/services'
 import { Metamodel } from './model/metamodel'
@@ -31,7 +32,8 @@ function printWelcome(config: Config, boot: Bootstrap, publicUrl: string): void 
 
 async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2), process.env)
-  const webhookOptions = deliveryOptionsFromEnv(process.env)
+  const webhookPolicy = new WebhookPolicy(config.webhookAllow)
+  const webhookOptions = deliveryOptionsFromEnv(process.env, webhookPolicy)
   const clockOffsetFile = useOffsetClockFromEnv(process.env, (p) => readFileSync(p, 'utf8'))
   if (clockOffsetFile !== undefined) console.error(`warning: CLOCK_OFFSET_FILE is set (tests only): the clock follows the offset in ${clockOffsetFile}`)
   const boot = readBootstrapFile(config.bootstrap)
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
   })
   services = {
     publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody, maxStreamsPerTenant: config.maxStreamsPerTenant, pool, metamodel, authStore, hasher, tokens, oauth,
+    webhookPolicy,
   }
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, webhookOptions)

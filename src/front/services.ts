@@ -3,6 +3,7 @@ import type { AccessTokens } from '../auth/access-tokens'
 import type { AuthStore } from '../auth/auth-store'
 import type { OAuthServices } from '../auth/oauth-services'
 import type { PasswordHasher } from '../auth/password-hasher'
+import type { WebhookPolicy } from '../events/webhook-policy'
 import type { Metamodel } from '../model/metamodel'
 import type { Urls } from '../model/urls'
 import type { ActorPool } from '../shard/actor-pool'
@@ -19,4 +20,6 @@ export interface Services {
   hasher: PasswordHasher
   tokens: AccessTokens
   oauth: OAuthServices
+  /** where tenants' webhooks may point */
+  webhookPolicy: WebhookPolicy
 }

@@ -1,0 +1,22 @@
+// The undici dispatcher of webhook delivery: every new connection first asks
+// the policy for the address (DNS resolved once, non-public addresses
+// refused) and then connects to exactly that address, so DNS rebinding
+// between the check and the connection cannot reach the internal network.
+// TLS still verifies the certificate against the URL's host name (undici
+// derives the servername from the original host).
+import { Agent, buildConnector } from 'undici'
+import type { WebhookPolicy } from './webhook-policy'
+
+export function guardedConnector(policy: WebhookPolicy, base: buildConnector.connector = buildConnector({})): buildConnector.connector {
+  return (options, callback) => {
+    policy.address(options.hostname).then(
+      (address) => base({ ...options, hostname: address }, callback),
+      (err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), null),
+    )
+  }
+}
+
+/** An Agent that connects only where the policy allows (redirects are never followed: request() does not). */
+export function guardedAgent(policy: WebhookPolicy, connectTimeoutMs: number): Agent {
+  return new Agent({ connect: guardedConnector(policy, buildConnector({ timeout: connectTimeoutMs })) })
+}
