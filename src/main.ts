@@ -18,6 +18,7 @@ import { listen } from './front/app'
 import type { Services } from './front/services'
 import { Metamodel } from './model/metamodel'
 import { Urls } from './model/urls'
+import { AddressSet } from './net/addresses'
 import { ActorPool } from './shard/actor-pool'
 import { readOrCreateManifest } from './shard/manifest'
 
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
   })
   services = {
     publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody, maxStreamsPerTenant: config.maxStreamsPerTenant, pool, metamodel, authStore, hasher, tokens, oauth,
-    webhookPolicy,
+    webhookPolicy, trustProxy: new AddressSet(config.trustProxy),
   }
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, webhookOptions)

@@ -5,6 +5,7 @@ import type { OAuthServices } from '../auth/oauth-services'
 import type { PasswordHasher } from '../auth/password-hasher'
 import type { WebhookPolicy } from '../events/webhook-policy'
 import type { Metamodel } from '../model/metamodel'
+import type { AddressSet } from '../net/addresses'
 import type { Urls } from '../model/urls'
 import type { ActorPool } from '../shard/actor-pool'
 
@@ -22,4 +23,6 @@ export interface Services {
   oauth: OAuthServices
   /** where tenants' webhooks may point */
   webhookPolicy: WebhookPolicy
+  /** proxies whose X-Forwarded-For names the client (--trust-proxy) */
+  trustProxy: AddressSet
 }
