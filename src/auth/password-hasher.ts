@@ -16,7 +16,7 @@ export type { ScryptHash }
 /** The lane of the server's own hashing (bootstrap, admin API): never refused. */
 export const INTERNAL_LANE = ''
 /** A new lane should start within about this many ms. */
-const WAIT_BUDGET_MS = 400
+const WAIT_BUDGET_MS = 500
 /** Checks one account may have waiting (the attempt limiter keeps it lower). */
 const MAX_PER_LANE = 64
 /** First guess of one check's duration, until measured. */
@@ -44,14 +44,18 @@ export class PasswordHasher {
   /** moving average of a check's duration, ms */
   private checkMs = INITIAL_CHECK_MS
 
-  constructor(filename = join(__dirname, '..', '..', 'workers', 'crypto', 'password-hash.js'), threads = Math.max(1, Math.min(4, availableParallelism()))) {
+  constructor(
+    filename = join(__dirname, '..', '..', 'workers', 'crypto', 'password-hash.js'),
+    threads = Math.max(1, Math.min(4, availableParallelism())),
+    private readonly waitBudgetMs = WAIT_BUDGET_MS,
+  ) {
     this.threads = threads
     this.pool = new Piscina({ filename, minThreads: 0, maxThreads: threads, idleTimeout: 30_000 })
   }
 
-  /** How many other lanes may wait before a new one: those it would wait for fit the budget (at least one per thread). */
+  /** How many other lanes may wait before a new one: those it would wait for fit the budget (at least two per thread). */
   private maxWaitingLanes(): number {
-    return Math.max(this.threads, Math.floor((WAIT_BUDGET_MS * this.threads) / this.checkMs) - 1)
+    return Math.max(2 * this.threads, Math.floor((this.waitBudgetMs * this.threads) / this.checkMs) - 1)
   }
 
   private run<T>(task: PasswordTask, lane: string): Promise<T> {
@@ -84,16 +88,20 @@ export class PasswordHasher {
       if (queue.length > 0) this.lanes.set(lane, queue)
       this.running++
       const started = performance.now()
+      // The slot is free (and the next check started) before the caller hears the answer.
       this.pool.run(w.task).then(
         (value: unknown) => {
           this.checkMs = this.checkMs * 0.8 + (performance.now() - started) * 0.2
+          this.running--
+          this.next()
           w.resolve(value)
         },
-        w.reject,
-      ).finally(() => {
-        this.running--
-        this.next()
-      })
+        (err: unknown) => {
+          this.running--
+          this.next()
+          w.reject(err)
+        },
+      )
     }
   }
 
