@@ -1,0 +1,84 @@
+// Anonymous floods do not exhaust the password checks (issue 11, item 2):
+// 400 parallel password grants for a non-existent user are mostly refused
+// at once with 429 and Retry-After, while another client's scrypt-checked
+// token request is served in well under the flood's length; the lock-out's
+// message stays observable; failures from one address across accounts are
+// limited, that address taken from X-Forwarded-For only behind a trusted
+// proxy (--trust-proxy 127.0.0.1 here); a client that knows its secret is
+// not locked out by someone guessing it.
+import t from 'tap'
+import { basic, oauthServerForFile, postForm, type Json } from '../helpers/oauth'
+import type { Answer } from '../helpers/client'
+
+const MESSAGE = 'Too many unsuccessful authentication attempts. Try again later.'
+const env = oauthServerForFile(t, { args: ['--trust-proxy', '127.0.0.1'] })
+
+const attempt = (username: string, password: string, headers: Record<string, string> = {}): Promise<Answer> =>
+  postForm(`${env.issuer}/token`, { grant_type: 'password', username, password }, headers)
+
+function limited(t: tap.Test, res: Answer, message: RegExp, what: string): void {
+  t.equal(res.status, 429, what)
+  const body = res.json<Json>()
+  t.match(body, { status: 429, type: 'too_many_requests', error: 'temporarily_unavailable', message }, what)
+  t.match(res.headers['retry-after'], /^[1-9]\d*$/, `${what}: Retry-After in seconds`)
+}
+
+t.test('a flood at one account: refused at once, another client is served promptly, the lock-out still answers', async (t) => {
+  const started = Date.now()
+  const flood = Array.from({ length: 400 }, () => attempt('ghost-user', 'guess').then((res) => ({ res, ms: Date.now() - started })))
+  await new Promise((r) => setTimeout(r, 300))
+  const before = Date.now()
+  const legit = await postForm(`${env.issuer}/token`, { grant_type: 'client_credentials' }, { authorization: basic('cc-only', 'cc-secret') })
+  const took = Date.now() - before
+  t.equal(legit.status, 200, 'a client with a scrypt-checked secret gets its token during the flood')
+  t.ok(took < 3000, `and within seconds (${took} ms), not behind 400 checks`)
+
+  const answers = await Promise.all(flood)
+  const refused = answers.filter((a) => a.res.status === 429)
+  t.comment(`flood: ${refused.length} refused with 429, ${answers.length - refused.length} checked; the last answer after ${Math.max(...answers.map((a) => a.ms))} ms`)
+  t.ok(refused.length >= 350, 'most of the flood never reaches the pool')
+  limited(t, refused[0]!.res, /for this account/, 'a refused attempt')
+  t.ok(refused.every((a) => a.res.headers['retry-after'] !== undefined), 'every 429 says when to retry')
+  t.ok(answers.every((a) => a.res.status === 429 || a.res.status === 400), 'the rest are normal failures; nothing 5xx')
+  const last = await attempt('ghost-user', 'guess')
+  t.equal(last.status, 400, 'the account is blocked now')
+  t.equal(last.json<Json>().message, MESSAGE, 'with the exact lock-out message')
+})
+
+t.test('failures from one address across accounts are limited; X-Forwarded-For counts only from a trusted proxy', async (t) => {
+  // Half the attempts carry a hop the client forged to the left of the proxy's entry: the same source.
+  const from = (i: number): Record<string, string> => ({ 'x-forwarded-for': i % 2 === 0 ? '198.51.100.7' : `203.0.113.${i}, 198.51.100.7` })
+  let failures = 0
+  let refusals = 0
+  let wave = 0
+  // 30 at once at a fresh account; the source (60 failures) runs out before any account budget (30) does.
+  for (; wave < 6 && refusals === 0; wave++) {
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => attempt(`spray-${wave}`, 'guess', from(i))))
+    failures += answers.filter((a) => a.status === 400).length
+    refusals += answers.filter((a) => a.status === 429).length
+  }
+  t.ok(refusals > 0, 'the address ran out of attempts')
+  t.ok(failures >= 60, `${failures} failures were checked first (above the lock-out's 15)`)
+  // One more wave at once: the budget is spent, so all of it is refused, forged hops or not; another address is not.
+  const [other, ...last] = await Promise.all([
+    attempt('alice', 'guess', { 'x-forwarded-for': '198.51.100.8' }),
+    ...Array.from({ length: 10 }, (_, i) => attempt(`spray-${wave}`, 'guess', from(i))),
+  ])
+  const lastRefused = last.filter((a) => a.status === 429)
+  t.ok(lastRefused.length >= 8, `the next wave is refused (${lastRefused.length} of 10)`)
+  limited(t, lastRefused[0]!, /from this address/, 'a sprayed attempt')
+  t.ok(last.filter((a, i) => i % 2 === 1 && a.status === 429).length >= 3, 'a forged left-most hop does not make a new source')
+  t.equal(other!.status, 400, 'another address behind the proxy is not limited')
+  t.equal(other!.json<Json>().error, 'invalid_grant')
+  t.equal((await attempt('alice', 'alice-password')).status, 200, 'the proxy itself (no X-Forwarded-For) is its own source')
+})
+
+t.test('guesses at a client secret are limited; the client that knows it is not shut out', async (t) => {
+  const wrong = await Promise.all(Array.from({ length: 40 }, () =>
+    postForm(`${env.issuer}/token`, { grant_type: 'client_credentials' }, { authorization: basic('cc-only', 'guess'), 'x-forwarded-for': '192.0.2.44' })))
+  t.ok(wrong.some((a) => a.status === 429), 'guesses past the account budget are refused')
+  limited(t, wrong.find((a) => a.status === 429)!, /for this account/, 'a guess')
+  t.ok(wrong.every((a) => a.status === 429 || a.status === 401), 'the others fail as usual')
+  const right = await postForm(`${env.issuer}/token`, { grant_type: 'client_credentials' }, { authorization: basic('cc-only', 'cc-secret') })
+  t.equal(right.status, 200, 'the secret verified before is recognised without a new check')
+})
