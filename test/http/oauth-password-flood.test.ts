@@ -7,8 +7,8 @@
 // proxy (--trust-proxy 127.0.0.1 here); a client that knows its secret is
 // not locked out by someone guessing it.
 import t from 'tap'
-import { basic, oauthServerForFile, postForm, UserAgent, type Json } from '../helpers/oauth'
-import type { Answer } from '../helpers/client'
+import { adminToken, basic, oauthServerForFile, postForm, UserAgent, type Json } from '../helpers/oauth'
+import { call, type Answer } from '../helpers/client'
 
 const MESSAGE = 'Too many unsuccessful authentication attempts. Try again later.'
 const env = oauthServerForFile(t, { args: ['--trust-proxy', '127.0.0.1'] })
@@ -24,6 +24,9 @@ function limited(t: tap.Test, res: Answer, message: RegExp, what: string): void 
 }
 
 t.test('a flood at one account: refused at once, another client is served promptly, the lock-out still answers', async (t) => {
+  const created = await call('POST', `${env.issuer}/admin/clients`, { authorization: `Bearer ${await adminToken(env.issuer)}`, 'content-type': 'application/json' },
+    JSON.stringify({ client_id: 'generated', tenant: 'demo', redirect_uris: [], scopes: ['platform.profile_graph_view'], grant_types: ['client_credentials'] }))
+  const generated = basic('generated', created.json<{ client_secret: string }>().client_secret)
   const started = Date.now()
   const flood = Array.from({ length: 400 }, () => attempt('ghost-user', 'guess').then((res) => ({ res, ms: Date.now() - started })))
   await new Promise((r) => setTimeout(r, 300))
@@ -32,6 +35,10 @@ t.test('a flood at one account: refused at once, another client is served prompt
   const took = Date.now() - before
   t.equal(legit.status, 200, 'a client with a scrypt-checked secret gets its token during the flood')
   t.ok(took < 5000, `and within seconds (${took} ms), not behind 400 checks`)
+  const before2 = Date.now()
+  const sha = await postForm(`${env.issuer}/token`, { grant_type: 'client_credentials' }, { authorization: generated })
+  t.equal(sha.status, 200, 'a client with a server-generated (SHA-256) secret too')
+  t.ok(Date.now() - before2 < 2000, `without going near the scrypt pool (${Date.now() - before2} ms)`)
 
   const answers = await Promise.all(flood)
   const refused = answers.filter((a) => a.res.status === 429)
