@@ -100,26 +100,33 @@ export class AddressSet {
 }
 
 /**
- * Addresses that are not the public internet: unspecified, loopback,
+ * IPv4 addresses that are not the public internet: unspecified, loopback,
  * private, carrier-grade NAT, link-local (cloud metadata 169.254.169.254),
- * unique-local, site-local, multicast, reserved and documentation ranges.
+ * IETF, documentation, benchmarking, multicast and reserved ranges.
  */
-const NOT_PUBLIC = new AddressSet([
+const NOT_PUBLIC_V4 = new AddressSet([
   '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12',
   '192.0.0.0/24', '192.0.2.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24',
   '224.0.0.0/4', '240.0.0.0/4',
-  '::/96', '64:ff9b:1::/48', '100::/64', '2001::/32', '2001:db8::/32', 'fc00::/7', 'fe80::/10', 'fec0::/10', 'ff00::/8',
 ])
+/** Only global unicast (2000::/3) is public IPv6; within it, Teredo and documentation are not. */
+const GLOBAL_V6 = parseCidr('2000::/3') as Cidr
+const NOT_PUBLIC_V6 = new AddressSet(['2001::/32', '2001:db8::/32'])
 /** Prefixes that carry an IPv4 address (NAT64 64:ff9b::/96 in the last 4 bytes, 6to4 2002::/16 in bytes 2-5). */
 const NAT64 = parseCidr('64:ff9b::/96') as Cidr
 const SIX_TO_FOUR = parseCidr('2002::/16') as Cidr
 
-/** Whether the address is anything but a public unicast address (also through NAT64 and 6to4). */
+/**
+ * Whether the address is anything but a public unicast address: loopback,
+ * unspecified, private, unique-local (fc00::/7), link-local (fe80::/10),
+ * multicast, reserved; an IPv4 address carried in IPv6 (mapped, NAT64,
+ * 6to4) is judged as that IPv4 address.
+ */
 export function isNonPublic(address: string | Uint8Array): boolean {
   const bytes = typeof address === 'string' ? parseIp(address) : address
   if (bytes === undefined) return true
-  if (NOT_PUBLIC.has(bytes)) return true
-  if (inCidr(bytes, NAT64)) return NOT_PUBLIC.has(bytes.slice(12))
-  if (inCidr(bytes, SIX_TO_FOUR)) return NOT_PUBLIC.has(bytes.slice(2, 6))
-  return false
+  if (bytes.length === 4) return NOT_PUBLIC_V4.has(bytes)
+  if (inCidr(bytes, NAT64)) return NOT_PUBLIC_V4.has(bytes.slice(12))
+  if (inCidr(bytes, SIX_TO_FOUR)) return NOT_PUBLIC_V4.has(bytes.slice(2, 6))
+  return !inCidr(bytes, GLOBAL_V6) || NOT_PUBLIC_V6.has(bytes)
 }
