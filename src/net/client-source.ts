@@ -5,12 +5,16 @@
 import type { AddressSet } from './addresses'
 import { parseIp } from './addresses'
 
-/** The address as one canonical text, so "::ffff:10.0.0.1" and "10.0.0.1" are one source. */
+/**
+ * The address as one canonical text, so "::ffff:10.0.0.1" and "10.0.0.1" are
+ * one source; an IPv6 address counts as its /64, which one subscriber
+ * usually holds whole (else each of its 2^64 addresses would be a new source).
+ */
 function canonical(address: string): string {
   const bytes = parseIp(address.trim())
   if (bytes === undefined) return address.trim()
   if (bytes.length === 4) return bytes.join('.')
-  return Array.from({ length: 8 }, (_, i) => ((bytes[i * 2]! << 8) | bytes[i * 2 + 1]!).toString(16)).join(':')
+  return `${Array.from({ length: 4 }, (_, i) => ((bytes[i * 2]! << 8) | bytes[i * 2 + 1]!).toString(16)).join(':')}::/64`
 }
 
 export function clientSource(peer: string, forwardedFor: string, trusted: AddressSet): string {

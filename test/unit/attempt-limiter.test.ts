@@ -70,5 +70,7 @@ t.test('the source: the peer, or behind trusted proxies the right-most untrusted
   t.equal(clientSource('10.0.0.2', 'forged, 198.51.100.1, 10.0.0.9', proxies), '198.51.100.1', 'trusted hops are skipped, forged ones on the left ignored')
   t.equal(clientSource('127.0.0.1', '10.0.0.3, 10.0.0.9', proxies), '10.0.0.3', 'all hops trusted: the left-most')
   t.equal(clientSource('127.0.0.1', '', proxies), '127.0.0.1', 'no header: the peer')
-  t.equal(clientSource('10.0.0.2', '2001:DB8:0:0::1', proxies), '2001:db8:0:0:0:0:0:1', 'IPv6 in one spelling')
+  t.equal(clientSource('10.0.0.2', '2001:DB8:0:7::1', proxies), '2001:db8:0:7::/64', 'IPv6 in one spelling, by its /64')
+  t.equal(clientSource('2001:db8:0:7:aaaa::1', '', none), clientSource('2001:db8:0:7:bbbb::2', '', none), 'one /64 is one source')
+  t.not(clientSource('2001:db8:0:7::1', '', none), clientSource('2001:db8:0:8::1', '', none))
 })
