@@ -85,3 +85,11 @@ t.test('the guarded agent connects only where allowed and follows no redirect', 
   t.equal(moved.statusCode, 302, 'a redirect is an answer, not followed')
   t.same(target.hits, ['/hook'], 'the redirect target got nothing')
 })
+
+t.test('a DNS answer that never comes fails the connection after the timeout', async (t) => {
+  const hanging = new WebhookPolicy([], () => new Promise(() => undefined))
+  const agent = guardedAgent(hanging, 200)
+  t.teardown(() => agent.close())
+  const err = await request('http://slow-dns.example/', { method: 'POST', body: '{}', dispatcher: agent }).then(() => undefined, (e: unknown) => e)
+  t.match(err, { message: /resolving slow-dns.example timed out/ })
+})
