@@ -37,7 +37,7 @@ const busy = (): ApiError => new ApiError('service_unavailable', 'too many passw
 
 export class PasswordHasher {
   private readonly pool: Piscina
-  readonly threads: number
+  private readonly threads: number
   /** lane -> its waiting checks; Map order is the turn order */
   private readonly lanes = new Map<string, Waiting[]>()
   private running = 0
