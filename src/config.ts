@@ -2,6 +2,8 @@
 // defaults. Everything is validated here once; the rest of the code trusts it.
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
+import { invalidAllowEntry } from './events/webhook-policy'
+import { parseCidr } from './net/addresses'
 
 export interface Config {
   port: number
@@ -26,6 +28,10 @@ export interface Config {
   maxStreamsPerTenant: number
   /** Set when the environment or flags name it; otherwise derived from host and port once listening. */
   publicUrl: string | undefined
+  /** Host names, *.suffixes, IPs and CIDRs webhooks may reach although they are not public (--webhook-allow). */
+  webhookAllow: string[]
+  /** Proxies (IPs, CIDRs) whose X-Forwarded-For names the client (--trust-proxy). */
+  trustProxy: string[]
 }
 
 export class ConfigError extends Error {}
@@ -53,6 +59,8 @@ const OPTIONS = {
   eventRetentionCount: { flag: '--event-retention-count', env: 'EVENT_RETENTION_COUNT' },
   maxStreamsPerTenant: { flag: '--max-streams-per-tenant', env: 'MAX_STREAMS_PER_TENANT' },
   publicUrl: { flag: '--public-url', env: 'PUBLIC_URL' },
+  webhookAllow: { flag: '--webhook-allow', env: 'WEBHOOK_ALLOW' },
+  trustProxy: { flag: '--trust-proxy', env: 'TRUST_PROXY' },
 } satisfies Record<string, OptionSpec>
 
 type OptionName = keyof typeof OPTIONS
@@ -90,6 +98,16 @@ export function parseDurationMs(name: string, raw: string): number {
   return Number(m[1]) * (DURATION_UNITS[m[2] ?? 's'] as number)
 }
 
+/** A comma-separated list; `why` says what is wrong with an entry (undefined when it is fine). */
+function list(name: string, raw: string | undefined, why: (entry: string) => string | undefined): string[] {
+  const entries = (raw ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '')
+  for (const e of entries) {
+    const problem = why(e)
+    if (problem !== undefined) throw new ConfigError(`${name}: ${problem}`)
+  }
+  return entries
+}
+
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
   const flags = parseFlags(argv)
   const get = (name: OptionName): string | undefined => {
@@ -118,5 +136,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     eventRetentionCount: integer('EVENT_RETENTION_COUNT', get('eventRetentionCount') ?? '1000000', 1, Number.MAX_SAFE_INTEGER),
     maxStreamsPerTenant: integer('MAX_STREAMS_PER_TENANT', get('maxStreamsPerTenant') ?? '100', 1, 1_000_000),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
+    webhookAllow: list('WEBHOOK_ALLOW', get('webhookAllow'), invalidAllowEntry),
+    trustProxy: list('TRUST_PROXY', get('trustProxy'), (e) => (parseCidr(e) === undefined ? `"${e}" is not an IP address or CIDR range` : undefined)),
   }
 }

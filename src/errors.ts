@@ -15,6 +15,7 @@ export type ErrorType =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'too_many_attempts'
+  | 'too_many_requests'
   | 'service_unavailable'
   | 'insufficient_storage'
   | 'internal_error'
@@ -32,6 +33,7 @@ const STATUS_OF: Record<ErrorType, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   too_many_attempts: 400,
+  too_many_requests: 429,
   service_unavailable: 503,
   insufficient_storage: 507,
   internal_error: 500,
@@ -96,6 +98,7 @@ export const ERROR_TYPES: Record<ErrorType, string> = {
   payload_too_large: 'The request body is over the configured limit (MAX_BODY).',
   unsupported_media_type: 'The body must be JSON (Content-Type: application/json).',
   too_many_attempts: 'The account is locked after too many unsuccessful authentication attempts.',
+  too_many_requests: 'Too many password or client secret checks from this address or for this account; retry after Retry-After seconds.',
   service_unavailable: 'A shard queue is full, a shard actor restarted, a shard was stopped after its actor kept failing (see the log), or the server is shutting down; retry after Retry-After seconds.',
   insufficient_storage: 'The disk of the data directory is full: the write was not applied. Writes succeed again, without a restart, once space is free; reads keep working.',
   internal_error: 'A bug; it is logged with the trace id.',

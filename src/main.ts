@@ -12,12 +12,14 @@ import { readBootstrapFile, type Bootstrap } from './bootstrap/bootstrap-file'
 import { now, useOffsetClockFromEnv } from './clock'
 import { ConfigError, loadConfig, type Config } from './config'
 import { deliveryOptionsFromEnv, WebhookDelivery } from './events/webhook-delivery'
+import { WebhookPolicy } from './events/webhook-policy'
 import { listen } from './front/app'
 import type { Services } from './front/services'
 import { Metamodel } from './model/metamodel'
 import { Urls } from './model/urls'
 import { ActorPool, ShardRefused } from './shard/actor-pool'
 import { openDataDir, recordFormat } from './data-dir'
+import { AddressSet } from './net/addresses'
 
 const SWEEP_INTERVAL_MS = 10 * 60_000
 
@@ -30,7 +32,8 @@ function printWelcome(config: Config, boot: Bootstrap, publicUrl: string): void 
 
 async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2), process.env)
-  const webhookOptions = deliveryOptionsFromEnv(process.env)
+  const webhookPolicy = new WebhookPolicy(config.webhookAllow)
+  const webhookOptions = deliveryOptionsFromEnv(process.env, webhookPolicy)
   const clockOffsetFile = useOffsetClockFromEnv(process.env, (p) => readFileSync(p, 'utf8'))
   if (clockOffsetFile !== undefined) console.error(`warning: CLOCK_OFFSET_FILE is set (tests only): the clock follows the offset in ${clockOffsetFile}`)
   const boot = readBootstrapFile(config.bootstrap)
@@ -66,6 +69,7 @@ async function main(): Promise<void> {
     publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody,
     jsonLimits: { maxDepth: config.maxJsonDepth, maxElements: config.maxJsonElements },
     maxStreamsPerTenant: config.maxStreamsPerTenant, pool, metamodel, authStore, hasher, tokens, oauth,
+    webhookPolicy, trustProxy: new AddressSet(config.trustProxy),
   }
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, webhookOptions)

@@ -1,12 +1,24 @@
 // Client authentication at /token and /revoke: HTTP Basic (recommended) or
 // client_id/client_secret in the form body. Server-generated secrets are
-// checked with SHA-256, human-chosen ones with scrypt in the pool.
+// checked with SHA-256 (never near the pool), human-chosen ones with scrypt
+// in the pool: after the attempt limiter, unless the same secret was
+// verified recently (verified-secrets.ts), so a client that knows its
+// secret does not wait behind anyone's password checks.
 import { ApiError } from '../errors'
+import type { AttemptLimiter } from './attempt-limiter'
 import type { AuthStore, ClientRecord } from './auth-store'
 import { nameTooLong } from './name-limit'
 import { invalidRequest } from './oauth-errors'
-import type { PasswordHasher } from './password-hasher'
+import type { PasswordHasher, ScryptHash } from './password-hasher'
 import { equalHashes, sha256 } from './secrets'
+import type { VerifiedSecrets } from './verified-secrets'
+
+/** What checking a human-chosen client secret needs besides the request. */
+export interface SecretChecks {
+  hasher: PasswordHasher
+  limiter: AttemptLimiter
+  verified: VerifiedSecrets
+}
 
 export interface PresentedCredentials {
   clientId: string
@@ -50,8 +62,25 @@ export function presentedCredentials(authorization: string, form: URLSearchParam
   return { clientId: boundedClientId(bodyId), clientSecret: form.get('client_secret') ?? undefined, via: 'body' }
 }
 
+async function scryptSecretMatches(checks: SecretChecks, clientId: string, presented: string, stored: ScryptHash, source: string): Promise<boolean> {
+  if (checks.verified.has(clientId, stored.salt, presented)) return true
+  const account = `client:${clientId}`
+  const admission = checks.limiter.admit(source, account, true)
+  let good: boolean
+  try {
+    good = await checks.hasher.verify(presented, stored, account)
+  } catch (err) {
+    admission.end(false)
+    throw err
+  }
+  admission.end(!good)
+  if (good) checks.verified.remember(clientId, stored.salt, presented)
+  return good
+}
+
+/** `source`: the caller's address (src/net/client-source.ts), for the attempt limiter. */
 export async function authenticateClient(
-  store: AuthStore, hasher: PasswordHasher, creds: PresentedCredentials,
+  store: AuthStore, checks: SecretChecks, creds: PresentedCredentials, source: string,
 ): Promise<ClientRecord> {
   const basic = creds.via === 'basic'
   const client = store.clients.get(creds.clientId)
@@ -61,7 +90,7 @@ export async function authenticateClient(
   const secret = client.secret
   const good = secret.alg === 'sha256'
     ? equalHashes(sha256(creds.clientSecret), secret.hash)
-    : await hasher.verify(creds.clientSecret, secret)
+    : await scryptSecretMatches(checks, client.client_id, creds.clientSecret, secret, source)
   if (!good) throw failure()
   return client
 }
@@ -78,9 +107,9 @@ export interface CallingClient<C = ClientRecord> {
  * authenticate.
  */
 export async function tokenClient(
-  store: AuthStore, hasher: PasswordHasher, authorization: string, form: URLSearchParams,
+  store: AuthStore, checks: SecretChecks, authorization: string, form: URLSearchParams, source: string,
 ): Promise<CallingClient> {
-  const calling = await passwordGrantClient(store, hasher, authorization, form)
+  const calling = await passwordGrantClient(store, checks, authorization, form, source)
   if (calling.client === undefined) throw invalidClient('client authentication is required (HTTP Basic or client_id and client_secret)', false)
   if (!calling.authenticated && calling.client.secret !== undefined) {
     throw invalidClient(`client "${calling.client.client_id}" is confidential: authenticate with its secret`, false)
@@ -94,11 +123,11 @@ export async function tokenClient(
  * trusted; client_id and secret -> authenticated (a wrong secret fails).
  */
 export async function passwordGrantClient(
-  store: AuthStore, hasher: PasswordHasher, authorization: string, form: URLSearchParams,
+  store: AuthStore, checks: SecretChecks, authorization: string, form: URLSearchParams, source: string,
 ): Promise<CallingClient<ClientRecord | undefined>> {
   const creds = presentedCredentials(authorization, form)
   if (creds === undefined) return { client: undefined, authenticated: false }
-  if (creds.clientSecret !== undefined) return { client: await authenticateClient(store, hasher, creds), authenticated: true }
+  if (creds.clientSecret !== undefined) return { client: await authenticateClient(store, checks, creds, source), authenticated: true }
   const client = store.clients.get(creds.clientId)
   if (client === undefined) throw invalidClient('client authentication failed', false)
   return { client, authenticated: false }

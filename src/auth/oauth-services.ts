@@ -1,8 +1,10 @@
 // What the OAuth endpoints share beside the access tokens and the store:
 // built once in main.ts, reached as `s.oauth`.
 import type { AccessTokens } from './access-tokens'
+import { AttemptLimiter } from './attempt-limiter'
 import type { AuthStore } from './auth-store'
 import { AuthorizationCodes } from './authorization-codes'
+import type { SecretChecks } from './client-authentication'
 import { Lockout } from './lockout'
 import type { PasswordHasher } from './password-hasher'
 import { RefreshTokens } from './refresh-tokens'
@@ -11,6 +13,7 @@ import { SigningKeys } from './signing-keys'
 import { SubscriptionEvents } from './subscription-events'
 import type { KeySigner } from './signing-pool'
 import { UserAuthenticator } from './user-authentication'
+import { VerifiedSecrets } from './verified-secrets'
 
 export interface OAuthServices {
   /** `{PUBLIC_URL}/oauth2/v1`, the `iss` of ID tokens and the discovery document */
@@ -22,6 +25,8 @@ export interface OAuthServices {
   sessions: Sessions
   lockout: Lockout
   users: UserAuthenticator
+  /** scrypt client secrets: pool, attempt limiter, recently verified secrets */
+  secretChecks: SecretChecks
   keys: SigningKeys
   /** ID token lifetime, seconds (the access token lifetime) */
   idTokenTtl: number
@@ -33,6 +38,7 @@ export function createOAuthServices(
   store: AuthStore, hasher: PasswordHasher, tokens: AccessTokens, signer: KeySigner, publicUrl: string,
 ): OAuthServices {
   const lockout = new Lockout(store)
+  const limiter = new AttemptLimiter()
   return {
     issuer: `${publicUrl}/oauth2/v1`,
     secureCookies: publicUrl.startsWith('https:'),
@@ -40,7 +46,8 @@ export function createOAuthServices(
     refreshTokens: new RefreshTokens(store, tokens),
     sessions: new Sessions(store),
     lockout,
-    users: new UserAuthenticator(store, hasher, lockout),
+    users: new UserAuthenticator(store, hasher, lockout, limiter),
+    secretChecks: { hasher, limiter, verified: new VerifiedSecrets() },
     keys: new SigningKeys(store, signer, tokens.ttl),
     idTokenTtl: tokens.ttl,
     subscriptionEvents: new SubscriptionEvents(),

@@ -8,6 +8,7 @@
 // access tokens issued with it.
 import type { Exchange } from '../front/exchange'
 import type { Services } from '../front/services'
+import { requestSource } from '../net/client-source'
 import type { ClientRecord, GrantFields } from './auth-store'
 import { authenticateClient, invalidClient, presentedCredentials } from './client-authentication'
 import { invalidRequest, oauthError } from './oauth-errors'
@@ -35,7 +36,7 @@ async function revoke(s: Services, ex: Exchange, form: URLSearchParams): Promise
   if (tokens.length === 0) throw invalidRequest('token is required')
   const creds = presentedCredentials(ex.headers.authorization, form)
   // A wrong secret fails the whole request; client_id alone authenticates nobody.
-  const caller: ClientRecord | undefined = creds?.clientSecret !== undefined ? await authenticateClient(s.authStore, s.hasher, creds) : undefined
+  const caller: ClientRecord | undefined = creds?.clientSecret !== undefined ? await authenticateClient(s.authStore, s.oauth.secretChecks, creds, requestSource(ex, s.trustProxy)) : undefined
   let needCredentials = 0
   let foreign = 0
   for (const token of tokens) {

@@ -8,6 +8,9 @@
 // `sequence`). A failure is retried after RETRY_BASE doubling per failure up
 // to 300 times RETRY_BASE (1 s ... 5 min by default); a webhook failing for a
 // day (by the one clock, src/clock.ts) is suspended and so shown in its GET.
+// Connections go only where the webhook policy allows (webhook-policy.ts);
+// lastError tells the tenant that delivery failed, never what an address or
+// port answered, so it cannot be used to map a network.
 import { createHmac } from 'node:crypto'
 import { request, type Dispatcher } from 'undici'
 import { now } from '../clock'
@@ -15,6 +18,8 @@ import { ConfigError } from '../config'
 import type { ActorPool } from '../shard/actor-pool'
 import type { ActorReply, WebhookState, WebhookTarget } from '../shard/messages'
 import { readHead, readPage, TenantWakeups, type LoggedEvent } from './event-page'
+import { guardedAgent } from './webhook-connector'
+import type { WebhookPolicy } from './webhook-policy'
 
 export const SIGNATURE_HEADER = 'platform-signature'
 export const DEFAULT_RETRY_BASE_MS = 1000
@@ -24,25 +29,30 @@ export const SUSPEND_AFTER_MS = 24 * 3_600_000
 const PAGE_SIZE = 100
 /** A shard that could not answer (actor restart, full queue) is asked again after this; not a webhook failure. */
 const SHARD_RETRY_MS = 500
+/** What a tenant sees in lastError (the server log has the details). */
+export const NOT_REACHED = 'delivery failed: the endpoint could not be reached'
+export const NOT_ACCEPTED = 'delivery failed: the endpoint answered with a non-2xx status'
 
 export interface DeliveryOptions {
   retryBaseMs: number
   /** per attempt: time to the response headers, and between body chunks */
   timeoutMs: number
   suspendAfterMs: number
+  /** where deliveries may connect; used unless a dispatcher is given */
+  policy: WebhookPolicy
   /** tests may pass their own */
   dispatcher?: Dispatcher
 }
 
 /** WEBHOOK_RETRY_BASE_MS (tests set it low so retries need no waiting), defaults for the rest. */
-export function deliveryOptionsFromEnv(env: NodeJS.ProcessEnv): DeliveryOptions {
+export function deliveryOptionsFromEnv(env: NodeJS.ProcessEnv, policy: WebhookPolicy): DeliveryOptions {
   const raw = env.WEBHOOK_RETRY_BASE_MS
   let retryBaseMs = DEFAULT_RETRY_BASE_MS
   if (raw !== undefined && raw !== '') {
     if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) throw new ConfigError(`WEBHOOK_RETRY_BASE_MS must be a whole number of milliseconds ≥ 1, got "${raw}"`)
     retryBaseMs = Number(raw)
   }
-  return { retryBaseMs, timeoutMs: 10_000, suspendAfterMs: SUSPEND_AFTER_MS }
+  return { retryBaseMs, timeoutMs: 10_000, suspendAfterMs: SUSPEND_AFTER_MS, policy }
 }
 
 /** The signature header's value for `body` (what a receiver recomputes with its secret). */
@@ -105,8 +115,12 @@ export class WebhookDelivery {
   private readonly stopChanges: () => void
   private readonly timers = new Set<NodeJS.Timeout>()
   private closed = false
+  private readonly dispatcher: Dispatcher
+  private readonly ownDispatcher: boolean
 
   constructor(private readonly pool: ActorPool, private readonly options: DeliveryOptions) {
+    this.ownDispatcher = options.dispatcher === undefined
+    this.dispatcher = options.dispatcher ?? guardedAgent(options.policy, options.timeoutMs)
     this.wakeups = new TenantWakeups(pool)
     this.stopChanges = pool.onWebhooksChanged((tenant) => this.load(tenant))
   }
@@ -123,6 +137,7 @@ export class WebhookDelivery {
     for (const t of this.timers) clearTimeout(t)
     for (const byId of this.hooks.values()) for (const h of byId.values()) this.drop(h)
     this.hooks.clear()
+    if (this.ownDispatcher) void this.dispatcher.close().catch(() => undefined)
   }
 
   private later(ms: number, fn: () => void): NodeJS.Timeout {
@@ -248,14 +263,14 @@ export class WebhookDelivery {
 
   private post(h: Hook, event: LoggedEvent): void {
     h.busy = true
-    const { timeoutMs, dispatcher } = this.options
+    const { timeoutMs } = this.options
     request(h.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature(h.secret, event.json) },
       body: event.json,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-      ...(dispatcher === undefined ? {} : { dispatcher }),
+      dispatcher: this.dispatcher,
     })
       .then(async (res) => {
         // The answer's body is not needed; read (at most 64 KiB of) it so the connection can be reused.
@@ -263,8 +278,8 @@ export class WebhookDelivery {
         return res.statusCode
       })
       .then(
-        (status) => (status >= 200 && status < 300 ? this.delivered(h, event) : this.failed(h, `HTTP ${status}`)),
-        (err: unknown) => this.failed(h, describe(err)),
+        (status) => (status >= 200 && status < 300 ? this.delivered(h, event) : this.failed(h, NOT_ACCEPTED, `HTTP ${status}`)),
+        (err: unknown) => this.failed(h, NOT_REACHED, describe(err)),
       )
   }
 
@@ -280,16 +295,18 @@ export class WebhookDelivery {
     this.pump(h)
   }
 
-  private failed(h: Hook, error: string): void {
+  /** `error` is for the tenant, `detail` for the operator's log (once per change of error). */
+  private failed(h: Hook, error: string, detail: string): void {
     h.busy = false
     if (this.closed || h.removed) return
     const t = now()
     h.failures++
     h.failingSince ??= t
+    if (h.lastError !== error) console.error(`webhook ${h.id} of tenant ${h.tenant} (${h.url}): ${detail}`)
     h.lastError = error
     if (t - h.failingSince >= this.options.suspendAfterMs) {
       h.suspended = true
-      console.error(`webhook ${h.id} of tenant ${h.tenant} (${h.url}) suspended: failing since ${new Date(h.failingSince).toISOString()}, last error ${error}`)
+      console.error(`webhook ${h.id} of tenant ${h.tenant} (${h.url}) suspended: failing since ${new Date(h.failingSince).toISOString()}, last error ${detail}`)
       this.save(h)
       return
     }

@@ -2,19 +2,22 @@
 // show and delete a tenant's webhooks (scope platform.profile_graph_manage).
 // The shard actor keeps them; delivery (webhook-delivery.ts) hears of every
 // change from the actor. Also the plain-HTTP answer of the stream path.
+// A URL whose host is a non-public address or a local/metadata name is
+// refused at once (webhook-policy.ts); delivery checks the resolved address.
 import { ApiError } from '../errors'
 import type { MethodSpec } from '../front/route'
 import { answer } from '../graph/answer'
 import type { GraphParams } from '../graph/params'
 import { checkKeyBytes, MAX_ID_BYTES, parseJson } from '../graph/validate'
 import type { Operation } from '../shard/messages'
+import type { WebhookPolicy } from './webhook-policy'
 
 type Spec = MethodSpec<GraphParams>
 
 export const MAX_URL_BYTES = 2048
 
-/** The body `{"url": "http(s)://..."}`: the URL, normalised (WHATWG URL). */
-export function webhookUrl(body: Buffer): string {
+/** The body `{"url": "http(s)://..."}`: the URL, normalised (WHATWG URL), if the policy lets it be registered. */
+export function webhookUrl(body: Buffer, policy: WebhookPolicy): string {
   const doc = parseJson(body)
   const url = typeof doc === 'object' && doc !== null && !Array.isArray(doc) ? (doc as { url?: unknown }).url : undefined
   if (typeof url !== 'string') throw new ApiError('bad_request', 'the body must be {"url": "https://..."}: the address to POST events to')
@@ -28,6 +31,8 @@ export function webhookUrl(body: Buffer): string {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new ApiError('bad_request', `url must be http or https, got "${parsed.protocol.slice(0, -1)}"`)
   }
+  const refusal = policy.refusal(parsed)
+  if (refusal !== undefined) throw new ApiError('bad_request', refusal)
   return parsed.href
 }
 
@@ -43,7 +48,12 @@ const forward = (body: Spec['body'], operation: (p: GraphParams, body: Buffer | 
   },
 })
 
-export const createWebhook = forward('json', ({ tenant }, body) => ({ op: 'createWebhook', tenant, url: webhookUrl(body!) }))
+export const createWebhook: Spec = {
+  body: 'json',
+  handle(s, ex, { tenant }, raw) {
+    s.pool.call(tenant, { op: 'createWebhook', tenant, url: webhookUrl(raw!, s.webhookPolicy) }, answer(ex))
+  },
+}
 export const listWebhooks = forward('none', ({ tenant }) => ({ op: 'listWebhooks', tenant, id: undefined }))
 export const getWebhook = forward('none', ({ tenant, rest }) => ({ op: 'listWebhooks', tenant, id: webhookId(rest) }))
 export const deleteWebhook = forward('none', ({ tenant, rest }) => ({ op: 'deleteWebhook', tenant, id: webhookId(rest) }))

@@ -11,6 +11,7 @@ const STATUS_LINE: Record<number, string> = {
   302: '302 Found', 303: '303 See Other',
   400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found',
   405: '405 Method Not Allowed', 410: '410 Gone', 413: '413 Payload Too Large', 415: '415 Unsupported Media Type',
+  429: '429 Too Many Requests',
   500: '500 Internal Server Error', 503: '503 Service Unavailable',
 }
 const statusLine = (status: number): string => STATUS_LINE[status] ?? String(status)
@@ -20,6 +21,7 @@ const HEADERS = [
   'authorization', 'content-type', 'content-length', 'accept', 'consent-reference',
   'platform-context-trace-id', 'cookie', 'origin', 'platform-session-id',
   'platform-schedule-event-at', 'platform-schedule-event-parameter', 'platform-decay-at', 'platform-decay-parameters',
+  'x-forwarded-for',
 ] as const
 export type HeaderName = (typeof HEADERS)[number]
 
@@ -45,6 +47,7 @@ export class Exchange {
   readonly rawQuery: string | undefined
   readonly headers: Record<HeaderName, string>
   private segmentsCache: string[] | undefined
+  private peerCache: string | undefined
 
   constructor(readonly res: HttpResponse, req: HttpRequest, readonly publicUrl: string) {
     this.method = req.getMethod().toUpperCase()
@@ -65,6 +68,12 @@ export class Exchange {
   get segments(): string[] {
     this.segmentsCache ??= decodePath(this.rawPath)
     return this.segmentsCache
+  }
+
+  /** The socket peer's IP address (read when first asked: most routes never need it). */
+  get peer(): string {
+    this.peerCache ??= this.aborted ? '' : Buffer.from(this.res.getRemoteAddressAsText()).toString()
+    return this.peerCache
   }
 
   get query(): URLSearchParams {

@@ -3,7 +3,9 @@ import type { AccessTokens } from '../auth/access-tokens'
 import type { AuthStore } from '../auth/auth-store'
 import type { OAuthServices } from '../auth/oauth-services'
 import type { PasswordHasher } from '../auth/password-hasher'
+import type { WebhookPolicy } from '../events/webhook-policy'
 import type { Metamodel } from '../model/metamodel'
+import type { AddressSet } from '../net/addresses'
 import type { Urls } from '../model/urls'
 import type { ActorPool } from '../shard/actor-pool'
 import type { JsonLimits } from './json-limits'
@@ -22,4 +24,8 @@ export interface Services {
   hasher: PasswordHasher
   tokens: AccessTokens
   oauth: OAuthServices
+  /** where tenants' webhooks may point */
+  webhookPolicy: WebhookPolicy
+  /** proxies whose X-Forwarded-For names the client (--trust-proxy) */
+  trustProxy: AddressSet
 }

@@ -23,6 +23,8 @@ t.test('defaults with no flags and an empty environment', async (t) => {
   t.equal(c.maxJsonDepth, 64)
   t.equal(c.maxJsonElements, 100_000)
   t.equal(c.publicUrl, undefined)
+  t.same(c.webhookAllow, [], 'webhooks reach public addresses only')
+  t.same(c.trustProxy, [], 'no proxy is believed')
   t.equal(basename(c.bootstrap ?? ''), 'demo.json', 'the demo bootstrap by default')
   t.equal(basename(dirname(c.bootstrap ?? '')), 'bootstrap')
 })
@@ -33,11 +35,13 @@ t.test('environment variables set every option', async (t) => {
     MAX_BODY: '2048', MASTER_KEY_FILE: 'k/master.key', ACCESS_TOKEN_TTL: '60', EVENT_RETENTION: '12h',
     EVENT_RETENTION_COUNT: '5000', MAX_STREAMS_PER_TENANT: '7', PUBLIC_URL: 'https://graph.example.com',
     MAX_JSON_DEPTH: '10', MAX_JSON_ELEMENTS: '500',
+    WEBHOOK_ALLOW: '127.0.0.1, hooks.internal,*.corp.example,10.0.0.0/8,fd00::/8', TRUST_PROXY: '10.0.0.1,::1',
   })
   t.same(c, {
     port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', bootstrap: resolve('b.json'), workers: 3, shards: 16,
     maxBody: 2048, maxJsonDepth: 10, maxJsonElements: 500, masterKeyFile: resolve('k/master.key'), accessTokenTtl: 60, eventRetentionMs: 12 * 3_600_000,
     eventRetentionCount: 5000, maxStreamsPerTenant: 7, publicUrl: 'https://graph.example.com',
+    webhookAllow: ['127.0.0.1', 'hooks.internal', '*.corp.example', '10.0.0.0/8', 'fd00::/8'], trustProxy: ['10.0.0.1', '::1'],
   })
 })
 
@@ -127,4 +131,11 @@ t.test('parseDurationMs units and errors', async (t) => {
   for (const bad of ['', 'd', '1.5h', '-1s', '7 d', '7D', 'P7D', '1h30m']) {
     configError(t, () => parseDurationMs('X', bad), new RegExp(`^X must be seconds .*got "${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"$`))
   }
+})
+
+t.test('allow-lists: bad entries are refused with the entry named', async (t) => {
+  configError(t, () => loadConfig(['--webhook-allow', '10.0.0.0/33'], {}), /WEBHOOK_ALLOW: "10.0.0.0\/33" is not a valid IP/)
+  configError(t, () => loadConfig([], { WEBHOOK_ALLOW: 'http://x.example' }), /WEBHOOK_ALLOW: "http:\/\/x.example"/)
+  configError(t, () => loadConfig(['--trust-proxy', 'proxy.example'], {}), /TRUST_PROXY: "proxy.example" is not an IP address or CIDR range/)
+  t.same(loadConfig(['--trust-proxy=10.0.0.0/8,192.168.1.1'], {}).trustProxy, ['10.0.0.0/8', '192.168.1.1'])
 })

@@ -5,7 +5,7 @@ import { requireMediaType } from '../../src/front/media-type'
 const STATUS: Record<ErrorType, number> = {
   bad_request: 400, validation_violation: 400, insufficient_credentials: 401, insufficient_scope: 403, forbidden: 403,
   consent_revoked: 403, element_not_found: 404, method_not_allowed: 405, cursor_expired: 410, payload_too_large: 413,
-  unsupported_media_type: 415, too_many_attempts: 400, service_unavailable: 503, internal_error: 500,
+  unsupported_media_type: 415, too_many_attempts: 400, too_many_requests: 429, service_unavailable: 503, internal_error: 500,
   insufficient_storage: 507,
 }
 

@@ -7,6 +7,7 @@ import { now } from '../../clock'
 import { ApiError } from '../../errors'
 import type { Exchange } from '../../front/exchange'
 import type { Services } from '../../front/services'
+import { requestSource } from '../../net/client-source'
 import type { UserRecord } from '../auth-store'
 import { readCookie, setCookie } from '../cookies'
 import { sendErrorPage, wantsHtml } from '../html'
@@ -59,7 +60,8 @@ async function signIn(s: Services, ex: Exchange, req: AuthorizationRequest, form
     else ex.error(new ApiError('bad_request', long))
     return undefined
   }
-  const result = await s.oauth.users.authenticate(username, password)
+  // A limited attempt (429) or a busy pool (503) goes to the error page or JSON error, with Retry-After.
+  const result = await s.oauth.users.authenticate(username, password, requestSource(ex, s.trustProxy), false)
   if (!result.ok) {
     const blocked = result.reason === 'blocked'
     if (html) {

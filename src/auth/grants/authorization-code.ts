@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto'
 import { now } from '../../clock'
 import type { Exchange } from '../../front/exchange'
 import type { Services } from '../../front/services'
+import { requestSource } from '../../net/client-source'
 import type { CodeRecord, GrantFields } from '../auth-store'
 import { tokenClient } from '../client-authentication'
 import { signIdToken } from '../id-tokens'
@@ -44,7 +45,7 @@ function narrowed(record: CodeRecord, scopeParam: string | undefined): string[] 
 }
 
 export async function authorizationCode(s: Services, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
-  const { client, authenticated } = await tokenClient(s.authStore, s.hasher, ex.headers.authorization, form)
+  const { client, authenticated } = await tokenClient(s.authStore, s.oauth.secretChecks, ex.headers.authorization, form, requestSource(ex, s.trustProxy))
   requireGrantType(client, 'authorization_code')
   const code = single(form, 'code')
   if (code === undefined || code === '') throw invalidRequest('code is required')

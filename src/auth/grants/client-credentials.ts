@@ -2,6 +2,7 @@
 // Basic or body credentials, gets a token for its tenant or a subscriber.
 import type { Exchange } from '../../front/exchange'
 import type { Services } from '../../front/services'
+import { requestSource } from '../../net/client-source'
 import { invalidClient, tokenClient } from '../client-authentication'
 import { single } from '../oauth-errors'
 import { clientCredentialsGrant, grantScopes, scopeString } from '../scopes'
@@ -9,7 +10,7 @@ import { SESSION_ID_PARAM, sessionIdOf } from '../session-id'
 import { requireGrantType, type TokenResponse } from '../token-response'
 
 export async function clientCredentials(s: Services, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
-  const { client, authenticated } = await tokenClient(s.authStore, s.hasher, ex.headers.authorization, form)
+  const { client, authenticated } = await tokenClient(s.authStore, s.oauth.secretChecks, ex.headers.authorization, form, requestSource(ex, s.trustProxy))
   if (!authenticated) throw invalidClient(`client "${client.client_id}" is public: client_credentials needs a client secret`, false)
   requireGrantType(client, 'client_credentials')
   const grant = clientCredentialsGrant(s.authStore, client, single(form, 'scope') ?? null)

@@ -4,6 +4,7 @@
 // refresh token.
 import type { Exchange } from '../../front/exchange'
 import type { Services } from '../../front/services'
+import { requestSource } from '../../net/client-source'
 import { passwordGrantClient } from '../client-authentication'
 import { tooManyAttempts } from '../lockout'
 import { nameTooLong } from '../name-limit'
@@ -28,9 +29,10 @@ export async function password(s: Services, ex: Exchange, form: URLSearchParams)
   const scope = single(form, 'scope') ?? null
   parseScopeRequest(scope, true)
   const sessionId = sessionIdOf(single(form, SESSION_ID_PARAM), ex.headers['platform-session-id'])
-  const { client, authenticated } = await passwordGrantClient(s.authStore, s.hasher, ex.headers.authorization, form)
+  const source = requestSource(ex, s.trustProxy)
+  const { client, authenticated } = await passwordGrantClient(s.authStore, s.oauth.secretChecks, ex.headers.authorization, form, source)
   if (client !== undefined) requireGrantType(client, 'password')
-  const result = await s.oauth.users.authenticate(username, pass)
+  const result = await s.oauth.users.authenticate(username, pass, source, true)
   if (!result.ok) throw result.reason === 'blocked' ? tooManyAttempts(true) : invalidGrant('invalid username or password')
   const grant = userGrant(s.authStore, client, result.user, scope, 'password')
   const { token } = await s.tokens.issue({

@@ -5,6 +5,7 @@
 // by an old refresh token). No refresh token in the answer.
 import type { Exchange } from '../../front/exchange'
 import type { Services } from '../../front/services'
+import { requestSource } from '../../net/client-source'
 import { ApiError } from '../../errors'
 import type { RefreshTokenRecord } from '../auth-store'
 import { tokenClient } from '../client-authentication'
@@ -26,7 +27,7 @@ export function narrowScopes(record: Pick<RefreshTokenRecord, 'tenant' | 'org' |
 }
 
 export async function refreshToken(s: Services, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
-  const { client, authenticated } = await tokenClient(s.authStore, s.hasher, ex.headers.authorization, form)
+  const { client, authenticated } = await tokenClient(s.authStore, s.oauth.secretChecks, ex.headers.authorization, form, requestSource(ex, s.trustProxy))
   const token = single(form, 'refresh_token')
   if (token === undefined || token === '') throw invalidRequest('refresh_token is required')
   const found = s.oauth.refreshTokens.find(token)
