@@ -102,7 +102,7 @@ export class RefreshTokens {
         n++
       }
     })
-    await this.store.env.flushed
+    await durable(this.store)
     return n
   }
 
