@@ -123,17 +123,3 @@ export interface ActorConfig {
   formatOnDisk: number
   formatVersion: number
 }
-
-export const WRITE_OPS: ReadonlySet<Operation['op']> = new Set([
-  'putNode', 'putNodeProperty', 'deleteNode', 'putRelation', 'deleteRelation', 'incrementCounter',
-  'createConsent', 'appendEvents', 'revokeConsent', 'grantConsent', 'setRevokedProperties',
-  'createWebhook', 'deleteWebhook', 'webhookProgress',
-])
-export const STREAM_OPS: ReadonlySet<Operation['op']> = new Set(['listNodes', 'neighbours'])
-
-export function isWrite(op: Operation): op is WriteOp {
-  return WRITE_OPS.has(op.op)
-}
-export function isStream(op: Operation): op is StreamOp {
-  return STREAM_OPS.has(op.op)
-}

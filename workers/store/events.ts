@@ -24,7 +24,6 @@ export interface EventHead {
 }
 
 /** Set once by the actor from EVENT_RETENTION_COUNT; enforced on every append. */
-export const retention = { maxCount: 1_000_000 }
 
 export function head(store: ShardStore, tenant: string): EventHead {
   let h = store.cache.eventHeads.get(tenant)
@@ -51,7 +50,7 @@ export function appendEvent(
   store.events.putSync(eventKey(tenant, sequence), { t: time, j: JSON.stringify(envelope) })
   let first = h.first
   // Count retention is kept exactly, one event out per event in, so it costs O(1).
-  while (sequence - first + 1 > retention.maxCount) store.events.removeSync(eventKey(tenant, first++))
+  while (sequence - first + 1 > store.maxEventsPerTenant) store.events.removeSync(eventKey(tenant, first++))
   setHead(store, tenant, { first, last: sequence })
   return sequence
 }

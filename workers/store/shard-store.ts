@@ -62,6 +62,8 @@ export interface ShardStore {
   /** The data keys, in the key file beside the environment (workers/crypto/key-file.ts says why). */
   readonly keys: DataKeys
   readonly keyFile: KeyFile
+  /** Count retention of each tenant's event log (EVENT_RETENTION_COUNT), kept exactly as events are appended. */
+  readonly maxEventsPerTenant: number
 }
 
 /**
@@ -80,7 +82,7 @@ export function shardPath(dataDir: string, shard: number): string {
   return join(dataDir, 'shards', String(shard))
 }
 
-export function openShard(dataDir: string, shard: number, masterKey: Buffer): ShardStore {
+export function openShard(dataDir: string, shard: number, masterKey: Buffer, maxEventsPerTenant = 1_000_000): ShardStore {
   const env = open({
     path: shardPath(dataDir, shard),
     maxDbs: 16,
@@ -107,6 +109,7 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer): Sh
     cache: { consents: new Map(), tenantSlots: new Map(), plain: new Map(), eventHeads: new Map() },
     keys: new DataKeys(keyFile, masterKey),
     keyFile,
+    maxEventsPerTenant,
   }
   migrateSlotCounter(store)
   return store

@@ -1,0 +1,73 @@
+// Group commit: all writes of one shard that arrive in one message run in
+// one LMDB write transaction, each in a child transaction of its own
+// (store/isolated-write.ts), and are answered once the transaction is
+// flushed to disk (DESIGN: durable before 2xx).
+import type { Operation } from '../../src/shard/messages'
+import { causeOf } from '../../src/storage-failure'
+import { commitFailure } from '../store/commit-failure'
+import { applyIsolated } from '../store/isolated-write'
+import type { ShardContext } from '../store/nodes'
+import type { OpResult } from '../store/result'
+import { forgetUncommitted, type ShardStore } from '../store/shard-store'
+import { reply, type Outbox } from './outbox'
+
+export interface WriteItem { id: number; op: Operation }
+
+export interface CommitHooks {
+  context(store: ShardStore, time: number): ShardContext
+  run(sc: ShardContext, op: Operation): OpResult
+  /** After the flush: the tenants whose event log grew. */
+  eventsAppended(store: ShardStore, tenants: Iterable<string>): void
+  /** After the flush, when the transaction wrote a schedule. */
+  schedulesChanged(): void
+}
+
+export class GroupCommit {
+  private readonly pending = new Set<Promise<void>>()
+
+  constructor(private readonly outbox: Outbox, private readonly hooks: CommitHooks) {}
+
+  commit(store: ShardStore, items: WriteItem[], time: number): void {
+    const sc = this.hooks.context(store, time)
+    const done = store.env
+      .transaction(() => items.map((item) => this.applyAlone(sc, item)))
+      .then(async (results) => {
+        await store.env.flushed
+        // Crypto-shredding after the revocation is durable (store/consents.ts says why the order).
+        for (const slot of sc.shred) store.keys.destroy(slot)
+        results.forEach((r, n) => this.outbox.send(reply(items[n]!.id, r)))
+        this.hooks.eventsAppended(store, sc.touched)
+        this.announceWebhookChanges(items, results)
+        if (sc.schedulesChanged) this.hooks.schedulesChanged()
+      })
+      .catch(async (err: unknown) => {
+        forgetUncommitted(store)
+        const cause = await causeOf(err)
+        console.error(`shard actor: commit of ${items.length} writes to shard ${store.shard} failed:`, cause)
+        const failure = commitFailure(cause)
+        for (const item of items) this.outbox.send(reply(item.id, failure))
+      })
+      .finally(() => this.pending.delete(done))
+    this.pending.add(done)
+  }
+
+  /** Resolves once every commit under way is answered. */
+  async drain(): Promise<void> {
+    await Promise.all(this.pending)
+  }
+
+  /** A write of the batch, rolled back alone if it throws. */
+  private applyAlone(sc: ShardContext, item: WriteItem): OpResult {
+    const shredBefore = sc.shred.length
+    return applyIsolated(sc.store, () => this.hooks.run(sc, item.op), () => { sc.shred.length = shredBefore }, `write ${item.id} (${item.op.op})`)
+  }
+
+  /** Tells the front thread's webhook delivery which tenants' webhooks were created or deleted. */
+  private announceWebhookChanges(items: WriteItem[], results: OpResult[]): void {
+    const tenants = new Set<string>()
+    items.forEach(({ op }, n) => {
+      if ((op.op === 'createWebhook' || op.op === 'deleteWebhook') && results[n]!.kind === 'ok') tenants.add(op.tenant)
+    })
+    for (const tenant of tenants) this.outbox.send({ kind: 'webhooks', id: 0, tenant })
+  }
+}

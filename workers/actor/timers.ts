@@ -1,0 +1,75 @@
+// The actor's clocks: one timer for the earliest due schedule of all its
+// shards (scheduled and decay events), and retention once a minute.
+import { now } from '../../src/clock'
+import { pruneEvents } from '../store/events'
+import { fireDue, nextDue } from '../store/schedules'
+import { forgetUncommitted, type ShardStore } from '../store/shard-store'
+
+const MAX_SLEEP_MS = 60_000
+const PRUNE_EVERY_MS = 60_000
+
+export interface Retention { maxAgeMs: number; maxCount: number }
+
+export class Timers {
+  private timer: NodeJS.Timeout | undefined
+  private timerAt = Number.POSITIVE_INFINITY
+  private readonly pruner: NodeJS.Timeout
+
+  constructor(
+    private readonly stores: readonly ShardStore[],
+    private readonly retention: Retention,
+    /** After scheduled events were appended and flushed. */
+    private readonly eventsAppended: (store: ShardStore, tenants: Iterable<string>) => void,
+    /** After each round of firing (the outbox goes out before the next sleep). */
+    private readonly afterFiring: () => void,
+  ) {
+    this.pruner = setInterval(() => this.prune(), PRUNE_EVERY_MS)
+    this.pruner.unref()
+  }
+
+  /** (Re)arms the schedule timer for the earliest due schedule; schedules due while the server was down fire at once. */
+  schedule(): void {
+    let due = Number.POSITIVE_INFINITY
+    for (const store of this.stores) due = Math.min(due, nextDue(store) ?? Number.POSITIVE_INFINITY)
+    const at = Math.min(due, now() + MAX_SLEEP_MS)
+    if (this.timer !== undefined && at >= this.timerAt) return
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timerAt = at
+    this.timer = setTimeout(() => this.fire(), Math.max(0, at - now()))
+  }
+
+  stop(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    clearInterval(this.pruner)
+  }
+
+  private fire(): void {
+    this.timer = undefined
+    this.timerAt = Number.POSITIVE_INFINITY
+    const t = now()
+    const work = [...this.stores].map((store) => {
+      let tenants = new Set<string>()
+      return store.env.transaction(() => { tenants = fireDue(store, t) })
+        .then(() => store.env.flushed)
+        .then(() => this.eventsAppended(store, tenants), (err: unknown) => {
+          forgetUncommitted(store)
+          throw err
+        })
+    })
+    void Promise.all(work).catch((err: unknown) => console.error('shard actor: firing schedules failed:', err)).finally(() => {
+      this.afterFiring()
+      this.schedule()
+    })
+  }
+
+  private prune(): void {
+    const cutoff = now() - this.retention.maxAgeMs
+    for (const store of this.stores) {
+      void store.env.transaction(() => pruneEvents(store, cutoff, this.retention.maxCount))
+        .catch((err: unknown) => {
+          forgetUncommitted(store)
+          console.error('shard actor: pruning events failed:', err)
+        })
+    }
+  }
+}
