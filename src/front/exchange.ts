@@ -116,10 +116,12 @@ export class Exchange {
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status))
       writeHeaders(this.res, headers)
-      // RFC 9110: no Content-Length on a 204.
-      if (status === 204) this.res.endWithoutBody(undefined, isDraining())
-      else if (this.method === 'HEAD') this.res.endWithoutBody(0, isDraining())
-      else this.res.end(undefined, isDraining())
+      // RFC 9110: no Content-Length on a 204, so its close is said in a header (endWithoutBody's flag would add a length).
+      if (status === 204) {
+        if (isDraining()) this.res.writeHeader('connection', 'close')
+        this.res.endWithoutBody()
+      } else if (this.method === 'HEAD') this.res.endWithoutBody(0, isDraining())
+      else this.res.end('', isDraining())
     })
   }
 

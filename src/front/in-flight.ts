@@ -4,6 +4,9 @@
 // every answer closes its connection, and work that would wait (a
 // long-poll) is cut short through its drain hook.
 
+/** How long a drain waits with nothing in flight before it calls the server idle. */
+const QUIET_MS = 250
+
 let open = 0
 let draining = false
 let idle: (() => void) | undefined
@@ -36,21 +39,29 @@ export function onDrain(hook: () => void): () => void {
   return () => { hooks.delete(hook) }
 }
 
-/** Starts draining; resolves true when every exchange is answered, false when `timeoutMs` ran out first. */
+/**
+ * Starts draining; resolves true once no exchange has been open for QUIET_MS
+ * (a request already on its way over a kept-alive connection gets its 503
+ * rather than a reset), false when `timeoutMs` ran out first.
+ */
 export function drain(timeoutMs: number): Promise<boolean> {
   draining = true
   for (const hook of [...hooks]) hook()
   hooks.clear()
-  if (open === 0) return Promise.resolve(true)
   return new Promise((resolve) => {
-    const timer = setTimeout(() => {
+    let quiet: NodeJS.Timeout | undefined
+    const done = (result: boolean): void => {
+      clearTimeout(deadline)
+      clearTimeout(quiet)
       idle = undefined
-      resolve(false)
-    }, timeoutMs)
-    idle = () => {
-      clearTimeout(timer)
-      idle = undefined
-      resolve(true)
+      resolve(result)
     }
+    const deadline = setTimeout(() => done(false), timeoutMs)
+    const waitQuiet = (): void => {
+      clearTimeout(quiet)
+      quiet = setTimeout(() => { if (open === 0) done(true) }, Math.min(QUIET_MS, timeoutMs))
+    }
+    idle = waitQuiet
+    if (open === 0) waitQuiet()
   })
 }
