@@ -13,7 +13,7 @@ import { SigningPool } from './auth/signing-pool'
 import { readBootstrapFile, type Bootstrap } from './bootstrap/bootstrap-file'
 import { now, useOffsetClockFromEnv } from './clock'
 import { ConfigError, isDemoBootstrap, loadConfig, usage, wantsHelp, type Config } from './config'
-import { loadOrCreateMasterKey, masterKeyCheck } from './crypto/master-key'
+import { deriveKey, loadOrCreateMasterKey, masterKeyCheck } from './crypto/master-key'
 import { deliveryOptionsFromEnv, WebhookDelivery } from './events/webhook-delivery'
 import { listen } from './front/app'
 import { drain, inFlight } from './front/in-flight'
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
 
   const authStore = openAuthStore(config.dataDir)
   const hasher = new PasswordHasher()
-  await applyAuthBootstrap(authStore, hasher, boot)
+  await applyAuthBootstrap(authStore, hasher, boot, deriveKey(masterKey, 'bootstrap secret digest v1'))
   const tokens = new AccessTokens(authStore, config.accessTokenTtl)
   const signing = new SigningPool(masterKey)
   const oauth = createOAuthServices(authStore, hasher, tokens, signing, publicUrl)
