@@ -36,7 +36,7 @@ export function listen(services: () => Services | undefined, host: string, port:
   return new Promise((resolve, reject) => {
     app.listen(host, port, (socket) => {
       if (socket === false) {
-        reject(new ConfigError(`cannot listen on ${host}:${port}: the port is in use or the address is not this host's`))
+        reject(new ConfigError(`cannot listen on ${host}:${port}: the port is in use, not permitted, or the address is not this host's`))
         return
       }
       let accepting = true
