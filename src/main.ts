@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   const boot = readBootstrapFile(config.bootstrap)
   privateDataDir(config.dataDir)
   // Before anything in the directory is opened: a second server would serve stale caches and lose writes.
-  const lock = await lockDataDir(config.dataDir)
+  const lock = await lockDataDir(config.dataDir, 'the server')
   const masterKey = loadOrCreateMasterKey(config.masterKeyFile)
   const { manifest, created } = readOrCreateManifest(config.dataDir, config.shards, now(), masterKeyCheck(masterKey))
   if (!created && manifest.shards !== config.shards && (process.argv.includes('--shards') || process.env.SHARDS !== undefined)) {

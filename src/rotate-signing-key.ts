@@ -48,9 +48,9 @@ async function callServer(url: string, init: RequestInit): Promise<unknown> {
 }
 
 async function rotateThroughServer(config: ToolConfig, serverUrl: string, holder: LockHolder | undefined): Promise<void> {
-  const running = holder === undefined ? `the server at ${serverUrl}` : `the server on ${config.dataDir}, ${describeHolder(holder)},`
   if (config.adminClientId === undefined || config.adminClientSecret === undefined) {
-    throw new ConfigError(`${running} is running: give a platform.admin client (--admin-client-id and ADMIN_CLIENT_SECRET) to rotate through it, or stop it first`)
+    const running = holder === undefined ? `the server at ${serverUrl} runs` : `${config.dataDir} is in use by ${describeHolder(holder)}`
+    throw new ConfigError(`${running}: give a platform.admin client (--admin-client-id and ADMIN_CLIENT_SECRET) to rotate through it, or stop it first`)
   }
   const basic = Buffer.from(`${encodeURIComponent(config.adminClientId)}:${encodeURIComponent(config.adminClientSecret)}`).toString('base64')
   const token = await callServer(`${serverUrl}/oauth2/v1/token`, {
@@ -100,9 +100,9 @@ async function rotate(): Promise<void> {
     return
   }
   if (!existsSync(join(config.dataDir, 'auth'))) throw new ConfigError(`${config.dataDir} has no auth store: pass the server's --data-dir`)
-  const lock = await tryLockDataDir(config.dataDir)
+  const lock = await tryLockDataDir(config.dataDir, 'rotate-signing-key')
   if (!('release' in lock)) {
-    if (lock.url === undefined) throw new ConfigError(`the server on ${config.dataDir}, ${describeHolder(lock)}, is starting: try again when it listens`)
+    if (lock.url === undefined) throw new ConfigError(`${config.dataDir} is in use by ${describeHolder(lock)}: try again once it listens or is done`)
     await rotateThroughServer(config, lock.url, lock)
     return
   }

@@ -13,6 +13,8 @@ import { join } from 'node:path'
 import { ConfigError } from '../config'
 
 export interface LockHolder {
+  /** What holds it: "the server" or a command's name. */
+  what?: string
   pid: number
   since: string
   /** An address of the running server the tools can reach (the bound address), once it listens. */
@@ -76,15 +78,16 @@ export function askHolder(address: string, timeoutMs = 5000): Promise<LockHolder
   })
 }
 
+/** For example `the server (process 1234, since 2026-..., listening http://127.0.0.1:8080)`. */
 export function describeHolder(h: LockHolder): string {
-  const who = h.pid === 0 ? 'another process' : `process ${h.pid}`
-  return `${who} (since ${h.since}${h.url === undefined ? '' : `, listening ${h.url}`})`
+  const details = [h.pid === 0 ? undefined : `process ${h.pid}`, `since ${h.since}`, h.url === undefined ? undefined : `listening ${h.url}`]
+  return `${h.pid === 0 ? 'another process' : h.what ?? 'a process'} (${details.filter((d) => d !== undefined).join(', ')})`
 }
 
 /** Takes the lock, or tells who holds it. */
-export async function tryLockDataDir(dir: string): Promise<DataDirLock | LockHolder> {
+export async function tryLockDataDir(dir: string, what: string): Promise<DataDirLock | LockHolder> {
   const address = lockAddress(dir)
-  const holder: LockHolder = { pid: process.pid, since: new Date().toISOString() }
+  const holder: LockHolder = { what, pid: process.pid, since: new Date().toISOString() }
   for (let attempt = 0; ; attempt++) {
     const got = await listenOn(address, holder)
     if (got !== 'in-use') {
@@ -105,8 +108,8 @@ export async function tryLockDataDir(dir: string): Promise<DataDirLock | LockHol
 }
 
 /** Takes the lock or stops the start with one line naming the holder. */
-export async function lockDataDir(dir: string): Promise<DataDirLock> {
-  const lock = await tryLockDataDir(dir)
+export async function lockDataDir(dir: string, what: string): Promise<DataDirLock> {
+  const lock = await tryLockDataDir(dir, what)
   if ('release' in lock) return lock
   throw new ConfigError(`data directory ${dir} is in use by ${describeHolder(lock)}; stop it first`)
 }

@@ -59,7 +59,7 @@ t.test('rotation by the command, then by the admin endpoint; old tokens keep ver
   t.ok(await verifies(first), 'verifies before any rotation')
 
   const refused = await failure(rotateCommand())
-  t.match(refused, new RegExp(`^error: the server on .* process ${server.proc.pid} .* is running: give a platform.admin client`), 'the running server is not bypassed')
+  t.match(refused, new RegExp(`^error: .* is in use by the server \\(process ${server.proc.pid}, since .*, listening http.*\\): give a platform.admin client`), 'the running server is not bypassed')
   t.same(await kids(), [k1], 'and nothing changed')
   const { stdout } = await asAdmin()
   const k2 = /active (\S+)/.exec(stdout)![1]!

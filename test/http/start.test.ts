@@ -46,7 +46,7 @@ t.test('a second server on the same data directory is refused, naming the holder
   t.teardown(() => removeDir(dir))
   const first = await startServer({ dataDir: dir })
   const second = await run(serverArgs(dir))
-  oneLineError(t, second, new RegExp(`^error: data directory .* is in use by process ${first.proc.pid} \\(since .*, listening ${first.url}\\); stop it first`))
+  oneLineError(t, second, new RegExp(`^error: data directory .* is in use by the server \\(process ${first.proc.pid}, since .*, listening ${first.url}\\); stop it first`))
   await first.kill()
   const third = await startServer({ dataDir: dir })
   t.pass('started after the holder was killed with SIGKILL')
