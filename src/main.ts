@@ -107,7 +107,11 @@ async function main(): Promise<void> {
     lock.release()
   }
   const stop = (signal: string): void => {
-    if (stopping) return
+    if (stopping) {
+      // A second signal: the operator will not wait for the drain (LMDB stays consistent; unanswered requests are cut).
+      console.error(`${signal} again: exiting without waiting for the drain`)
+      process.exit(1)
+    }
     stopping = true
     shutDown(signal).then(() => process.exit(0), (err: unknown) => {
       console.error('shutdown failed:', err)
