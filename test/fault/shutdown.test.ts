@@ -3,6 +3,7 @@
 // connection without an answer, and every acknowledged write is there after
 // a restart.
 import t from 'tap'
+import { connect } from 'node:net'
 import { Graph, createConsent } from '../helpers/client'
 import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
 
@@ -74,4 +75,42 @@ t.test('SIGTERM answers the requests in flight before closing', async (t) => {
   let missing = 0
   for (const i of acked) if ((await g2.get(`nodes/core/customer/s${i}`)).status !== 200) missing++
   t.equal(missing, 0, 'every acknowledged write is there after the restart')
+})
+
+/** A PUT whose body never completes: one exchange in flight for as long as the test wants. */
+function stuckRequest(t: tap.Test, url: string, token: string): void {
+  const { host, port, pathname } = new URL(url)
+  const socket = connect(Number(port), host.replace(/:\d+$/, ''))
+  socket.on('error', () => {})
+  t.teardown(() => { socket.destroy() })
+  socket.write(`PUT ${pathname} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`)
+}
+
+t.test('the drain is bounded by SHUTDOWN_TIMEOUT', async (t) => {
+  const dir = tempDir()
+  t.teardown(() => removeDir(dir))
+  const server = await startServer({ dataDir: dir, args: ['--shutdown-timeout', '1s'] })
+  const token = await getToken(server.url)
+  stuckRequest(t, new Graph(server.url, 'demo', token).url('nodes/core/customer/x'), token)
+  await new Promise((r) => setTimeout(r, 500))
+  await server.stop()
+  t.equal(server.proc.exitCode, 0)
+  t.match(server.output(), /shutdown: 1 requests still unanswered after 1000 ms; closing their connections/)
+})
+
+t.test('a second signal during the drain exits at once', async (t) => {
+  const dir = tempDir()
+  t.teardown(() => removeDir(dir))
+  const server = await startServer({ dataDir: dir, args: ['--shutdown-timeout', '60s'] })
+  const token = await getToken(server.url)
+  const g = new Graph(server.url, 'demo', token)
+  stuckRequest(t, g.url('nodes/core/customer/x'), token)
+  await new Promise((r) => setTimeout(r, 500))
+  const exited = new Promise<number | null>((r) => server.proc.once('exit', (code) => r(code)))
+  server.proc.kill('SIGTERM')
+  await new Promise((r) => setTimeout(r, 1000))
+  t.equal(server.proc.exitCode, null, 'still draining')
+  server.proc.kill('SIGTERM')
+  t.equal(await exited, 1)
+  t.match(server.output(), /SIGTERM again: exiting without waiting for the drain/)
 })
