@@ -3,7 +3,7 @@
 // makes every file created later 0600 (directories 0700), LMDB's included;
 // what an earlier version or an operator left readable by others is
 // tightened at start, with a warning naming how many entries were fixed.
-import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs'
+import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from '../config'
 
@@ -15,8 +15,9 @@ export function privateUmask(): void {
 /** Entries under `dir` (and `dir` itself) that group or others could use, each set to 0700/0600; returns how many. */
 export function tightenModes(dir: string): number {
   let fixed = 0
-  const visit = (path: string): void => {
-    const st = lstatSync(path)
+  // The directory itself may be a symbolic link (to a volume); links inside it are not followed.
+  const visit = (path: string, top = false): void => {
+    const st = top ? statSync(path) : lstatSync(path)
     if (st.isSymbolicLink()) return
     const want = st.isDirectory() ? 0o700 : 0o600
     if ((st.mode & 0o077) !== 0) {
@@ -29,7 +30,7 @@ export function tightenModes(dir: string): number {
     }
     if (st.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name))
   }
-  visit(dir)
+  visit(dir, true)
   return fixed
 }
 
