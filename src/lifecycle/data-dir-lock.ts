@@ -1,13 +1,17 @@
 // The exclusive lock on a data directory, taken before anything in it is
-// opened. Node has no flock, so the lock is a listening Unix socket whose
-// name is derived from the directory's device and inode: on Linux an
-// abstract socket (the kernel frees the name when the process dies, even by
-// kill -9, so a crashed server never blocks the next start, and taking it is
-// atomic); elsewhere a socket file in the directory, removed when nobody
-// answers on it. The holder answers a connection with one JSON line naming
-// itself (pid, start time, URL once listening): that is how a second start
-// names the holder and how the command-line tools find the running server.
-import { statSync, unlinkSync } from 'node:fs'
+// opened. Node has no flock, so the lock is a listening Unix socket: on Linux
+// an abstract socket (the kernel frees the name when the process dies, even
+// by kill -9, so a crashed server never blocks the next start, and taking it
+// is atomic); elsewhere a socket file in the directory, removed when nobody
+// answers on it. The abstract name holds the directory's device and inode and
+// a random token kept in the directory (`lock-name`, 0600): abstract names
+// have no permissions, and only who can read the directory may know, squat
+// or impersonate the name. The holder answers a connection with one JSON
+// line naming itself (what, pid, start time, URL once listening): that is how
+// a second start names the holder and how the command-line tools find the
+// running server.
+import { randomBytes } from 'node:crypto'
+import { existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { createConnection, createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { ConfigError } from '../config'
@@ -27,11 +31,28 @@ export interface DataDirLock {
   release(): void
 }
 
+/** The directory's lock token, made on first use (written aside, then linked: two first starts agree on one whole token). */
+function lockToken(dir: string): string {
+  const file = join(dir, 'lock-name')
+  if (!existsSync(file)) {
+    const aside = join(dir, `lock-name.${process.pid}.${randomBytes(4).toString('hex')}`)
+    writeFileSync(aside, randomBytes(16).toString('hex'), { mode: 0o600 })
+    try {
+      linkSync(aside, file)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+    } finally {
+      unlinkSync(aside)
+    }
+  }
+  return readFileSync(file, 'utf8').trim()
+}
+
 /** Linux: an abstract name (leading NUL); elsewhere a socket file in the directory. */
 export function lockAddress(dir: string): string {
+  if (process.platform !== 'linux') return join(dir, 'server.lock.sock')
   const st = statSync(dir)
-  if (process.platform === 'linux') return `\0profile-graph-data-dir-lock/${st.dev}/${st.ino}`
-  return join(dir, 'server.lock.sock')
+  return `\0profile-graph-lock/${lockToken(dir)}/${st.dev}/${st.ino}`
 }
 
 function listenOn(address: string, holder: LockHolder): Promise<Server | 'in-use'> {
