@@ -32,15 +32,31 @@ export interface Config {
   webhookAllow: string[]
   /** Proxies (IPs, CIDRs) whose X-Forwarded-For names the client (--trust-proxy). */
   trustProxy: string[]
+  /** How long a shutdown waits for the requests in flight before closing their connections. */
+  shutdownTimeoutMs: number
+}
+
+/** What the command-line tools take besides the server's options: how to reach the running server. */
+export interface ToolConfig extends Config {
+  serverUrl: string | undefined
+  adminClientId: string | undefined
+  adminClientSecret: string | undefined
 }
 
 export class ConfigError extends Error {}
 
 const DEMO_BOOTSTRAP = join(__dirname, '..', '..', 'bootstrap', 'demo.json')
 
+/** The shipped demo bootstrap (its credentials are public, so the start may print them). */
+export function isDemoBootstrap(path: string | undefined): boolean {
+  return path === DEMO_BOOTSTRAP
+}
+
 interface OptionSpec {
   flag: string
   env: string
+  /** Taken by the command-line tools only, not by the server. */
+  tool?: true
 }
 
 const OPTIONS = {
@@ -61,12 +77,53 @@ const OPTIONS = {
   publicUrl: { flag: '--public-url', env: 'PUBLIC_URL' },
   webhookAllow: { flag: '--webhook-allow', env: 'WEBHOOK_ALLOW' },
   trustProxy: { flag: '--trust-proxy', env: 'TRUST_PROXY' },
+  shutdownTimeout: { flag: '--shutdown-timeout', env: 'SHUTDOWN_TIMEOUT' },
+  serverUrl: { flag: '--server-url', env: 'SERVER_URL', tool: true },
+  adminClientId: { flag: '--admin-client-id', env: 'ADMIN_CLIENT_ID', tool: true },
+  adminClientSecret: { flag: '--admin-client-secret', env: 'ADMIN_CLIENT_SECRET', tool: true },
 } satisfies Record<string, OptionSpec>
+
+/** The --help text of each option (default and meaning); the README's options table says the same. */
+const HELP: Partial<Record<OptionName, string>> = {
+  port: 'port to listen on (default 8080; 0 picks a free one)',
+  host: 'address to listen on (default 127.0.0.1)',
+  dataDir: 'data directory, locked while the server runs (default ./data)',
+  bootstrap: 'bootstrap JSON file applied at every start (default the demo; empty for none)',
+  workers: 'shard actor threads (default min(2, cores))',
+  shards: 'shard count of a new data directory (default 4)',
+  maxBody: 'request body limit in bytes (default 1048576)',
+  masterKeyFile: 'master key file (default ./secrets/master.key)',
+  accessTokenTtl: 'access token lifetime in seconds (default 3600)',
+  eventRetention: 'event retention, seconds or with ms/s/m/h/d (default 7d)',
+  eventRetentionCount: 'events kept per tenant at most (default 1000000)',
+  maxStreamsPerTenant: 'open event streams per tenant (default 100)',
+  publicUrl: 'base of every URL the service writes (default http://<host>:<port>)',
+  shutdownTimeout: 'on SIGTERM, how long requests in flight may take (default 10s)',
+  serverUrl: 'URL of the running server (default: the one the data directory lock names)',
+  adminClientId: 'a platform.admin client of the running server',
+  adminClientSecret: "that client's secret (prefer the variable: flags show in ps)",
+}
+
+/** The --help text, generated from the options table. */
+export function usage(command: string, tool = false): string {
+  const lines = [`usage: ${command} [options]`, '', 'Each option is a flag or an environment variable; flags win.', '']
+  for (const [name, spec] of Object.entries(OPTIONS) as [OptionName, OptionSpec][]) {
+    if (spec.tool === true && !tool) continue
+    lines.push(`  ${`${spec.flag} <value>`.padEnd(32)} ${spec.env.padEnd(24)} ${HELP[name] ?? ''}`)
+  }
+  lines.push(`  ${'--help'.padEnd(32)} ${''.padEnd(24)} this text`)
+  return lines.join('\n')
+}
+
+/** Whether the arguments ask for the usage text. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h')
+}
 
 type OptionName = keyof typeof OPTIONS
 
-function parseFlags(argv: readonly string[]): Map<string, string> {
-  const known = new Map(Object.values(OPTIONS).map((o) => [o.flag, o]))
+function parseFlags(argv: readonly string[], tool: boolean): Map<string, string> {
+  const known = new Map((Object.values(OPTIONS) as OptionSpec[]).filter((o) => tool || o.tool !== true).map((o) => [o.flag, o]))
   const values = new Map<string, string>()
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string
@@ -108,8 +165,8 @@ function list(name: string, raw: string | undefined, why: (entry: string) => str
   return entries
 }
 
-export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
-  const flags = parseFlags(argv)
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool = false): Config {
+  const flags = parseFlags(argv, tool)
   const get = (name: OptionName): string | undefined => {
     const spec = OPTIONS[name]
     return flags.get(spec.flag) ?? env[spec.env]
@@ -138,5 +195,15 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     webhookAllow: list('WEBHOOK_ALLOW', get('webhookAllow'), invalidAllowEntry),
     trustProxy: list('TRUST_PROXY', get('trustProxy'), (e) => (parseCidr(e) === undefined ? `"${e}" is not an IP address or CIDR range` : undefined)),
+    shutdownTimeoutMs: parseDurationMs('SHUTDOWN_TIMEOUT', get('shutdownTimeout') ?? '10s'),
   }
+}
+
+/** The options of a command-line tool: the server's, plus how to reach the running server. */
+export function loadToolConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ToolConfig {
+  const flags = parseFlags(argv, true)
+  const get = (name: OptionName): string | undefined => flags.get(OPTIONS[name].flag) ?? env[OPTIONS[name].env]
+  const serverUrl = get('serverUrl')?.replace(/\/+$/, '')
+  if (serverUrl !== undefined && !/^https?:\/\/[^/]+(\/.*)?$/.test(serverUrl)) throw new ConfigError(`SERVER_URL must be an http(s) URL, got "${serverUrl}"`)
+  return { ...loadConfig(argv, env, true), serverUrl, adminClientId: get('adminClientId'), adminClientSecret: get('adminClientSecret') }
 }

@@ -1,6 +1,8 @@
-// Entry: config -> data directory manifest -> listen -> auth store and
-// bootstrap -> shard actors -> ready. Prints `listening <url>` when ready.
-import { mkdirSync, readFileSync } from 'node:fs'
+// Entry: config -> private data directory, locked -> manifest -> listen ->
+// auth store and bootstrap -> shard actors -> ready. Prints `listening
+// <bound address>` when ready. SIGTERM/SIGINT drain: stop accepting, answer
+// what is in flight (bounded), then close the actors and exit.
+import { readFileSync } from 'node:fs'
 import { AccessTokens } from './auth/access-tokens'
 import { applyAuthBootstrap } from './auth/apply-bootstrap'
 import { openAuthStore } from './auth/auth-store'
@@ -10,10 +12,14 @@ import { PasswordHasher } from './auth/password-hasher'
 import { SigningPool } from './auth/signing-pool'
 import { readBootstrapFile, type Bootstrap } from './bootstrap/bootstrap-file'
 import { now, useOffsetClockFromEnv } from './clock'
-import { ConfigError, loadConfig, type Config } from './config'
+import { ConfigError, isDemoBootstrap, loadConfig, usage, wantsHelp, type Config } from './config'
+import { deriveKey } from './crypto/master-key'
 import { deliveryOptionsFromEnv, WebhookDelivery } from './events/webhook-delivery'
 import { WebhookPolicy } from './events/webhook-policy'
 import { listen } from './front/app'
+import { drain, inFlight } from './front/in-flight'
+import { lockDataDir } from './lifecycle/data-dir-lock'
+import { privateDataDir, privateUmask } from './lifecycle/file-modes'
 import type { Services } from './front/services'
 import { Metamodel } from './model/metamodel'
 import { Urls } from './model/urls'
@@ -23,21 +29,38 @@ import { AddressSet } from './net/addresses'
 
 const SWEEP_INTERVAL_MS = 10 * 60_000
 
+/** Only the shipped demo's credentials are printed: they are public; an operator's file holds real secrets. */
 function printWelcome(config: Config, boot: Bootstrap, publicUrl: string): void {
+  if (!isDemoBootstrap(config.bootstrap)) return
   const demo = boot.clients.find((c) => c.client_secret !== undefined && c.grant_types.includes('client_credentials'))
-  if (demo === undefined || config.bootstrap === undefined) return
+  if (demo === undefined) return
   console.log(`client ${demo.client_id} (tenant ${demo.tenant}), secret ${demo.client_secret}`)
   console.log(`get a token: curl -s -u '${demo.client_id}:${demo.client_secret}' -d grant_type=client_credentials ${publicUrl}/oauth2/v1/token`)
 }
 
+/** `host` as it goes in a URL, and an address of it the local tools can connect to. */
+function urlHost(host: string, forClients: boolean): string {
+  const h = forClients && host === '0.0.0.0' ? '127.0.0.1' : forClients && host === '::' ? '::1' : host
+  return h.includes(':') ? `[${h}]` : h
+}
+
 async function main(): Promise<void> {
-  const config = loadConfig(process.argv.slice(2), process.env)
+  const argv = process.argv.slice(2)
+  if (wantsHelp(argv)) {
+    console.log(usage('node dist/src/main.js'))
+    return
+  }
+  // Before anything is created: files 0600, directories 0700 (LMDB's too).
+  privateUmask()
+  const config = loadConfig(argv, process.env)
   const webhookPolicy = new WebhookPolicy(config.webhookAllow)
   const webhookOptions = deliveryOptionsFromEnv(process.env, webhookPolicy)
   const clockOffsetFile = useOffsetClockFromEnv(process.env, (p) => readFileSync(p, 'utf8'))
   if (clockOffsetFile !== undefined) console.error(`warning: CLOCK_OFFSET_FILE is set (tests only): the clock follows the offset in ${clockOffsetFile}`)
   const boot = readBootstrapFile(config.bootstrap)
-  mkdirSync(config.dataDir, { recursive: true })
+  privateDataDir(config.dataDir)
+  // Before anything in the directory is opened: a second server would serve stale caches and lose writes.
+  const lock = await lockDataDir(config.dataDir, 'the server')
   const opened = openDataDir(config.dataDir, config.masterKeyFile, config.shards, now())
   const { manifest, created, masterKey } = opened
   if (!created && manifest.shards !== config.shards && (process.argv.includes('--shards') || process.env.SHARDS !== undefined)) {
@@ -46,11 +69,13 @@ async function main(): Promise<void> {
 
   let services: Services | undefined
   const server = await listen(() => services, config.host, config.port)
-  const publicUrl = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`
+  const boundUrl = `http://${urlHost(config.host, false)}:${server.port}`
+  const publicUrl = config.publicUrl ?? boundUrl
+  lock.setUrl(`http://${urlHost(config.host, true)}:${server.port}`)
 
   const authStore = openAuthStore(config.dataDir)
   const hasher = new PasswordHasher()
-  await applyAuthBootstrap(authStore, hasher, boot)
+  await applyAuthBootstrap(authStore, hasher, boot, deriveKey(masterKey, 'bootstrap secret digest v1'))
   const tokens = new AccessTokens(authStore, config.accessTokenTtl)
   const signing = new SigningPool(masterKey)
   const oauth = createOAuthServices(authStore, hasher, tokens, signing, publicUrl)
@@ -79,25 +104,38 @@ async function main(): Promise<void> {
   sweep.unref()
 
   let stopping = false
-  const stop = (signal: string): void => {
-    if (stopping) return
-    stopping = true
-    console.error(`${signal}: shutting down`)
-    server.close()
+  const shutDown = async (signal: string): Promise<void> => {
+    console.error(`${signal}: shutting down, answering ${inFlight()} requests in flight`)
+    server.stopAccepting()
     clearInterval(sweep)
     webhooks.close()
-    void Promise.all([pool.close(), hasher.close(), signing.close()])
-      .then(() => authStore.env.close())
-      .then(() => process.exit(0), (err: unknown) => {
-        console.error('shutdown failed:', err)
-        process.exit(1)
-      })
+    if (!(await drain(config.shutdownTimeoutMs))) {
+      console.error(`shutdown: ${inFlight()} requests still unanswered after ${config.shutdownTimeoutMs} ms; closing their connections`)
+    }
+    server.close()
+    await Promise.all([pool.close(), hasher.close(), signing.close()])
+    await authStore.env.close()
+    lock.release()
+  }
+  const stop = (signal: string): void => {
+    if (stopping) {
+      // A second signal: the operator will not wait for the drain (LMDB stays consistent; unanswered requests are cut).
+      console.error(`${signal} again: exiting without waiting for the drain`)
+      process.exit(1)
+    }
+    stopping = true
+    shutDown(signal).then(() => process.exit(0), (err: unknown) => {
+      console.error('shutdown failed:', err)
+      process.exit(1)
+    })
   }
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))
 
   printWelcome(config, boot, publicUrl)
-  console.log(`listening ${publicUrl}`)
+  // The bound address (with --port 0, the real port); the public URL, when set, on its own line before it.
+  if (config.publicUrl !== undefined) console.log(`public url ${publicUrl}`)
+  console.log(`listening ${boundUrl}`)
 }
 
 // A rejection nobody awaits (lmdb-js's commitError of a failed auth-store

@@ -1,25 +1,73 @@
 // The signing key rotation command:
 //
 //   node dist/src/rotate-signing-key.js [--data-dir ./data] [--master-key-file ./secrets/master.key]
+//     [--server-url URL] [--admin-client-id ID] [ADMIN_CLIENT_SECRET=...]
 //
-// (the same flags and environment variables as the server; it may run while
-// the server runs). It makes a new RSA key, sealed under the master key, and
-// makes it the active key; the previous key stays in the JWKS until the ID
-// tokens it signed have expired (token lifetime plus a clock margin). It
-// prints the new kid.
+// It makes a new RSA key and makes it the active key; the previous key stays
+// in the JWKS until the ID tokens it signed have expired (token lifetime plus
+// a clock margin). It prints the retired and the new kid.
+//
+// While a server runs on the data directory (its lock says so, and where it
+// listens) or when --server-url is given, the rotation goes through that
+// server's POST /oauth2/v1/admin/signing-keys with a platform.admin client's
+// credentials: the server's caches stay right. Only when the server is
+// stopped are the files opened directly, under the data directory's lock so
+// that no server starts meanwhile.
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { openAuthStore } from './auth/auth-store'
 import { rotateSigningKey } from './auth/signing-keys'
-import { ConfigError, loadConfig } from './config'
+import { ConfigError, loadToolConfig, usage, wantsHelp, type ToolConfig } from './config'
 import { loadOrCreateMasterKey } from './crypto/master-key'
+import { describeHolder, tryLockDataDir, type LockHolder } from './lifecycle/data-dir-lock'
+import { privateUmask } from './lifecycle/file-modes'
 import { generateSigningKey, unseal } from '../workers/crypto/signing-key'
 
-async function rotate(): Promise<void> {
-  const config = loadConfig(process.argv.slice(2), process.env)
+interface KeyView { kid: string; status: string }
+
+/** Calls the running server; a refusal is one line naming the status and the server's message. */
+async function callServer(url: string, init: RequestInit): Promise<unknown> {
+  let res: Response
+  try {
+    res = await fetch(url, init)
+  } catch (err) {
+    throw new ConfigError(`cannot reach the server at ${url}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`)
+  }
+  const text = await res.text()
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    body = text
+  }
+  if (!res.ok) {
+    const o = body as { message?: string; error_description?: string }
+    throw new ConfigError(`${init.method ?? 'GET'} ${url} answered ${res.status}: ${o.error_description ?? o.message ?? text}`)
+  }
+  return body
+}
+
+async function rotateThroughServer(config: ToolConfig, serverUrl: string, holder: LockHolder | undefined): Promise<void> {
+  if (config.adminClientId === undefined || config.adminClientSecret === undefined) {
+    const running = holder === undefined ? `the server at ${serverUrl} runs` : `${config.dataDir} is in use by ${describeHolder(holder)}`
+    throw new ConfigError(`${running}: give a platform.admin client (--admin-client-id and ADMIN_CLIENT_SECRET) to rotate through it, or stop it first`)
+  }
+  const basic = Buffer.from(`${encodeURIComponent(config.adminClientId)}:${encodeURIComponent(config.adminClientSecret)}`).toString('base64')
+  const token = await callServer(`${serverUrl}/oauth2/v1/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'platform.admin' }).toString(),
+  }) as { access_token: string }
+  const auth = { authorization: `Bearer ${token.access_token}` }
+  const before = await callServer(`${serverUrl}/oauth2/v1/admin/signing-keys`, { headers: auth }) as KeyView[]
+  const key = await callServer(`${serverUrl}/oauth2/v1/admin/signing-keys`, { method: 'POST', headers: auth }) as KeyView
+  for (const k of before) if (k.status === 'active') console.log(`retired ${k.kid} (published until its tokens expire)`)
+  console.log(`active ${key.kid}`)
+}
+
+async function rotateFiles(config: ToolConfig): Promise<void> {
   // Never create a key here: a new master key would seal a signing key the server cannot open.
   if (!existsSync(config.masterKeyFile)) throw new ConfigError(`master key file ${config.masterKeyFile} not found: pass the server's --master-key-file`)
-  if (!existsSync(join(config.dataDir, 'auth'))) throw new ConfigError(`${config.dataDir} has no auth store: pass the server's --data-dir`)
   const masterKey = loadOrCreateMasterKey(config.masterKeyFile)
   const store = openAuthStore(config.dataDir)
   try {
@@ -36,6 +84,32 @@ async function rotate(): Promise<void> {
     console.log(`active ${key.kid}`)
   } finally {
     await store.env.close()
+  }
+}
+
+async function rotate(): Promise<void> {
+  const argv = process.argv.slice(2)
+  if (wantsHelp(argv)) {
+    console.log(usage('node dist/src/rotate-signing-key.js', true))
+    return
+  }
+  privateUmask()
+  const config = loadToolConfig(argv, process.env)
+  if (config.serverUrl !== undefined) {
+    await rotateThroughServer(config, config.serverUrl, undefined)
+    return
+  }
+  if (!existsSync(join(config.dataDir, 'auth'))) throw new ConfigError(`${config.dataDir} has no auth store: pass the server's --data-dir`)
+  const lock = await tryLockDataDir(config.dataDir, 'rotate-signing-key')
+  if (!('release' in lock)) {
+    if (lock.url === undefined) throw new ConfigError(`${config.dataDir} is in use by ${describeHolder(lock)}: try again once it listens or is done`)
+    await rotateThroughServer(config, lock.url, lock)
+    return
+  }
+  try {
+    await rotateFiles(config)
+  } finally {
+    lock.release()
   }
 }
 

@@ -1,20 +1,47 @@
 // Applies the authorization part of the bootstrap file: idempotent upserts of
-// tenants, packages, subscriptions, clients, roles and users. Client secrets
-// and passwords from the file are human-chosen, so they are stored as scrypt
+// tenants, packages, subscriptions, clients, roles and users, checked first
+// by the admin API's rules (bootstrap-checks.ts). Client secrets and
+// passwords from the file are human-chosen, so they are stored as scrypt
 // hashes (in the pool), re-hashed only when the file's value no longer
-// matches the stored hash. Clients follow the rules of the admin API.
+// matches the stored hash. So that a restart with many users is fast, each
+// record keeps a digest (HMAC under a key derived from the master key, which
+// is not in the data directory) of the file's secret with the stored hash:
+// when it still matches, the secret is unchanged and scrypt is skipped.
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import type { Bootstrap } from '../bootstrap/bootstrap-file'
 import { durable } from './auth-store'
-import type { Bootstrap, ClientDecl, UserDecl } from '../bootstrap/bootstrap-file'
-import { ConfigError } from '../config'
 import type { AuthStore, ClientRecord, SecretHash, SubscriptionRecord, UserRecord } from './auth-store'
-import { clientProblem } from './client-rules'
+import { checkBootstrap } from './bootstrap-checks'
 import { now } from '../clock'
 import { weakerThanCurrent, type PasswordHasher, type ScryptHash } from './password-hasher'
 
-/** The stored hash when it still matches `secret`, else a fresh one. */
-async function keptOrRehashed(hasher: PasswordHasher, secret: string, stored: SecretHash | undefined): Promise<ScryptHash> {
-  if (stored !== undefined && stored.alg === 'scrypt' && !weakerThanCurrent(stored) && (await hasher.verify(secret, stored))) return stored
-  return hasher.hash(secret)
+/** The digest of `secret` as the file's value behind the stored `hash`. */
+function digestOf(key: Buffer, secret: string, hash: ScryptHash): string {
+  return createHmac('sha256', key).update(JSON.stringify([secret, hash])).digest('base64url')
+}
+
+function sameDigest(a: string, b: string | undefined): boolean {
+  return b !== undefined && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
+}
+
+type Hasher = Pick<PasswordHasher, 'hash' | 'verify'>
+
+/** Whether the stored hash is current and was made from (or checked against) this very secret. */
+function unchanged(key: Buffer, secret: string | undefined, stored: SecretHash | undefined, storedDigest: string | undefined): boolean {
+  if (secret === undefined) return true
+  return stored !== undefined && stored.alg === 'scrypt' && !weakerThanCurrent(stored) && sameDigest(digestOf(key, secret, stored), storedDigest)
+}
+
+/** The stored hash when it still matches `secret` (by digest, else by scrypt), else a fresh one; with its digest. */
+async function keptOrRehashed(
+  hasher: Hasher, key: Buffer, secret: string, stored: SecretHash | undefined, storedDigest: string | undefined,
+): Promise<{ hash: ScryptHash; digest: string }> {
+  if (stored !== undefined && stored.alg === 'scrypt' && !weakerThanCurrent(stored)) {
+    const digest = digestOf(key, secret, stored)
+    if (unchanged(key, secret, stored, storedDigest) || await hasher.verify(secret, stored)) return { hash: stored, digest }
+  }
+  const hash = await hasher.hash(secret)
+  return { hash, digest: digestOf(key, secret, hash) }
 }
 
 const BATCH = 16
@@ -26,39 +53,35 @@ async function inBatches<T, R>(items: readonly T[], work: (item: T) => Promise<R
   return out
 }
 
-function checkClients(clients: ClientDecl[]): void {
-  clients.forEach((c, i) => {
-    const problem = clientProblem({ ...c, public: c.client_secret === undefined })
-    if (problem !== undefined) throw new ConfigError(`bootstrap file: clients[${i}] ${problem}`)
-  })
-}
-
-function checkUsers(users: UserDecl[]): void {
-  const seen = new Map<string, string>()
-  users.forEach((u, i) => {
-    const other = seen.get(u.username)
-    if (other !== undefined && other !== u.id) throw new ConfigError(`bootstrap file: users[${i}].username "${u.username}" is also the username of user "${other}"`)
-    seen.set(u.username, u.id)
-  })
-}
-
-export async function applyAuthBootstrap(store: AuthStore, hasher: PasswordHasher, boot: Bootstrap): Promise<void> {
-  checkClients(boot.clients)
-  checkUsers(boot.users)
+/** `digestKey`: a key derived from the master key for the bootstrap digests. */
+export async function applyAuthBootstrap(store: AuthStore, hasher: Hasher, boot: Bootstrap, digestKey: Buffer): Promise<void> {
+  checkBootstrap(boot, store)
+  const changed = boot.clients.filter((c) => {
+    const r = store.clients.get(c.client_id)
+    return !unchanged(digestKey, c.client_secret, r?.secret, r?.bootstrapDigest)
+  }).length + boot.users.filter((u) => {
+    const r = store.users.get(u.id)
+    return !unchanged(digestKey, u.password, r?.password, r?.bootstrapDigest)
+  }).length
+  // scrypt takes a while per secret: say why the start waits.
+  if (changed > 0) console.error(`bootstrap: ${changed} secrets are new or changed; checking them with scrypt`)
   // The scrypt checks run side by side in the pool (one after another they
   // made most of a restart's time), a few at a time so a large file stays
   // within the pool's queue.
   const clients = await inBatches(boot.clients, async (c): Promise<ClientRecord> => {
     const existing = store.clients.get(c.client_id)
-    const secret = c.client_secret === undefined ? undefined : await keptOrRehashed(hasher, c.client_secret, existing?.secret)
-    return {
-      client_id: c.client_id, tenant: c.tenant, secret,
+    const secret = c.client_secret === undefined ? undefined : await keptOrRehashed(hasher, digestKey, c.client_secret, existing?.secret, existing?.bootstrapDigest)
+    const record: ClientRecord = {
+      client_id: c.client_id, tenant: c.tenant, secret: secret?.hash,
       redirect_uris: c.redirect_uris, scopes: c.scopes, grant_types: c.grant_types,
     }
+    if (secret !== undefined) record.bootstrapDigest = secret.digest
+    return record
   })
   const users = await inBatches(boot.users, async (u): Promise<UserRecord> => {
     const existing = store.users.get(u.id)
-    return { id: u.id, username: u.username, email: u.email, tenants: u.tenants, password: await keptOrRehashed(hasher, u.password, existing?.password) }
+    const password = await keptOrRehashed(hasher, digestKey, u.password, existing?.password, existing?.bootstrapDigest)
+    return { id: u.id, username: u.username, email: u.email, tenants: u.tenants, password: password.hash, bootstrapDigest: password.digest }
   })
   const validFrom = new Date(now()).toISOString()
   await store.env.transaction(() => {

@@ -28,6 +28,8 @@ export interface ClientRecord {
   redirect_uris: string[]
   scopes: string[]
   grant_types: string[]
+  /** Keyed digest of the bootstrap file's secret with this hash: an unchanged file skips scrypt at start. */
+  bootstrapDigest?: string
 }
 
 export interface UserRecord {
@@ -38,6 +40,8 @@ export interface UserRecord {
   password: ScryptHash
   /** tenant -> role names */
   tenants: Record<string, string[]>
+  /** Keyed digest of the bootstrap file's password with this hash: an unchanged file skips scrypt at start. */
+  bootstrapDigest?: string
 }
 
 /** What a token was issued for; shared by access tokens, refresh tokens and codes. */

@@ -4,6 +4,7 @@
 // there are none, wait up to `wait` seconds for the log to grow.
 import { ApiError } from '../errors'
 import type { Exchange } from '../front/exchange'
+import { onDrain } from '../front/in-flight'
 import type { Services } from '../front/services'
 import { answer } from '../graph/answer'
 import type { ActorReply } from '../shard/messages'
@@ -44,14 +45,18 @@ export function serveEventPage(s: Services, ex: Exchange, log: string, rewrite?:
       done = true
       clearTimeout(timer)
       stop()
+      unhook()
       read(reply)
     }
     const stop = s.pool.onEvents((t) => { if (t === log) finish() })
     const timer = setTimeout(finish, wait * 1000)
+    // A shutdown answers the wait at once (an empty page) rather than cut it.
+    const unhook = onDrain(finish)
     ex.onAbort = () => {
       done = true
       clearTimeout(timer)
       stop()
+      unhook()
     }
   })
 }

@@ -12,6 +12,7 @@ import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocket, WebSock
 import { authorize, bearerToken, VIEW_SCOPE } from '../auth/bearer'
 import { ApiError } from '../errors'
 import { Exchange } from '../front/exchange'
+import { isDraining } from '../front/in-flight'
 import type { Services } from '../front/services'
 import { tenantSegment } from '../graph/validate'
 import type { ActorPool } from '../shard/actor-pool'
@@ -229,6 +230,7 @@ function upgrade(s: Services | undefined, res: HttpResponse, req: HttpRequest, c
   const ex = new Exchange(res, req, s?.publicUrl ?? '')
   try {
     if (s === undefined) throw new ApiError('service_unavailable', 'the server is starting')
+    if (isDraining()) throw new ApiError('service_unavailable', 'the server is shutting down')
     const tenant = tenantSegment(ex.segments[2] ?? '')
     const query = ex.query
     const queryToken = query.get('access_token')

@@ -1,14 +1,19 @@
 // The uWebSockets.js front thread: one catch-all route, because the path is
 // decoded segment by segment by our own decoder (src/front/path.ts).
 import uWS from 'uWebSockets.js'
+import { ConfigError } from '../config'
 import { ApiError } from '../errors'
 import { endEventStreams, eventStreamBehavior, STREAM_PATTERN } from '../events/ws-stream'
 import { dispatch } from './dispatch'
 import { Exchange } from './exchange'
+import { isDraining } from './in-flight'
 import type { Services } from './services'
 
 export interface Listening {
   port: number
+  /** Stops accepting connections and ends the event streams; open connections stay for their answers. */
+  stopAccepting(): void
+  /** Closes every connection. */
   close(): void
 }
 
@@ -35,20 +40,29 @@ export function listen(services: () => Services | undefined, host: string, port:
   app.ws(STREAM_PATTERN, eventStreamBehavior(services))
   app.any('/*', (res, req) => {
     const s = services()
-    if (s !== undefined) dispatch(s, res, req)
+    // A new request on a kept-alive connection during a shutdown is not in flight: refuse it and close.
+    if (isDraining()) new Exchange(res, req, s?.publicUrl ?? '').error(new ApiError('service_unavailable', 'the server is shutting down'), { closeConnection: true })
+    else if (s !== undefined) dispatch(s, res, req)
     else new Exchange(res, req, '').error(new ApiError('service_unavailable', 'the server is starting'))
   })
   return new Promise((resolve, reject) => {
     app.listen(host, port, (socket) => {
       if (socket === false) {
-        reject(new Error(`cannot listen on ${host}:${port}`))
+        reject(new ConfigError(`cannot listen on ${host}:${port}: the port is in use, not permitted, or the address is not this host's`))
         return
+      }
+      let accepting = true
+      const stopAccepting = (): void => {
+        if (!accepting) return
+        accepting = false
+        uWS.us_listen_socket_close(socket)
+        endEventStreams()
       }
       resolve({
         port: uWS.us_socket_local_port(socket),
+        stopAccepting,
         close: () => {
-          uWS.us_listen_socket_close(socket)
-          endEventStreams()
+          stopAccepting()
           app.close()
         },
       })

@@ -4,6 +4,7 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { causeOf, DISK_FULL_MESSAGE, isCommitFailure, isDiskFull } from '../storage-failure'
 import { ApiError, errorBody } from '../errors'
+import { exchangeEnded, exchangeStarted, isDraining } from './in-flight'
 import { decodePath, decodeQuery } from './path'
 
 const STATUS_LINE: Record<number, string> = {
@@ -39,7 +40,8 @@ function writeHeaders(res: HttpResponse, headers: ResponseHeaders | undefined): 
 
 export class Exchange {
   aborted = false
-  finished = false
+  private answered = false
+  private counted = true
   /** Set by a streaming route: called once if the client goes away. */
   onAbort: (() => void) | undefined
   readonly method: string
@@ -56,12 +58,31 @@ export class Exchange {
     const headers = {} as Record<HeaderName, string>
     for (const h of HEADERS) headers[h] = req.getHeader(h)
     this.headers = headers
+    exchangeStarted()
     res.onAborted(() => {
       this.aborted = true
+      this.uncount()
       const cb = this.onAbort
       this.onAbort = undefined
       cb?.()
     })
+  }
+
+  /** Set once the answer is complete (or handed to a WebSocket): the exchange is no longer in flight. */
+  get finished(): boolean {
+    return this.answered
+  }
+
+  set finished(value: boolean) {
+    if (!value || this.answered) return
+    this.answered = true
+    this.uncount()
+  }
+
+  private uncount(): void {
+    if (!this.counted) return
+    this.counted = false
+    exchangeEnded()
   }
 
   /** Percent-decoded path segments (throws ApiError on bad encoding). */
@@ -94,7 +115,7 @@ export class Exchange {
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status)).writeHeader('content-type', contentType)
       writeHeaders(this.res, headers)
-      this.res.end(body)
+      this.res.end(body, isDraining())
     })
   }
 
@@ -105,10 +126,12 @@ export class Exchange {
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status))
       writeHeaders(this.res, headers)
-      // RFC 9110: no Content-Length on a 204.
-      if (status === 204) this.res.endWithoutBody()
-      else if (this.method === 'HEAD') this.res.endWithoutBody(0)
-      else this.res.end()
+      // RFC 9110: no Content-Length on a 204, so its close is said in a header (endWithoutBody's flag would add a length).
+      if (status === 204) {
+        if (isDraining()) this.res.writeHeader('connection', 'close')
+        this.res.endWithoutBody()
+      } else if (this.method === 'HEAD') this.res.endWithoutBody(0, isDraining())
+      else this.res.end('', isDraining())
     })
   }
 
@@ -128,8 +151,9 @@ export class Exchange {
     this.res.cork(() => {
       this.res.writeStatus(statusLine(apiError.status)).writeHeader('content-type', 'application/json')
       for (const k in headers) this.res.writeHeader(k, headers[k]!)
-      if (this.method === 'HEAD') this.res.endWithoutBody(body.length, options.closeConnection)
-      else this.res.end(body, options.closeConnection)
+      const close = options.closeConnection === true || isDraining()
+      if (this.method === 'HEAD') this.res.endWithoutBody(body.length, close)
+      else this.res.end(body, close)
     })
   }
 }

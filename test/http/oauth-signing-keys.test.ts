@@ -1,5 +1,6 @@
 // ID token signing keys: ID tokens verify with jose against the published
-// JWKS before and after a rotation (the command and the admin endpoint); the
+// JWKS before and after a rotation (the command, through the running server's
+// admin endpoint or on the files of a stopped one, and the admin endpoint); the
 // previous key stays published until its tokens have expired; keys survive a
 // restart and are stored sealed under the master key.
 import t from 'tap'
@@ -45,8 +46,11 @@ async function verifies(token: string, issuer = server.issuer): Promise<boolean>
   }
 }
 
-const rotateCommand = (...extra: string[]): Promise<{ stdout: string; stderr: string }> =>
-  run(process.execPath, [ROTATE, '--data-dir', join(server.dataDir, 'data'), '--master-key-file', join(server.dataDir, 'secrets', 'master.key'), ...extra])
+const rotateCommand = (extra: string[] = [], env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> =>
+  run(process.execPath, [ROTATE, '--data-dir', join(server.dataDir, 'data'), '--master-key-file', join(server.dataDir, 'secrets', 'master.key'), ...extra], { env: { ...process.env, ...env } })
+const failure = (p: Promise<unknown>): Promise<string | undefined> => p.then(() => undefined, (err: { stderr: string }) => err.stderr)
+/** The fixture's platform.admin client, the secret in the environment as the README advises. */
+const asAdmin = (): Promise<{ stdout: string; stderr: string }> => rotateCommand(['--admin-client-id', 'platform-admin'], { ADMIN_CLIENT_SECRET: 'admin-secret' })
 
 t.test('rotation by the command, then by the admin endpoint; old tokens keep verifying', async (t) => {
   const first = await idToken()
@@ -54,7 +58,10 @@ t.test('rotation by the command, then by the admin endpoint; old tokens keep ver
   t.same(await kids(), [k1])
   t.ok(await verifies(first), 'verifies before any rotation')
 
-  const { stdout } = await rotateCommand()
+  const refused = await failure(rotateCommand())
+  t.match(refused, new RegExp(`^error: .* is in use by the server \\(process ${server.proc.pid}, since .*, listening http.*\\): give a platform.admin client`), 'the running server is not bypassed')
+  t.same(await kids(), [k1], 'and nothing changed')
+  const { stdout } = await asAdmin()
   const k2 = /active (\S+)/.exec(stdout)![1]!
   t.match(stdout, new RegExp(`retired ${k1}`))
   t.not(k2, k1)
@@ -82,19 +89,26 @@ t.test('rotation by the command, then by the admin endpoint; old tokens keep ver
   server.setClockOffset(0)
 
   await server.stop()
+  const offline = await rotateCommand()
+  const k4 = /active (\S+)/.exec(offline.stdout)![1]!
+  t.match(offline.stdout, new RegExp(`retired ${k3}`), 'with the server stopped, the command rotates on the files')
   const before = server.issuer
   server = await startOAuthServer({ dataDir: server.dataDir })
-  t.same(await kids(), [k3, k2, k1], 'a restart keeps the keys')
+  t.same(await kids(), [k4, k3, k2, k1], 'a restart keeps the keys')
   t.ok(await verifies(third, before), 'a token from before the restart (issued on the old port) verifies')
-  t.equal(decodeProtectedHeader(await idToken()).kid, k3, 'and signs with the active one')
+  t.equal(decodeProtectedHeader(await idToken()).kid, k4, 'and signs with the active one')
+  const wrongSecret = await failure(rotateCommand(['--admin-client-id', 'platform-admin'], { ADMIN_CLIENT_SECRET: 'nope' }))
+  t.match(wrongSecret, /^error: POST http.*\/oauth2\/v1\/token answered 401/, 'wrong credentials are one line')
 })
 
-t.test('the command refuses a missing or foreign master key', async (t) => {
-  const missing = await rotateCommand('--master-key-file', join(server.dataDir, 'nope.key')).then(() => undefined, (err: { stderr: string }) => err.stderr)
+t.test('with the server stopped, the command refuses a missing or foreign master key', async (t) => {
+  await server.stop()
+  t.teardown(async () => { server = await startOAuthServer({ dataDir: server.dataDir }) })
+  const missing = await failure(rotateCommand(['--master-key-file', join(server.dataDir, 'nope.key')]))
   t.match(missing, /master key file .*not found/)
   const foreign = join(server.dataDir, 'foreign.key')
   writeFileSync(foreign, `${Buffer.alloc(32, 7).toString('base64')}\n`, { mode: 0o600 })
-  const wrong = await rotateCommand('--master-key-file', foreign).then(() => undefined, (err: { stderr: string }) => err.stderr)
+  const wrong = await failure(rotateCommand(['--master-key-file', foreign]))
   t.match(wrong, /does not open signing key/)
 })
 

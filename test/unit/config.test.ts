@@ -1,7 +1,7 @@
 import t from 'tap'
 import { availableParallelism } from 'node:os'
 import { basename, dirname, resolve } from 'node:path'
-import { ConfigError, loadConfig, parseDurationMs } from '../../src/config'
+import { ConfigError, isDemoBootstrap, loadConfig, loadToolConfig, parseDurationMs, usage, wantsHelp } from '../../src/config'
 
 function configError(t: tap.Test, fn: () => unknown, pattern: RegExp): void {
   const err = t.throws(fn) as Error
@@ -41,7 +41,7 @@ t.test('environment variables set every option', async (t) => {
     port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', bootstrap: resolve('b.json'), workers: 3, shards: 16,
     maxBody: 2048, maxJsonDepth: 10, maxJsonElements: 500, masterKeyFile: resolve('k/master.key'), accessTokenTtl: 60, eventRetentionMs: 12 * 3_600_000,
     eventRetentionCount: 5000, maxStreamsPerTenant: 7, publicUrl: 'https://graph.example.com',
-    webhookAllow: ['127.0.0.1', 'hooks.internal', '*.corp.example', '10.0.0.0/8', 'fd00::/8'], trustProxy: ['10.0.0.1', '::1'],
+    webhookAllow: ['127.0.0.1', 'hooks.internal', '*.corp.example', '10.0.0.0/8', 'fd00::/8'], trustProxy: ['10.0.0.1', '::1'], shutdownTimeoutMs: 10_000,
   })
 })
 
@@ -138,4 +138,34 @@ t.test('allow-lists: bad entries are refused with the entry named', async (t) =>
   configError(t, () => loadConfig([], { WEBHOOK_ALLOW: 'http://x.example' }), /WEBHOOK_ALLOW: "http:\/\/x.example"/)
   configError(t, () => loadConfig(['--trust-proxy', 'proxy.example'], {}), /TRUST_PROXY: "proxy.example" is not an IP address or CIDR range/)
   t.same(loadConfig(['--trust-proxy=10.0.0.0/8,192.168.1.1'], {}).trustProxy, ['10.0.0.0/8', '192.168.1.1'])
+})
+
+t.test('the tools take how to reach the running server; the server refuses those flags', async (t) => {
+  configError(t, () => loadConfig(['--server-url', 'http://127.0.0.1:1'], {}), /unknown option --server-url/)
+  const c = loadToolConfig(['--server-url', 'http://127.0.0.1:1/', '--admin-client-id', 'a', '--data-dir', '/tmp/d'], { ADMIN_CLIENT_SECRET: 's' })
+  t.equal(c.serverUrl, 'http://127.0.0.1:1')
+  t.equal(c.adminClientId, 'a')
+  t.equal(c.adminClientSecret, 's')
+  t.equal(c.dataDir, '/tmp/d')
+  configError(t, () => loadToolConfig(['--server-url', 'localhost:1'], {}), /SERVER_URL must be an http\(s\) URL/)
+})
+
+t.test('--help: usage generated from the options table', async (t) => {
+  t.ok(wantsHelp(['--port', '1', '--help']))
+  t.notOk(wantsHelp(['--port', '1']))
+  const server = usage('main')
+  for (const flag of ['--port', '--data-dir', '--public-url', '--shutdown-timeout', 'PUBLIC_URL']) t.match(server, flag)
+  t.notMatch(server, '--server-url', 'the tool-only options are not the server\'s')
+  t.match(usage('tool', true), '--admin-client-secret')
+})
+
+t.test('SHUTDOWN_TIMEOUT is a duration', async (t) => {
+  t.equal(loadConfig(['--shutdown-timeout', '3s'], {}).shutdownTimeoutMs, 3000)
+  t.equal(loadConfig([], { SHUTDOWN_TIMEOUT: '500ms' }).shutdownTimeoutMs, 500)
+})
+
+t.test('only the shipped demo bootstrap is the demo', async (t) => {
+  t.ok(isDemoBootstrap(loadConfig([], {}).bootstrap))
+  t.notOk(isDemoBootstrap(loadConfig(['--bootstrap', 'my.json'], {}).bootstrap))
+  t.notOk(isDemoBootstrap(undefined))
 })

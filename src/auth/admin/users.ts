@@ -8,9 +8,9 @@ import type { UserRecord } from '../auth-store'
 import { admin, deleteOne, getOne, listOf, missing, reply, settle } from './common'
 import { JsonFields, NAME, violation, type JsonFields as Fields } from './json-body'
 
-const EMAIL = /^[^\s@"<>]{1,128}@[^\s@"<>]{1,128}$/
-const USERNAME = /^[^\x00-\x20\x7f]{1,128}$/
-const PASSWORD = /^[^\x00-\x1f\x7f]{8,1024}$/
+export const EMAIL = /^[^\s@"<>]{1,128}@[^\s@"<>]{1,128}$/
+export const USERNAME = /^[^\x00-\x20\x7f]{1,128}$/
+export const PASSWORD = /^[^\x00-\x1f\x7f]{8,1024}$/
 
 export function userView(u: UserRecord): Record<string, unknown> {
   return { id: u.id, username: u.username, email: u.email, tenants: u.tenants }

@@ -1,0 +1,42 @@
+// The data directory holds usernames, e-mails, node ids, consent subjects
+// and webhook URLs: only the process user may read it. The process umask
+// makes every file created later 0600 (directories 0700), LMDB's included;
+// what an earlier version or an operator left readable by others is
+// tightened at start, with a warning naming how many entries were fixed.
+import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { ConfigError } from '../config'
+
+/** Files and directories this process creates are for its user only. */
+export function privateUmask(): void {
+  process.umask(0o077)
+}
+
+/** Entries under `dir` (and `dir` itself) that group or others could use, each set to 0700/0600; returns how many. */
+export function tightenModes(dir: string): number {
+  let fixed = 0
+  // The directory itself may be a symbolic link (to a volume); links inside it are not followed.
+  const visit = (path: string, top = false): void => {
+    const st = top ? statSync(path) : lstatSync(path)
+    if (st.isSymbolicLink()) return
+    const want = st.isDirectory() ? 0o700 : 0o600
+    if ((st.mode & 0o077) !== 0) {
+      try {
+        chmodSync(path, want)
+      } catch (err) {
+        throw new ConfigError(`${path} is readable by others and cannot be made private: ${(err as Error).message}`)
+      }
+      fixed++
+    }
+    if (st.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name))
+  }
+  visit(dir, true)
+  return fixed
+}
+
+/** Creates the data directory 0700, or makes an existing one private (warning on stderr when it was not). */
+export function privateDataDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const fixed = tightenModes(dir)
+  if (fixed > 0) console.error(`warning: ${fixed} entries of ${dir} were readable by other users; they are now owner-only (0700 directories, 0600 files)`)
+}
