@@ -173,3 +173,15 @@ t.test('tenants are apart: the same ids in two tenants are two nodes', async (t)
   t.equal(eventsOf(s.store, 'a').length, 2)
   t.equal(eventsOf(s.store, 'b').length, 1)
 })
+
+t.test('a property stored under a system field name never replaces the system field in the object form', async (t) => {
+  const s = tempShard(t)
+  const ref = await s.consent('demo')
+  // Spec 7 does not reserve createdByHybrisClient for the property PUT.
+  await s.write((sc) => putNodeProperty(sc, 'demo', customer('c1'), 'createdByHybrisClient', 'spoofed', writeCtx(ref)))
+  await s.write((sc) => putNodeProperty(sc, 'demo', customer('c1'), 'name', 'Ada', writeCtx(ref)))
+  const text = (getNode(s.context(), 'demo', customer('c1')) as { body: string }).body
+  t.equal(text.split('createdByHybrisClient').length, 2, 'the field appears once')
+  t.match(JSON.parse(text), { createdByHybrisClient: 'client-1', name: 'Ada' })
+  t.same(bodyOf(getNodeProperty(s.context(), 'demo', customer('c1'), 'createdByHybrisClient')), 'spoofed', 'the property itself reads back')
+})

@@ -5,7 +5,7 @@ import t from 'tap'
 import { getNode, putNode } from '../../workers/store/nodes'
 import { deleteRelation, getRelation, incrementCounter, putRelation } from '../../workers/store/relations'
 import { IN, OUT, adjacencyKey, nodeKey, relationKey, type Key } from '../../workers/store/keys'
-import { TENANT_OWNER, setRevokedProperties } from '../../workers/store/consents'
+import { TENANT_OWNER, grantConsent, revokeConsent, setRevokedProperties } from '../../workers/store/consents'
 import { bodyOf, customer, eventsOf, knows, listed, outcome, product, tempShard, viewed, writeCtx, PUBLIC_URL } from '../helpers/temp-shard'
 
 const VIEWED_SCHEMA = `${PUBLIC_URL}/graph/v1/demo/metamodel/relations/core/customer/core/product/core/viewed`
@@ -149,4 +149,32 @@ t.test('a counter answer hides properties whose consent is revoked; the revoked 
   t.match(await s.write((sc) => incrementCounter(sc, 'demo', viewed('c1', 'p1'), 'hidden', writeCtx(ref))), { kind: 'error', type: 'forbidden', message: /"hidden"/ })
   await s.write((sc) => setRevokedProperties(sc.store, 'demo', ref, [], { kind: 'tenant' }))
   t.match(bodyOf(getRelation(s.context(), 'demo', viewed('c1', 'p1'))), { secret: 's', views: 2 }, 'the hidden property was kept')
+})
+
+t.test('a locked relation written again starts afresh; its counter restarts', async (t) => {
+  const s = tempShard(t)
+  const ref = await s.consent('demo')
+  await s.write((sc) => putRelation(sc, 'demo', viewed('c1', 'p1'), { views: 7, note: 'old' }, writeCtx(ref)))
+  await s.write((sc) => revokeConsent(sc.store, 'demo', ref, { kind: 'tenant' }, sc.shred))
+  await s.write((sc) => grantConsent(sc.store, 'demo', ref, { kind: 'tenant' }))
+  t.match(getRelation(s.context(), 'demo', viewed('c1', 'p1')), { kind: 'ok', body: '{"LOCKED":true}' })
+  const r = await s.write((sc) => incrementCounter(sc, 'demo', viewed('c1', 'p1'), 'views', writeCtx(ref)))
+  const body = bodyOf(r) as Record<string, unknown>
+  t.equal(body.views, 1)
+  t.notOk('note' in body, 'the locked properties are dropped')
+  t.equal(s.store.adjacency.getKeysCount(), 2, 'still one relation, listed twice')
+  t.equal(eventsOf(s.store, 'demo').filter((e) => e.operation === 'CREATE').length, 3, 'not created again')
+})
+
+t.test('system fields of a relation win over custom properties of the same name', async (t) => {
+  const s = tempShard(t)
+  const ref = await s.consent('demo')
+  await s.write((sc) => putRelation(sc, 'demo', viewed('c1', 'p1'), { fSchema: 'x', toCreated: 1, views: 0 }, writeCtx(ref)))
+  const rel = bodyOf(getRelation(s.context(), 'demo', viewed('c1', 'p1'))) as Record<string, unknown>
+  t.equal(rel.fSchema, `${PUBLIC_URL}/graph/v1/demo/metamodel/nodes/core/customer`)
+  t.notOk('toCreated' in rel)
+  t.equal(rel.views, 0)
+  const counted = (await s.write((sc) => incrementCounter(sc, 'demo', viewed('c1', 'p1'), 'views', writeCtx(ref)))) as { body: string }
+  t.equal(counted.body.split('"toCreated"').length, 2, 'the counter answer has toCreated once')
+  t.equal((JSON.parse(counted.body) as { toCreated: number }).toCreated, s.clock.time)
 })
