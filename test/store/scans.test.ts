@@ -307,3 +307,19 @@ t.test('index terms and adjacency entries whose element is gone are skipped', as
   await s.write((sc) => deleteNode(sc, 'demo', customer('hub'), undefined))
   t.same(scan.step(s.context()), { chunks: [], done: true }, 'a source deleted before the first step ends the scan')
 })
+
+t.test('neighbours chunks leave out properties whose consent is revoked', async (t) => {
+  const s = tempShard(t)
+  const ref = await s.consent('demo')
+  await s.write((sc) => {
+    putNode(sc, 'demo', customer('c1'), { name: 'Ada', email: 'a@x' }, writeCtx(ref))
+    putRelation(sc, 'demo', knows(customer('c1'), customer('c2')), { email: 'r@x', w: 1 }, writeCtx(ref))
+  })
+  await s.write((sc) => setRevokedProperties(sc.store, 'demo', ref, ['email'], TENANT))
+  const [source, c2] = parsed(drain(s, new NeighboursScan('demo', customer('c1'))))
+  t.same(source!.properties, { name: 'Ada' })
+  t.same((c2!.relations as { properties: unknown }[])[0]!.properties, { w: 1 })
+  const [listed1] = parsed(drain(s, list()))
+  t.equal(listed1!.name, 'Ada')
+  t.notOk('email' in listed1!, 'nor does the list')
+})
