@@ -1,7 +1,7 @@
 // What every request of a tenant carries: a client-credentials access token
 // (one per tenant, fetched once: each costs a scrypt verification of the
 // bootstrap client's secret) and one consent reference per tenant. The
-// reference is issued by POST /{tenant}/consents (DESIGN.md) when the service
+// reference is issued by POST /{tenant}/consents (docs/contracts.md) when the service
 // has that route; before it does (404), any non-empty reference is accepted,
 // and a fixed one is used.
 import { request } from 'undici'
