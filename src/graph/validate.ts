@@ -103,8 +103,9 @@ export function propertiesBody(body: Buffer, reserved: ReadonlySet<string> = RES
 }
 
 /**
- * Until consent references are issued and checked (the consent issue), a
- * write needs a non-empty consent-reference header, recorded as the owner.
+ * Every write needs a non-empty consent-reference header, bounded like an
+ * id; whether it is a granted consent of the tenant that may write the
+ * element is the shard's decision (writeGrant in workers/store/sealing.ts).
  */
 export function consentReference(header: string): string {
   const ref = header.trim()
