@@ -1,9 +1,9 @@
 // What every request of a tenant carries: a client-credentials access token
 // (one per tenant, fetched once: each costs a scrypt verification of the
 // bootstrap client's secret) and one consent reference per tenant. The
-// reference is issued by POST /{tenant}/consents (DESIGN.md) when the service
-// has that route; before it does (404), any non-empty reference is accepted,
-// and a fixed one is used.
+// reference is issued by POST /{tenant}/consents (docs/contracts.md). A build
+// from before consent references answers that with 404 and accepted any
+// non-empty reference; against one, a fixed reference is used.
 import { request } from 'undici'
 import { ADMIN_CLIENT, TENANTS, TOKEN_PATH, basicTokenHeaders, consentsPath, tenantHeaders, type Tenant, type TenantHeaders } from './fixture'
 
@@ -11,7 +11,7 @@ export interface Credentials {
   headers: TenantHeaders[]
   /** 'generated': the token scenario's clients have server-generated (SHA-256) secrets from the admin API. */
   tokenClients: 'generated' | 'bootstrap'
-  /** 'issued' by the consents API, or 'fixed' when the service has none yet. */
+  /** 'issued' by the consents API, or 'fixed' against a build without one. */
   consents: 'issued' | 'fixed'
 }
 

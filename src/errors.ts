@@ -1,6 +1,7 @@
 // The one error helper: every failure a client can cause is an ApiError value
-// with the status and type of the table in DESIGN.md; the front thread turns
-// it into the JSON body {status, message, type, moreInfo}.
+// with the status and type of the table in docs/contracts.md (which
+// test/unit/docs.test.ts keeps equal to this file); the front thread turns it
+// into the JSON body {status, message, type, moreInfo}.
 
 export type ErrorType =
   | 'bad_request'
@@ -69,7 +70,7 @@ export interface ErrorBody {
   error_description?: string
 }
 
-/** The wire shape of an error; `moreInfo` points at the README's error table. */
+/** The wire shape of an error; `moreInfo` points at GET /errors, which serves ERROR_TYPES. */
 export function errorBody(err: ApiError, publicUrl: string): ErrorBody {
   const body: ErrorBody = {
     status: err.status,

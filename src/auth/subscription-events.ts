@@ -1,10 +1,9 @@
 // The seam for spec section 6 (subscription events). Creating or cancelling
 // a subscription through the admin API calls `created`/`cancelled` here with
 // everything the payloads need (subscriber, package, validFrom, validUntil).
-// Emitting subscriptionCreated_v3 (and the deprecated v2/v1) and
-// subscriptionCancelled_v1 on the platform.authorization topic belongs to the
-// events issue, which registers its publisher with `subscribe`; until then
-// nobody listens and nothing is emitted.
+// The publisher (src/events/subscription-events.ts, subscribed in main.ts)
+// appends subscriptionCreated_v3 and subscriptionCancelled_v1 to the
+// platform.authorization topic's event log.
 import type { PackageDecl, TenantDecl } from '../bootstrap/bootstrap-file'
 import type { SubscriptionRecord } from './auth-store'
 

@@ -1,4 +1,4 @@
-// Reads and validates the bootstrap file of DESIGN.md. Every key is optional;
+// Reads and validates the bootstrap file of docs/contracts.md. Every key is optional;
 // a malformed file stops the start with a message naming the bad path.
 import { readFileSync } from 'node:fs'
 import { MAX_NAME_CHARS } from '../auth/name-limit'

@@ -1,4 +1,4 @@
-// WebSocket /graph/v1/{tenant}/events/stream?after=<sequence> (DESIGN.md
+// WebSocket /graph/v1/{tenant}/events/stream?after=<sequence> (docs/contracts.md,
 // Events): one JSON envelope per message, in sequence order, from after
 // `after` (or, without it, from the end of the log at connection time).
 //

@@ -18,21 +18,21 @@ export interface Listening {
 }
 
 /**
- * Listens first, so that `--port 0` and the default PUBLIC_URL are known
- * before the services are built; until `services()` returns them, requests
- * get 503.
- */
-/**
  * Stops uWebSockets.js from adding `uWebSockets: 20` to every answer. The
  * switch is undocumented: `_cfg('silent')` sets the loop's `noMark` (addon.cpp
  * of the pinned build); the Date header stays. The version in the library's
- * own parse-error pages is compiled in and cannot be removed from JS (README).
+ * own parse-error pages is compiled in and cannot be removed from JS (README, "HTTP edges").
  */
 function silenceVersionHeader(): void {
   const cfg = (uWS as unknown as { _cfg?: (key: string) => void })._cfg
   if (typeof cfg === 'function') cfg('silent')
 }
 
+/**
+ * Listens first, so that `--port 0` and the default PUBLIC_URL are known
+ * before the services are built; until `services()` returns them, requests
+ * get 503.
+ */
 export function listen(services: () => Services | undefined, host: string, port: number): Promise<Listening> {
   silenceVersionHeader()
   const app = uWS.App()

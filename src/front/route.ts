@@ -1,6 +1,8 @@
-// A route: the methods it answers, the scope each needs and whether it reads
-// a body. The dispatcher (src/front/dispatch.ts) does the common lifecycle:
-// match, 405, authenticate, content type, body limit, then the handler.
+// A route method: whether it reads a body, and its handler; the graph and
+// OAuth route tables add the scope each needs (src/graph/routes.ts,
+// src/auth/route-types.ts). The dispatcher (src/front/dispatch.ts) does the
+// common lifecycle: match, 405, authenticate, content type, body limit, JSON
+// limits, then the handler.
 import type { Exchange } from './exchange'
 import type { BodyKind } from './media-type'
 import type { Services } from './services'

@@ -1,5 +1,5 @@
 // GET /{tenant}/events?after=&limit=&wait=: the cursor read of the tenant's
-// event log (DESIGN.md Events), with long-poll (src/events/event-page.ts).
+// event log (docs/contracts.md, Events), with long-poll (src/events/cursor-read.ts).
 import { serveEventPage } from '../events/cursor-read'
 import type { MethodSpec } from '../front/route'
 import type { GraphParams } from './params'

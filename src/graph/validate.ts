@@ -14,7 +14,7 @@ export const MAX_NAME_BYTES = 64
 export const MAX_ID_BYTES = 384
 export const MAX_PROPERTY_BYTES = 128
 
-/** Spec 7, PUT node / PUT relation body; plus the two names DESIGN.md reserves. */
+/** Spec 7, PUT node / PUT relation body; plus the two names docs/contracts.md reserves. */
 export const RESERVED_BODY_NAMES: ReadonlySet<string> = new Set([
   'id', 'tid', 'fid', 'label', 'schema', 'created', 'createdByHybrisClient', 'consentReference', 'tenant', 'consent-reference',
 ])
@@ -103,8 +103,9 @@ export function propertiesBody(body: Buffer, reserved: ReadonlySet<string> = RES
 }
 
 /**
- * Until consent references are issued and checked (the consent issue), a
- * write needs a non-empty consent-reference header, recorded as the owner.
+ * Every write needs a non-empty consent-reference header, bounded like an
+ * id; whether it is a granted consent of the tenant that may write the
+ * element is the shard's decision (writeGrant in workers/store/sealing.ts).
  */
 export function consentReference(header: string): string {
   const ref = header.trim()

@@ -1,7 +1,8 @@
-// The metamodel of DESIGN.md: which node and relation types exist per tenant
-// (or for every tenant under "*"), who owns them and which properties they
-// declare. Pure data + lookups, used by the front thread (q validation,
-// metamodel reads) and by the shard actors (what to index).
+// The metamodel of the bootstrap file (docs/contracts.md): which node and
+// relation types exist per tenant (or for every tenant under "*"), who owns
+// them and which properties they declare. Pure data + lookups, used by the
+// front thread (q validation, metamodel reads) and by the shard actors (what
+// to index).
 
 export type PropertyType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'any'
 export const PROPERTY_TYPES: readonly PropertyType[] = ['string', 'integer', 'number', 'boolean', 'object', 'array', 'any']

@@ -3,7 +3,8 @@
 // tenant's shard is its hash modulo that count); the master key check tells
 // a wrong key before any data is touched; `formatVersion` says which disk
 // format the files are in, so a newer build migrates an older directory and
-// an older build refuses a newer one (README, "Upgrades").
+// an older build refuses a newer one (builds of format 1 predate the field
+// and do not check it: docs/disk-format.md).
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from '../config'

@@ -9,7 +9,7 @@ const STATUS: Record<ErrorType, number> = {
   insufficient_storage: 507,
 }
 
-t.test('every error type has the status of the DESIGN table and a description', async (t) => {
+t.test('every error type has the status of the docs/contracts.md table and a description', async (t) => {
   for (const [type, status] of Object.entries(STATUS) as [ErrorType, number][]) {
     const e = new ApiError(type, 'm')
     t.equal(e.status, status, `${type} -> ${status}`)

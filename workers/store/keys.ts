@@ -59,8 +59,8 @@ export const consentKey = (tenant: string, ref: string): Key => [tenant, ref]
 export const tenantSlotKey = (tenant: string): Key => [tenant]
 /**
  * The next free key slot. It shares its database with tenantSlotKey, so it
- * has a name no tenant can have (tenants never start with "@"); builds
- * before this one used ['nextSlot'], moved by migrateSlotCounter.
+ * has a name no tenant can have (tenants never start with "@"); disk
+ * format 1 used ['nextSlot'], moved by migrateSlotCounter.
  */
 export const NEXT_SLOT_KEY: Key = ['@nextSlot']
 export const LEGACY_NEXT_SLOT_KEY: Key = ['nextSlot']

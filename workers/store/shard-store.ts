@@ -40,7 +40,7 @@ export interface ShardStore {
   readonly index: Database<number, Key>
   /** [tenant, consentReference] -> consent */
   readonly consents: Database<ConsentRecord, Key>
-  /** [tenant] -> key slot of the tenant's own data key; ['nextSlot'] -> next free slot */
+  /** [tenant] -> key slot of the tenant's own data key; ['@nextSlot'] -> next free slot (keys.ts) */
   readonly keySlots: Database<number, Key>
   /** [tenant, sequence] -> event; [tenant] -> sequence range kept */
   readonly events: Database<StoredEvent, Key>
@@ -87,7 +87,7 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer, max
     path: shardPath(dataDir, shard),
     maxDbs: 16,
     // Commits overlap with the previous sync; writes are acknowledged only once
-    // `env.flushed` resolves (DESIGN.md: durable before 204).
+    // `env.flushed` resolves (docs/architecture.md: durable before the answer).
     overlappingSync: true,
   })
   const sub = <V>(name: string) => env.openDB<V, Key>(name, DB_OPTIONS)

@@ -1,6 +1,7 @@
 // /oauth2/v1/admin/subscriptions[/{id}]: a tenant's subscription to a
 // package. Creating and cancelling (DELETE) call the subscription-events
-// seam (spec section 6; the events themselves are the events issue's).
+// seam, whose publisher appends the spec's section 6 events
+// (src/events/subscription-events.ts).
 import { randomUUID } from 'node:crypto'
 import { now } from '../../clock'
 import type { SubscriptionRecord } from '../auth-store'
