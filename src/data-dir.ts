@@ -25,7 +25,7 @@ export function openDataDir(dataDir: string, masterKeyFile: string, shardsIfNew:
   }
   const manifest = checkMasterKey(dataDir, existing, check)
   return {
-    manifest: { ...manifest, formatVersion: FORMAT_VERSION },
+    manifest: { ...manifest, format: FORMAT_VERSION, formatVersion: FORMAT_VERSION },
     masterKey,
     created: false,
     formatOnDisk: existing.formatVersion,

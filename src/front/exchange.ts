@@ -1,6 +1,7 @@
 // One HTTP exchange on the front thread: the uWebSockets.js response plus
 // what was copied off the stack-allocated request. Every reply goes through
 // here, corked, and nothing is written once the client has gone.
+import { STATUS_CODES } from 'node:http'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { causeOf, DISK_FULL_MESSAGE, isCommitFailure, isDiskFull } from '../storage-failure'
 import { ApiError, errorBody } from '../errors'
@@ -15,7 +16,8 @@ const STATUS_LINE: Record<number, string> = {
   429: '429 Too Many Requests',
   500: '500 Internal Server Error', 503: '503 Service Unavailable',
 }
-const statusLine = (status: number): string => STATUS_LINE[status] ?? String(status)
+/** Every status has its reason phrase (a bare code is not a valid status line). */
+const statusLine = (status: number): string => (STATUS_LINE[status] ??= `${status} ${STATUS_CODES[status] ?? 'Unknown'}`)
 
 /** The request headers the routes read; uWebSockets.js only allows reading them synchronously. */
 const HEADERS = [

@@ -19,7 +19,13 @@ import { ConfigError } from '../config'
 export const FORMAT_VERSION = 2
 
 export interface Manifest {
-  format: 1
+  /**
+   * The same number as formatVersion. Builds from before formatVersion read
+   * only `format` and refuse anything but 1, so a directory migrated past
+   * format 1 is refused by them instead of opened (an old build would reuse
+   * key slot 0 and overwrite a data key).
+   */
+  format: number
   formatVersion: number
   shards: number
   created: number
@@ -67,10 +73,10 @@ export function readManifest(dataDir: string): Manifest | undefined {
     throw new ConfigError(`data directory manifest ${path} is unreadable (${(err as Error).message}); restore it from a backup of this directory`)
   }
   const m = doc as Partial<Manifest>
-  if (m === null || typeof m !== 'object' || m.format !== 1 || !Number.isInteger(m.shards) || (m.shards as number) < 1) {
+  if (m === null || typeof m !== 'object' || !Number.isInteger(m.format) || !Number.isInteger(m.shards) || (m.shards as number) < 1) {
     throw new ConfigError(`data directory manifest ${path} is not a manifest this server wrote; restore it from a backup of this directory`)
   }
-  const formatVersion = m.formatVersion ?? 1
+  const formatVersion = m.formatVersion ?? m.format ?? 1
   if (!Number.isInteger(formatVersion) || formatVersion < 1) {
     throw new ConfigError(`data directory manifest ${path} has an invalid formatVersion; restore it from a backup of this directory`)
   }
@@ -90,7 +96,7 @@ export function checkMasterKey(dataDir: string, manifest: Manifest, check: strin
 
 export function createManifest(dataDir: string, shards: number, now: number, masterKeyCheck: string): Manifest {
   mkdirSync(dataDir, { recursive: true })
-  const manifest: Manifest = { format: 1, formatVersion: FORMAT_VERSION, shards, created: now, masterKeyCheck }
+  const manifest: Manifest = { format: FORMAT_VERSION, formatVersion: FORMAT_VERSION, shards, created: now, masterKeyCheck }
   writeManifest(dataDir, manifest)
   return manifest
 }

@@ -59,11 +59,11 @@ export interface TempShard {
   write<T>(fn: (sc: ShardContext) => T): Promise<T>
   /** A new consent of the tenant (granted), its reference. */
   consent(tenant: string, subject?: string): Promise<string>
-  /** Closes and opens the shard again with the same master key (what a restart sees). */
-  reopen(): Promise<void>
+  /** Closes and opens the shard again with the same master key (what a restart sees), optionally with another count retention. */
+  reopen(maxEventsPerTenant?: number): Promise<void>
 }
 
-export function tempShard(t: { teardown(fn: () => Promise<void>): void }, metamodelDoc: MetamodelDoc = METAMODEL, start = 1_700_000_000_000): TempShard {
+export function tempShard(t: { teardown(fn: () => Promise<void>): void }, metamodelDoc: MetamodelDoc = METAMODEL, start = 1_700_000_000_000, maxEventsPerTenant = 1_000_000): TempShard {
   const dir = mkdtempSync(join(tmpdir(), 'temp-shard-'))
   const masterKey = randomBytes(32)
   const urls = new Urls(PUBLIC_URL)
@@ -71,7 +71,7 @@ export function tempShard(t: { teardown(fn: () => Promise<void>): void }, metamo
   const blind = new BlindIndex(masterKey)
   const clock = { time: start }
   const shard: TempShard = {
-    store: openShard(dir, 0, masterKey),
+    store: openShard(dir, 0, masterKey, maxEventsPerTenant),
     dir, masterKey, urls, metamodel, blind, clock,
     webhookKey: deriveKey(masterKey, 'webhook secrets'),
     context() {
@@ -88,9 +88,9 @@ export function tempShard(t: { teardown(fn: () => Promise<void>): void }, metamo
       const r = await shard.write((sc) => createConsent(sc.store, tenant, subject, sc.now))
       return (bodyOf(r) as { consentReference: string }).consentReference
     },
-    async reopen() {
+    async reopen(max = shard.store.maxEventsPerTenant) {
       await closeShard(shard.store)
-      shard.store = openShard(dir, 0, masterKey)
+      shard.store = openShard(dir, 0, masterKey, max)
     },
   }
   webhookDb(shard.store)

@@ -2,7 +2,7 @@
 // cursor, and retention by count (on every append) and by age and count
 // (the pruner), with the head kept on disk.
 import t from 'tap'
-import { appendEvent, head, pruneEvents, readEvents, retention } from '../../workers/store/events'
+import { appendEvent, head, pruneEvents, readEvents } from '../../workers/store/events'
 import { putNode } from '../../workers/store/nodes'
 import { eventsOf, customer, tempShard, writeCtx, type TempShard } from '../helpers/temp-shard'
 
@@ -10,12 +10,6 @@ async function append(s: TempShard, tenant: string, n: number, time = s.clock.ti
   return s.write(() => Array.from({ length: n }, (_, i) => appendEvent(s.store, tenant, 'subscriptionCreated', 'auth/subscription', { i }, undefined, time)))
 }
 
-/** Sets the count retention for one test and restores it after. */
-function keepAtMost(t: { teardown(fn: () => void): void }, n: number): void {
-  const before = retention.maxCount
-  retention.maxCount = n
-  t.teardown(() => { retention.maxCount = before })
-}
 
 t.test('each tenant has its own sequence from 1; the envelope says what happened', async (t) => {
   const s = tempShard(t)
@@ -52,17 +46,16 @@ t.test('the head survives a restart; sequences continue', async (t) => {
 })
 
 t.test('count retention drops the oldest event with each event past the limit', async (t) => {
-  keepAtMost(t, 3)
-  const s = tempShard(t)
+  const s = tempShard(t, undefined, undefined, 3)
   await append(s, 'a', 5)
   t.same(head(s.store, 'a'), { first: 3, last: 5 })
   t.same(eventsOf(s.store, 'a').map((e) => e.sequence), [3, 4, 5])
   t.equal(s.store.events.getKeysCount({ start: ['a'], end: ['a', 1_000] }), 3, 'the dropped ones are gone from disk')
   t.same(readEvents(s.store, 'a', 1, 10), { kind: 'expired', first: 3 }, 'a cursor before what is kept is expired')
   t.equal(readEvents(s.store, 'a', 2, 10).kind, 'events', 'a cursor just before the first kept is fine')
-  retention.maxCount = 1
+  await s.reopen(1)
   await append(s, 'a', 1)
-  t.same(head(s.store, 'a'), { first: 6, last: 6 }, 'a lowered limit catches up on the next append')
+  t.same(head(s.store, 'a'), { first: 6, last: 6 }, 'a limit lowered at a restart catches up on the next append')
 })
 
 t.test('the pruner drops events older than the cutoff', async (t) => {

@@ -68,8 +68,13 @@ export class ListScan implements Scan {
       if (this.owner !== undefined && stored.o !== this.owner && stored.o !== TENANT_OWNER) continue
       const opened = openElement(store, tenant, nk, stored, true, this.cacheLeft-- > 0)
       let json: string
-      if (opened.kind !== 'open') json = LOCKED_PLACEHOLDER
-      else {
+      if (opened.kind !== 'open') {
+        // Under a criterion a hit that cannot be opened is left out: its index
+        // term outlives the revoked (or locked) data, and listing it would
+        // confirm a guess of the crypto-shredded value.
+        if (criterion !== undefined) continue
+        json = LOCKED_PLACEHOLDER
+      } else {
         // An index entry can outlive the data it was made from (when that data
         // became undecryptable); only a hit whose current value matches counts.
         if (criterion !== undefined && (JSON.parse(opened.record.p) as Record<string, unknown>)[criterion.property] !== criterion.value) continue
