@@ -8,6 +8,15 @@ import { forgetUncommitted, type ShardStore } from '../store/shard-store'
 const MAX_SLEEP_MS = 60_000
 const PRUNE_EVERY_MS = 60_000
 
+/**
+ * A write transaction that is all or nothing: lmdb-js commits what a
+ * transaction callback wrote before it threw; a child transaction is rolled
+ * back instead.
+ */
+function atomically(store: ShardStore, fn: () => void): Promise<unknown> {
+  return store.env.transaction(() => store.env.childTransaction(fn))
+}
+
 export interface Retention { maxAgeMs: number; maxCount: number }
 
 export class Timers {
@@ -49,7 +58,7 @@ export class Timers {
     const t = now()
     const work = [...this.stores].map((store) => {
       let tenants = new Set<string>()
-      return store.env.transaction(() => { tenants = fireDue(store, t) })
+      return atomically(store, () => { tenants = fireDue(store, t) })
         .then(() => store.env.flushed)
         .then(() => this.eventsAppended(store, tenants), (err: unknown) => {
           forgetUncommitted(store)
@@ -65,7 +74,7 @@ export class Timers {
   private prune(): void {
     const cutoff = now() - this.retention.maxAgeMs
     for (const store of this.stores) {
-      void store.env.transaction(() => pruneEvents(store, cutoff, this.retention.maxCount))
+      void atomically(store, () => pruneEvents(store, cutoff, this.retention.maxCount))
         .catch((err: unknown) => {
           forgetUncommitted(store)
           console.error('shard actor: pruning events failed:', err)
