@@ -85,11 +85,13 @@ t.test('a format-1 directory (no formatVersion) is migrated and its data served'
   t.teardown(() => removeDir(dir))
   const p = join(dir, 'data', 'manifest.json')
   const { formatVersion: _drop, ...v1 } = JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown>
-  writeFileSync(p, JSON.stringify(v1))
+  writeFileSync(p, JSON.stringify({ ...v1, format: 1 }))
   const server = await startServer({ dataDir: dir })
   t.teardown(() => server.stop())
   const token = await getToken(server.url)
   const g = new Graph(server.url, 'demo', token)
   t.equal((await g.get('nodes/core/customer/c1')).status, 200)
-  t.equal((JSON.parse(readFileSync(p, 'utf8')) as { formatVersion: number }).formatVersion, 2, 'the manifest records the new format')
+  const migrated = JSON.parse(readFileSync(p, 'utf8')) as { format: number; formatVersion: number }
+  t.equal(migrated.formatVersion, 2, 'the manifest records the new format')
+  t.equal(migrated.format, 2, 'and `format` too, which builds before formatVersion refuse')
 })
