@@ -17,6 +17,12 @@ export interface Slice {
 /** How much one step may read: whichever limit is reached first. */
 export const SLICE_ITEMS = 256
 export const SLICE_BYTES = 64 * 1024
+/**
+ * Keys one list step may read, returned or not: an owner filter or stale
+ * index terms can skip any number of keys, and the actor answers nothing
+ * else while a step runs.
+ */
+export const SLICE_KEYS = 4 * SLICE_ITEMS
 
 export interface Scan {
   step(sc: ShardContext): Slice
@@ -56,9 +62,11 @@ export class ListScan implements Scan {
       : indexPrefix(tenant, this.ns, this.type, criterion.property, blind.term(tenant, criterion.property, criterion.value))
     const db = criterion === undefined ? store.nodes : store.index
     const opts = { start: this.lastKey ?? prefix, end: [...prefix, END], exclusiveStart: this.lastKey !== undefined }
+    let read = 0
     for (const raw of db.getKeys(opts)) {
       if (this.remaining <= 0) return { chunks, done: true }
-      if (chunks.length >= SLICE_ITEMS || bytes >= SLICE_BYTES) return { chunks, done: false }
+      if (chunks.length >= SLICE_ITEMS || bytes >= SLICE_BYTES || read >= SLICE_KEYS) return { chunks, done: false }
+      read++
       const key = raw as Key
       this.lastKey = key
       const node: NodeRef = { ns: this.ns, type: this.type, id: key[key.length - 1] as string }
