@@ -4,7 +4,8 @@
 // decrypted-element cache.
 import t from 'tap'
 import { ListScan, NeighboursScan, SLICE_BYTES, SLICE_ITEMS, SLICE_KEYS, type Scan, type Slice } from '../../workers/store/scans'
-import { deleteNode, putNode, type ShardContext } from '../../workers/store/nodes'
+import type { ShardContext } from '../../workers/store/context'
+import { deleteNode, putNode } from '../../workers/store/nodes'
 import { putRelation } from '../../workers/store/relations'
 import { grantConsent, revokeConsent, setRevokedProperties } from '../../workers/store/consents'
 import { LOCKED_PLACEHOLDER } from '../../workers/store/records'

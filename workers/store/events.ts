@@ -4,26 +4,8 @@
 // event without its change. Old events are pruned by age and count.
 import { randomUUID } from 'node:crypto'
 import { END, eventHeadKey, eventKey, keyParts, type Key } from './keys'
+import type { EventHead, Operation } from './schema'
 import type { ShardStore } from './shard-store'
-
-/** The graph's operations; the authorization service's logs name their event types (subscriptionCreated, ...). */
-export type Operation = 'CREATE' | 'DELETE' | 'STORE' | 'SCHEDULED' | 'DECAY' | (string & {})
-
-/** [tenant, sequence] -> event */
-export interface StoredEvent {
-  /** time, epoch ms */
-  t: number
-  /** the envelope as JSON text, served as it is */
-  j: string
-}
-
-/** [tenant] -> the sequence range still kept */
-export interface EventHead {
-  first: number
-  last: number
-}
-
-/** Set once by the actor from EVENT_RETENTION_COUNT; enforced on every append. */
 
 export function head(store: ShardStore, tenant: string): EventHead {
   let h = store.cache.eventHeads.get(tenant)

@@ -4,31 +4,17 @@
 // (workers/store/sealing.ts).
 import type { Database } from 'lmdb'
 import type { Metamodel } from '../../src/model/metamodel'
-import type { Urls } from '../../src/model/urls'
 import type { NodeRef, RelationRef, WriteContext } from '../../src/shard/messages'
-import type { BlindIndex } from '../crypto/blind-index'
+import type { ShardContext } from './context'
 import { END, IN, OUT, adjacencyKey, adjacencyPrefix, nodeKey, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
-import { LOCKED_PLACEHOLDER, nodeObject, type ElementMeta, type ElementRecord, type StoredElement } from './records'
+import { LOCKED_PLACEHOLDER, nodeObject, type ElementRecord } from './records'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
 import { isGrant, openElement, revokedPropertyWritten, sealElement, writeGrant } from './sealing'
 import { reindex } from './search-index'
 import { appendEvent } from './events'
 import { recordTimings } from './timings'
+import type { ElementMeta, StoredElement } from './schema'
 import type { ShardStore } from './shard-store'
-
-export interface ShardContext {
-  store: ShardStore
-  urls: Urls
-  metamodel: Metamodel
-  blind: BlindIndex
-  now: number
-  /** Tenants whose event log grew in this transaction (to wake their consumers). */
-  touched: Set<string>
-  /** Set when this transaction wrote a schedule (the actor's timer may need to fire sooner). */
-  schedulesChanged: boolean
-  /** Key slots of consents revoked in this transaction: destroyed once it is committed (consents.ts says why). */
-  shred: number[]
-}
 
 /** A change event (spec 6) in the current transaction. */
 export function changeEvent(sc: ShardContext, tenant: string, operation: 'CREATE' | 'DELETE', schema: string, payload: Record<string, unknown>, trace: string | undefined): void {

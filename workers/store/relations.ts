@@ -3,9 +3,11 @@
 // properties are sealed under its owner's key like a node's.
 import type { RelationRef, WriteContext } from '../../src/shard/messages'
 import { IN, OUT, adjacencyKey, relationKey, type Key } from './keys'
-import { changeEvent, ensureNode, readElement, relationPayload, type ShardContext } from './nodes'
+import type { ShardContext } from './context'
+import { changeEvent, ensureNode, readElement, relationPayload } from './nodes'
 import { recordTimings } from './timings'
-import { counterResult, relationObject, type ElementMeta, type StoredElement } from './records'
+import { counterResult, relationObject } from './records'
+import type { ElementMeta, StoredElement } from './schema'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
 import { isGrant, openElement, revokedPropertyWritten, sealElement, withoutProperties, writeGrant, type WriteGrant } from './sealing'
 

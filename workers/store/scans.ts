@@ -5,7 +5,7 @@
 import type { Criterion, NodeRef } from '../../src/shard/messages'
 import { END, IN, adjacencyPrefix, indexPrefix, nodeKey, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
 import { LOCKED_PLACEHOLDER, nodeChunk, nodeObject, relationChunk } from './records'
-import type { ShardContext } from './nodes'
+import type { ShardContext } from './context'
 import { TENANT_OWNER } from './consents'
 import { openElement } from './sealing'
 

@@ -5,15 +5,9 @@
 // scheduleId replaces the earlier one. They live in LMDB, so a schedule due
 // while the server was down fires right after the start.
 import { END, scheduleIdKey, scheduleKey, type Key } from './keys'
-import { appendEvent, type Operation } from './events'
+import { appendEvent } from './events'
+import type { ScheduleEntry } from './schema'
 import type { ShardStore } from './shard-store'
-
-/** [dueAt, tenant, scheduleId] -> what to emit */
-export interface ScheduleEntry {
-  operation: Extract<Operation, 'SCHEDULED' | 'DECAY'>
-  schema: string
-  payload: Record<string, unknown>
-}
 
 export function putSchedule(store: ShardStore, tenant: string, scheduleId: string, dueAt: number, entry: ScheduleEntry): void {
   const previous = store.scheduleIds.get(scheduleIdKey(tenant, scheduleId))

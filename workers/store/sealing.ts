@@ -4,7 +4,8 @@
 import { open, seal, sealedFingerprint } from '../crypto/seal'
 import { TENANT_OWNER, getConsentRecord, tenantSlot } from './consents'
 import type { Key } from './keys'
-import type { ElementMeta, ElementRecord, StoredElement } from './records'
+import type { ElementRecord } from './records'
+import type { ElementMeta, StoredElement } from './schema'
 import { fail, type OpResult } from './result'
 import type { ShardStore } from './shard-store'
 

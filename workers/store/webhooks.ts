@@ -11,15 +11,8 @@ import { open, seal } from '../crypto/seal'
 import { head } from './events'
 import { prefixRange, webhookKey, type Key } from './keys'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
+import type { WebhookRecord } from './schema'
 import { DB_OPTIONS, type ShardStore } from './shard-store'
-
-/** [tenant, id] -> webhook */
-export interface WebhookRecord extends WebhookState {
-  url: string
-  /** the secret, sealed; see `aad` */
-  secret: Uint8Array
-  created: number
-}
 
 /** Registered webhooks per tenant, at most. */
 export const MAX_WEBHOOKS_PER_TENANT = 100
