@@ -6,7 +6,7 @@ import type { Database } from 'lmdb'
 import type { Metamodel } from '../../src/model/metamodel'
 import type { NodeRef, RelationRef, WriteContext } from '../../src/shard/messages'
 import type { ShardContext } from './context'
-import { END, IN, OUT, adjacencyKey, adjacencyPrefix, nodeKey, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
+import { IN, OUT, adjacencyKey, adjacencyPrefix, nodeKey, prefixRange, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
 import { LOCKED_PLACEHOLDER, nodeObject, type ElementRecord } from './records'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
 import { isGrant, openElement, revokedPropertyWritten, sealElement, writeGrant } from './sealing'
@@ -137,7 +137,7 @@ export function deleteNode(sc: ShardContext, tenant: string, n: NodeRef, trace: 
   if (existing === undefined) return NO_CONTENT
   const prefix = adjacencyPrefix(tenant, n)
   // Collected first: deleting under a live cursor of the same transaction is unsafe.
-  const adjacent = [...store.adjacency.getKeys({ start: prefix, end: [...prefix, END] })] as Key[]
+  const adjacent = [...store.adjacency.getKeys(prefixRange(prefix))]
   for (const adj of adjacent) {
     const { neighbour, relation, direction } = relationOfAdjacency(adj)
     const rk = relationKey(tenant, relation)
