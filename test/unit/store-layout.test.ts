@@ -41,5 +41,6 @@ t.test('keys are decoded only in keys.ts: no casts of keys to tuples or END rang
     t.notMatch(text, /\bkey\w* as \[/, `${f}: no tuple casts of keys`)
     t.notMatch(text, /\bEND\b/, `${f}: ranges come from keys.ts`)
     t.notMatch(text, /\bkeyParts\b/, `${f}: one-element keys are read in keys.ts`)
+    t.notMatch(text, /'\w+' in /, `${f}: results are told apart by kind, not by their fields`)
   }
 })
