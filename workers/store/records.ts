@@ -1,5 +1,5 @@
-// What a node or relation is on disk, and how it is rendered as the spec's
-// JSON. Custom properties are stored sealed (workers/store/sealing.ts); once
+// How a node or relation is rendered as the spec's JSON (schema.ts has what
+// it is on disk). Custom properties are stored sealed (sealing.ts); once
 // opened they are a JSON text that the renderers splice, never re-parse.
 import type { NodeRef, RelationRef } from '../../src/shard/messages'
 import type { Urls } from '../../src/model/urls'
