@@ -2,7 +2,7 @@
 // counts and events they keep, and that a delete leaves no adjacency entry
 // or index term behind, self-relations included.
 import t from 'tap'
-import { countNodes, deleteNode, getNode, getNodeProperty, putNode, putNodeProperty } from '../../workers/store/nodes'
+import { countNodes, deleteNode, ensureNode, getNode, getNodeProperty, putNode, putNodeProperty } from '../../workers/store/nodes'
 import { putRelation } from '../../workers/store/relations'
 import { adjacencyPrefix, nodeKey, relationKey, END, type Key } from '../../workers/store/keys'
 import { TENANT_OWNER } from '../../workers/store/consents'
@@ -184,4 +184,17 @@ t.test('a property stored under a system field name never replaces the system fi
   t.equal(text.split('createdByHybrisClient').length, 2, 'the field appears once')
   t.match(JSON.parse(text), { createdByHybrisClient: 'client-1', name: 'Ada' })
   t.same(bodyOf(getNodeProperty(s.context(), 'demo', customer('c1'), 'createdByHybrisClient')), 'spoofed', 'the property itself reads back')
+})
+
+t.test('ensureNode answers the node (created or found) or the refusal, told apart by kind', async (t) => {
+  const s = tempShard(t)
+  const ref = await s.consent('demo')
+  s.clock.time = 5_000
+  const created = await s.write((sc) => ensureNode(sc, 'demo', customer('e1'), writeCtx(ref, { client: 'cl' })))
+  t.strictSame(created, { kind: 'node', meta: { c: 5_000, b: 'cl', o: ref } })
+  s.clock.time = 6_000
+  const found = await s.write((sc) => ensureNode(sc, 'demo', customer('e1'), writeCtx(ref)))
+  t.strictSame(found, { kind: 'node', meta: { c: 5_000, b: 'cl', o: ref } }, 'an existing node is left as it is')
+  const refused = await s.write((sc) => ensureNode(sc, 'demo', customer('e2'), writeCtx('cr_unknown')))
+  t.match(refused, { kind: 'error', type: 'forbidden' })
 })

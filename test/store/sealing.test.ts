@@ -8,7 +8,7 @@ import { createConsent, getConsentRecord, tenantSlot } from '../../workers/store
 import { getNode, putNode } from '../../workers/store/nodes'
 import { nodeKey } from '../../workers/store/keys'
 import { LOCKED_PLACEHOLDER } from '../../workers/store/records'
-import { openElement, revokedPropertyWritten, sealElement, withoutProperties, writeGrant, isGrant } from '../../workers/store/sealing'
+import { openElement, revokedPropertyWritten, sealElement, withoutProperties, writeGrant } from '../../workers/store/sealing'
 import { NO_CONTENT, type OpResult } from '../../workers/store/result'
 import { bodyOf, customer, outcome, product, tempShard, writeCtx } from '../helpers/temp-shard'
 
@@ -155,12 +155,12 @@ t.test('writeGrant and the revoked-property check decide who writes what', async
   const s = tempShard(t)
   const ref = await s.consent('demo')
   const g = writeGrant(s.store, 'demo', ref, 'customer', undefined, 'x')
-  t.ok(isGrant(g))
+  t.equal(g.kind, 'grant')
   t.match(g, { owner: ref, slot: getConsentRecord(s.store, 'demo', ref)!.slot, revokedProperties: [] })
   t.match(writeGrant(s.store, 'demo', ref, 'customer', 'cr_other', 'node X'), { kind: 'error', type: 'forbidden', message: 'node X is owned by another consent reference' })
   t.match(writeGrant(s.store, 'demo', ref, 'tenant', 'cr_other', 'x'), { owner: 'TENANT' }, 'tenant data: any valid consent')
-  t.equal(revokedPropertyWritten({ owner: ref, slot: 0, revokedProperties: ['a'] }, { b: 1 }), undefined)
-  t.match(revokedPropertyWritten({ owner: ref, slot: 0, revokedProperties: ['a'] }, { b: 1, a: undefined }), { type: 'forbidden', message: 'consent to property "a" is revoked' })
+  t.equal(revokedPropertyWritten({ kind: 'grant', owner: ref, slot: 0, revokedProperties: ['a'] }, { b: 1 }), undefined)
+  t.match(revokedPropertyWritten({ kind: 'grant', owner: ref, slot: 0, revokedProperties: ['a'] }, { b: 1, a: undefined }), { type: 'forbidden', message: 'consent to property "a" is revoked' })
   t.equal(withoutProperties('{"a":1,"b":2}', []), '{"a":1,"b":2}')
   t.equal(withoutProperties('{"a":1,"b":2}', ['a', 'c']), '{"b":2}')
 })

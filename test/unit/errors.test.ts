@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ApiError, ERROR_TYPES, errorBody, type ErrorType } from '../../src/errors'
+import { ApiError, ERRORS, ERROR_TYPES, errorBody, type ErrorType } from '../../src/errors'
 import { requireMediaType } from '../../src/front/media-type'
 
 const STATUS: Record<ErrorType, number> = {
@@ -16,6 +16,16 @@ t.test('every error type has the status of the docs/contracts.md table and a des
     t.type(ERROR_TYPES[type], 'string')
   }
   t.same(Object.keys(ERROR_TYPES).sort(), Object.keys(STATUS).sort())
+})
+
+t.test('one table: ApiError status and ERROR_TYPES (in the order GET /errors serves) derive from ERRORS', async (t) => {
+  t.same(Object.keys(ERROR_TYPES), Object.keys(ERRORS))
+  for (const type of Object.keys(ERRORS) as ErrorType[]) {
+    t.equal(new ApiError(type, 'm').status, ERRORS[type].status, type)
+    t.equal(ERROR_TYPES[type], ERRORS[type].meaning, type)
+  }
+  t.same(Object.keys(ERRORS).slice(0, 2), ['bad_request', 'validation_violation'])
+  t.equal(Object.keys(ERRORS).at(-1), 'internal_error')
 })
 
 t.test('ApiError carries message, type, headers; no oauth by default', async (t) => {

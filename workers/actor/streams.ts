@@ -2,7 +2,7 @@
 // then waits for the front thread's `more` (its back-pressure) or `cancel`.
 import type { StreamOp } from '../../src/shard/messages'
 import { now } from '../../src/clock'
-import type { ShardContext } from '../store/nodes'
+import type { ShardContext } from '../store/context'
 import { fail } from '../store/result'
 import { ListScan, NeighboursScan, type Scan } from '../store/scans'
 import type { ShardStore } from '../store/shard-store'

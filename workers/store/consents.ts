@@ -4,33 +4,12 @@
 // data sealed before stays locked for good.
 import { randomBytes } from 'node:crypto'
 import type { ConsentCaller } from '../../src/shard/messages'
-import { LEGACY_NEXT_SLOT_KEY, NEXT_SLOT_KEY, consentKey, tenantSlotKey } from './keys'
+import { NEXT_SLOT_KEY, consentKey, tenantSlotKey } from './keys'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
+import type { ConsentRecord } from './schema'
 import type { ShardStore } from './shard-store'
 
-export interface ConsentRecord {
-  subject: string
-  status: 'granted' | 'revoked'
-  /** key slot of the current data key (destroyed while revoked) */
-  slot: number
-  revokedProperties: string[]
-  created: number
-}
-
 export const TENANT_OWNER = 'TENANT'
-
-/**
- * Builds before NEXT_SLOT_KEY kept the counter under ['nextSlot'], which is
- * also where a tenant named "nextSlot" keeps its slot: moved once, at open.
- */
-export function migrateSlotCounter(store: Pick<ShardStore, 'env' | 'keySlots'>): void {
-  const legacy = store.keySlots.get(LEGACY_NEXT_SLOT_KEY)
-  if (legacy === undefined || store.keySlots.get(NEXT_SLOT_KEY) !== undefined) return
-  store.env.transactionSync(() => {
-    store.keySlots.putSync(NEXT_SLOT_KEY, legacy)
-    store.keySlots.removeSync(LEGACY_NEXT_SLOT_KEY)
-  })
-}
 
 /** A new key slot with a fresh data key in it (inside the write transaction). */
 export function newKeySlot(store: ShardStore): number {

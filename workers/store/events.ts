@@ -3,27 +3,9 @@
 // as the change it describes, so there is no change without its event and no
 // event without its change. Old events are pruned by age and count.
 import { randomUUID } from 'node:crypto'
-import { END, eventHeadKey, eventKey, keyParts, type Key } from './keys'
+import { eventHeadKey, eventHeadTenantOf, eventKey, eventSequenceOf, prefixRange, tenantPrefix, type Key } from './keys'
+import type { EventHead, Operation } from './schema'
 import type { ShardStore } from './shard-store'
-
-/** The graph's operations; the authorization service's logs name their event types (subscriptionCreated, ...). */
-export type Operation = 'CREATE' | 'DELETE' | 'STORE' | 'SCHEDULED' | 'DECAY' | (string & {})
-
-/** [tenant, sequence] -> event */
-export interface StoredEvent {
-  /** time, epoch ms */
-  t: number
-  /** the envelope as JSON text, served as it is */
-  j: string
-}
-
-/** [tenant] -> the sequence range still kept */
-export interface EventHead {
-  first: number
-  last: number
-}
-
-/** Set once by the actor from EVENT_RETENTION_COUNT; enforced on every append. */
 
 export function head(store: ShardStore, tenant: string): EventHead {
   let h = store.cache.eventHeads.get(tenant)
@@ -63,9 +45,9 @@ export function readEvents(store: ShardStore, tenant: string, after: number, lim
   if (after < h.first - 1) return { kind: 'expired', first: h.first }
   const events: string[] = []
   let next = after
-  for (const { key, value } of store.events.getRange({ start: eventKey(tenant, after), exclusiveStart: true, end: [tenant, END], limit })) {
+  for (const { key, value } of store.events.getRange({ start: eventKey(tenant, after), exclusiveStart: true, end: prefixRange(tenantPrefix(tenant)).end, limit })) {
     events.push(value.j)
-    next = (key as Key)[1] as number
+    next = eventSequenceOf(key)
   }
   return { kind: 'events', events, next }
 }
@@ -73,14 +55,14 @@ export function readEvents(store: ShardStore, tenant: string, after: number, lim
 /** Drops events older than `cutoff` and beyond `maxCount` per tenant (inside a write transaction). */
 export function pruneEvents(store: ShardStore, cutoff: number, maxCount: number): void {
   for (const { key, value: h } of store.eventHeads.getRange()) {
-    const tenant = keyParts(key)[0] as string
+    const tenant = eventHeadTenantOf(key)
     let first = h.first
     const byCount = h.last - maxCount + 1
     const stale: Key[] = []
-    for (const { key: k, value } of store.events.getRange({ start: eventKey(tenant, first), end: [tenant, END] })) {
-      const seq = (k as Key)[1] as number
+    for (const { key: k, value } of store.events.getRange({ start: eventKey(tenant, first), end: prefixRange(tenantPrefix(tenant)).end })) {
+      const seq = eventSequenceOf(k)
       if (value.t >= cutoff && seq >= byCount) break
-      stale.push(k as Key)
+      stale.push(k)
       first = seq + 1
     }
     for (const k of stale) store.events.removeSync(k)

@@ -4,7 +4,7 @@
 // otherwise lock all customer data of the shard without a word.
 import { statSync } from 'node:fs'
 import { SLOT_BYTES } from '../crypto/key-file'
-import { keyParts, LEGACY_NEXT_SLOT_KEY, NEXT_SLOT_KEY } from './keys'
+import { consentOf, NEXT_SLOT_KEY, tenantOfSlotKey } from './keys'
 import { ShardDamage } from './shard-files'
 import type { ShardStore } from './shard-store'
 
@@ -18,17 +18,15 @@ export function verifyKeys(store: ShardStore): void {
   }
   for (const { key, value } of store.consents.getRange()) {
     if (value.status === 'granted' && store.keys.get(value.slot) === undefined) {
-      const [tenant, ref] = keyParts(key)
-      throw new ShardDamage(`${where}: the key of granted consent ${String(ref)} of tenant ${String(tenant)} (slot ${value.slot}) is destroyed or does not open with this master key; ${restore}`)
+      const { tenant, ref } = consentOf(key)
+      throw new ShardDamage(`${where}: the key of granted consent ${ref} of tenant ${tenant} (slot ${value.slot}) is destroyed or does not open with this master key; ${restore}`)
     }
   }
   for (const { key, value } of store.keySlots.getRange()) {
-    // A one-element key reads back as its element (keys.ts, keyParts).
-    const parts = keyParts(key)
-    const tenant = parts[0]
-    if (parts.length !== 1 || tenant === NEXT_SLOT_KEY[0] || tenant === LEGACY_NEXT_SLOT_KEY[0]) continue
+    const tenant = tenantOfSlotKey(key)
+    if (tenant === undefined) continue
     if (store.keys.get(value) === undefined) {
-      throw new ShardDamage(`${where}: the key of tenant ${String(tenant)} (slot ${value}) is destroyed or does not open with this master key; ${restore}`)
+      throw new ShardDamage(`${where}: the key of tenant ${tenant} (slot ${value}) is destroyed or does not open with this master key; ${restore}`)
     }
   }
 }

@@ -19,6 +19,8 @@ export const IN = 1
 
 export const nodeKey = (tenant: string, n: NodeRef): Key => [tenant, n.ns, n.type, n.id]
 export const typePrefix = (tenant: string, ns: string, type: string): Key => [tenant, ns, type]
+/** The node id of a node key or an index key (both end with it). */
+export const nodeIdOf = (key: Key): string => key[key.length - 1] as string
 
 export const relationKey = (tenant: string, r: RelationRef): Key => [
   tenant, r.from.ns, r.from.type, r.from.id, r.to.ns, r.to.type, r.to.id, r.rel.ns, r.rel.type, r.rel.id,
@@ -53,8 +55,15 @@ export const indexPrefix = (tenant: string, ns: string, type: string, property: 
 /** [tenant, sequence]: a tenant's events in sequence order. */
 export const eventKey = (tenant: string, seq: number): Key => [tenant, seq]
 export const eventHeadKey = (tenant: string): Key => [tenant]
+export const eventSequenceOf = (key: Key): number => key[1] as number
+/** The tenant of an event head key (a one-element key: read back with keyParts). */
+export const eventHeadTenantOf = (raw: unknown): string => keyParts(raw)[0] as string
 
 export const consentKey = (tenant: string, ref: string): Key => [tenant, ref]
+export function consentOf(key: Key): { tenant: string; ref: string } {
+  const [tenant, ref] = key as [string, string]
+  return { tenant, ref }
+}
 /** The slot of a tenant's own data key. */
 export const tenantSlotKey = (tenant: string): Key => [tenant]
 /**
@@ -65,10 +74,31 @@ export const tenantSlotKey = (tenant: string): Key => [tenant]
 export const NEXT_SLOT_KEY: Key = ['@nextSlot']
 export const LEGACY_NEXT_SLOT_KEY: Key = ['nextSlot']
 
+/** The tenant of a key-slot key, or undefined for the slot counters that share the database. */
+export function tenantOfSlotKey(raw: unknown): string | undefined {
+  // A one-element key reads back as its element (keyParts).
+  const parts = keyParts(raw)
+  const tenant = parts[0]
+  if (parts.length !== 1 || tenant === NEXT_SLOT_KEY[0] || tenant === LEGACY_NEXT_SLOT_KEY[0]) return undefined
+  return tenant as string
+}
+
 /** [dueAt, tenant, scheduleId]: due schedules are a range read from the start. */
 export const scheduleKey = (dueAt: number, tenant: string, scheduleId: string): Key => [dueAt, tenant, scheduleId]
 export const scheduleIdKey = (tenant: string, scheduleId: string): Key => [tenant, scheduleId]
+export function scheduleOf(key: Key): { dueAt: number; tenant: string; scheduleId: string } {
+  const [dueAt, tenant, scheduleId] = key as [number, string, string]
+  return { dueAt, tenant, scheduleId }
+}
+/** Ends the range of the schedules due at `now` or before. */
+export const dueBy = (now: number): KeyPart[] => [now, END]
 
 export const webhookKey = (tenant: string, id: string): Key => [tenant, id]
+export function webhookOf(key: Key): { tenant: string; id: string } {
+  const [tenant, id] = key as [string, string]
+  return { tenant, id }
+}
+/** A tenant's keys in a database keyed [tenant, ...] (events, webhooks). */
+export const tenantPrefix = (tenant: string): Key => [tenant]
 /** Every key that starts with `prefix`. */
 export const prefixRange = (prefix: Key): { start: Key; end: KeyPart[] } => ({ start: prefix, end: [...prefix, END] })

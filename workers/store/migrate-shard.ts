@@ -1,14 +1,35 @@
 // Disk format migrations of a shard (src/shard/manifest.ts lists the
 // formats). Each step runs in one write transaction and is idempotent, so a
-// crash during a migration is finished by the next start.
-import type { ShardStore } from './shard-store'
-import { migrateSlotCounter } from './consents'
+// crash during a migration is finished by the next start. Steps see only the
+// databases they need, so opening a shard (shard-store.ts) can run them
+// without an import cycle.
+import type { Database, RootDatabase } from 'lmdb'
+import { LEGACY_NEXT_SLOT_KEY, NEXT_SLOT_KEY, type Key } from './keys'
+import type { ShardValues } from './schema'
 
-const STEPS: Record<number, (store: ShardStore) => void> = {
+export interface MigratedStore {
+  readonly env: RootDatabase
+  readonly keySlots: Database<ShardValues['keySlots'], Key>
+}
+
+/**
+ * Builds before NEXT_SLOT_KEY kept the counter under ['nextSlot'], which is
+ * also where a tenant named "nextSlot" keeps its slot: moved once, at open.
+ */
+export function migrateSlotCounter(store: MigratedStore): void {
+  const legacy = store.keySlots.get(LEGACY_NEXT_SLOT_KEY)
+  if (legacy === undefined || store.keySlots.get(NEXT_SLOT_KEY) !== undefined) return
+  store.env.transactionSync(() => {
+    store.keySlots.putSync(NEXT_SLOT_KEY, legacy)
+    store.keySlots.removeSync(LEGACY_NEXT_SLOT_KEY)
+  })
+}
+
+const STEPS: Record<number, (store: MigratedStore) => void> = {
   // 1 -> 2: the key-slot counter moves from ['nextSlot'] to ['@nextSlot'] (keys.ts).
   1: migrateSlotCounter,
 }
 
-export function migrateShard(store: ShardStore, from: number, to: number): void {
+export function migrateShard(store: MigratedStore, from: number, to: number): void {
   for (let v = from; v < to; v++) STEPS[v]?.(store)
 }

@@ -4,31 +4,17 @@
 // (workers/store/sealing.ts).
 import type { Database } from 'lmdb'
 import type { Metamodel } from '../../src/model/metamodel'
-import type { Urls } from '../../src/model/urls'
 import type { NodeRef, RelationRef, WriteContext } from '../../src/shard/messages'
-import type { BlindIndex } from '../crypto/blind-index'
-import { END, IN, OUT, adjacencyKey, adjacencyPrefix, nodeKey, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
-import { LOCKED_PLACEHOLDER, nodeObject, type ElementMeta, type ElementRecord, type StoredElement } from './records'
-import { NO_CONTENT, fail, ok, type OpResult } from './result'
-import { isGrant, openElement, revokedPropertyWritten, sealElement, writeGrant } from './sealing'
+import type { ShardContext } from './context'
+import { IN, OUT, adjacencyKey, adjacencyPrefix, nodeKey, prefixRange, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
+import { LOCKED_PLACEHOLDER, nodeObject, type ElementRecord } from './records'
+import { NO_CONTENT, fail, ok, type OpError, type OpResult } from './result'
+import { meta, openElement, revokedPropertyWritten, sealElement, writeGrant } from './sealing'
 import { reindex } from './search-index'
 import { appendEvent } from './events'
 import { recordTimings } from './timings'
+import type { ElementMeta, StoredElement } from './schema'
 import type { ShardStore } from './shard-store'
-
-export interface ShardContext {
-  store: ShardStore
-  urls: Urls
-  metamodel: Metamodel
-  blind: BlindIndex
-  now: number
-  /** Tenants whose event log grew in this transaction (to wake their consumers). */
-  touched: Set<string>
-  /** Set when this transaction wrote a schedule (the actor's timer may need to fire sooner). */
-  schedulesChanged: boolean
-  /** Key slots of consents revoked in this transaction: destroyed once it is committed (consents.ts says why). */
-  shred: number[]
-}
 
 /** A change event (spec 6) in the current transaction. */
 export function changeEvent(sc: ShardContext, tenant: string, operation: 'CREATE' | 'DELETE', schema: string, payload: Record<string, unknown>, trace: string | undefined): void {
@@ -94,22 +80,28 @@ function bumpCount(store: ShardStore, key: Key, delta: number): void {
   else store.counts.putSync(key, next)
 }
 
+/** A node that exists after ensureNode: its identity and timestamps. */
+export interface EnsuredNode {
+  kind: 'node'
+  meta: ElementMeta
+}
+
 /**
  * Creates the node with no properties when it is missing (the end nodes of a
  * relation PUT or counter POST); an existing node is left as it is.
  */
-export function ensureNode(sc: ShardContext, tenant: string, n: NodeRef, ctx: WriteContext): ElementMeta | OpResult {
+export function ensureNode(sc: ShardContext, tenant: string, n: NodeRef, ctx: WriteContext): EnsuredNode | OpError {
   const { store, metamodel, now } = sc
   const key = nodeKey(tenant, n)
   const existing = store.nodes.get(key)
-  if (existing !== undefined) return existing
+  if (existing !== undefined) return { kind: 'node', meta: meta(existing) }
   const grant = writeGrant(store, tenant, ctx.consent, nodeOwnedBy(metamodel, tenant, n), undefined, describe(n))
-  if (!isGrant(grant)) return grant
+  if (grant.kind === 'error') return grant
   const created = { c: now, b: ctx.client, o: grant.owner, p: '{}' }
   store.nodes.putSync(key, sealElement(store, key, grant.slot, created))
   bumpCount(store, typePrefix(tenant, n.ns, n.type), 1)
   changeEvent(sc, tenant, 'CREATE', sc.urls.nodeSchema(tenant, n.ns, n.type), { id: n.id, consentRefId: ctx.consent }, ctx.trace)
-  return created
+  return { kind: 'node', meta: meta(created) }
 }
 
 /** Spec 1.5: create, or append/overwrite just the named properties. */
@@ -118,7 +110,7 @@ export function putNode(sc: ShardContext, tenant: string, n: NodeRef, props: Rec
   const key = nodeKey(tenant, n)
   const existing = store.nodes.get(key)
   const grant = writeGrant(store, tenant, ctx.consent, nodeOwnedBy(metamodel, tenant, n), existing?.o, describe(n))
-  if (!isGrant(grant)) return grant
+  if (grant.kind === 'error') return grant
   const refused = revokedPropertyWritten(grant, props)
   if (refused !== undefined) return refused
   let before: Record<string, unknown> = {}
@@ -151,7 +143,7 @@ export function deleteNode(sc: ShardContext, tenant: string, n: NodeRef, trace: 
   if (existing === undefined) return NO_CONTENT
   const prefix = adjacencyPrefix(tenant, n)
   // Collected first: deleting under a live cursor of the same transaction is unsafe.
-  const adjacent = [...store.adjacency.getKeys({ start: prefix, end: [...prefix, END] })] as Key[]
+  const adjacent = [...store.adjacency.getKeys(prefixRange(prefix))]
   for (const adj of adjacent) {
     const { neighbour, relation, direction } = relationOfAdjacency(adj)
     const rk = relationKey(tenant, relation)

@@ -1,27 +1,11 @@
-// What a node or relation is on disk, and how it is rendered as the spec's
-// JSON. Custom properties are stored sealed (workers/store/sealing.ts); once
+// How a node or relation is rendered as the spec's JSON (schema.ts has what
+// it is on disk). Custom properties are stored sealed (sealing.ts); once
 // opened they are a JSON text that the renderers splice, never re-parse.
 import type { NodeRef, RelationRef } from '../../src/shard/messages'
 import type { Urls } from '../../src/model/urls'
+import type { ElementMeta } from './schema'
 
-/** Identity and timestamps stay readable (they are what a locked chunk shows). */
-export interface ElementMeta {
-  /** created, epoch ms */
-  c: number
-  /** createdByHybrisClient: the client id of the token that created it */
-  b: string
-  /** owner: the consent reference that created it, or TENANT */
-  o: string
-}
-
-export interface StoredElement extends ElementMeta {
-  /** key slot of the data key that sealed `s` */
-  k: number
-  /** sealed custom properties: AES-256-GCM of their JSON text */
-  s: Uint8Array
-}
-
-/** An element whose properties could be opened: `p` is their JSON object text. */
+/** An element whose properties could be opened (in memory only): `p` is their JSON object text. */
 export interface ElementRecord extends ElementMeta {
   p: string
 }

@@ -3,11 +3,13 @@
 // properties are sealed under its owner's key like a node's.
 import type { RelationRef, WriteContext } from '../../src/shard/messages'
 import { IN, OUT, adjacencyKey, relationKey, type Key } from './keys'
-import { changeEvent, ensureNode, readElement, relationPayload, type ShardContext } from './nodes'
+import type { ShardContext } from './context'
+import { changeEvent, ensureNode, readElement, relationPayload } from './nodes'
 import { recordTimings } from './timings'
-import { counterResult, relationObject, type ElementMeta, type StoredElement } from './records'
-import { NO_CONTENT, fail, ok, type OpResult } from './result'
-import { isGrant, openElement, revokedPropertyWritten, sealElement, withoutProperties, writeGrant, type WriteGrant } from './sealing'
+import { counterResult, relationObject, type ElementRecord } from './records'
+import type { ElementMeta, StoredElement } from './schema'
+import { NO_CONTENT, fail, ok, type OpError, type OpResult } from './result'
+import { openElement, revokedPropertyWritten, sealElement, withoutProperties, writeGrant, type WriteGrant } from './sealing'
 
 function describe(r: RelationRef): string {
   return `relation ${r.from.ns}/${r.from.type}/${r.from.id} -> ${r.to.ns}/${r.to.type}/${r.to.id} (${r.rel.ns}/${r.rel.type}/${r.rel.id})`
@@ -22,6 +24,7 @@ export function getRelation({ store, urls }: ShardContext, tenant: string, rel: 
 }
 
 interface Prepared {
+  kind: 'prepared'
   key: Key
   grant: WriteGrant
   existing: StoredElement | undefined
@@ -30,11 +33,11 @@ interface Prepared {
 }
 
 /** The consent and ownership checks of a relation write, and what it merges with. */
-function prepare(sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteContext, names: Record<string, unknown>): Prepared | OpResult {
+function prepare(sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteContext, names: Record<string, unknown>): Prepared | OpError {
   const key = relationKey(tenant, rel)
   const existing = sc.store.relations.get(key)
   const grant = writeGrant(sc.store, tenant, ctx.consent, relationOwnedBy(sc, tenant, rel), existing?.o, describe(rel))
-  if (!isGrant(grant)) return grant
+  if (grant.kind === 'error') return grant
   const refused = revokedPropertyWritten(grant, names)
   if (refused !== undefined) return refused
   let before: Record<string, unknown> = {}
@@ -42,15 +45,24 @@ function prepare(sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteC
     const opened = openElement(sc.store, tenant, key, existing, false)
     if (opened.kind === 'open') before = JSON.parse(opened.record.p) as Record<string, unknown>
   }
-  return { key, grant, existing, before }
+  return { kind: 'prepared', key, grant, existing, before }
+}
+
+interface Written {
+  kind: 'written'
+  from: ElementMeta
+  to: ElementMeta
+  record: ElementRecord
 }
 
 /** Creates missing end nodes, then writes the relation with `after` as its properties. */
-function write(sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteContext, prep: Prepared, after: Record<string, unknown>, property: string | undefined) {
+function write(
+  sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteContext, prep: Prepared, after: Record<string, unknown>, property: string | undefined,
+): Written | OpError {
   const from = ensureNode(sc, tenant, rel.from, ctx)
-  if (!('c' in from)) return from
+  if (from.kind === 'error') return from
   const to = ensureNode(sc, tenant, rel.to, ctx)
-  if (!('c' in to)) return to
+  if (to.kind === 'error') return to
   const record = { c: prep.existing?.c ?? sc.now, b: prep.existing?.b ?? ctx.client, o: prep.grant.owner, p: JSON.stringify(after) }
   sc.store.relations.putSync(prep.key, sealElement(sc.store, prep.key, prep.grant.slot, record))
   if (prep.existing === undefined) {
@@ -60,14 +72,14 @@ function write(sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteCon
   }
   recordTimings(sc, tenant, { kind: 'relation', relation: rel, property }, prep.grant.owner, ctx)
   if (ctx.schedule !== undefined || ctx.decay !== undefined) sc.touched.add(tenant)
-  return { from: from as ElementMeta, to: to as ElementMeta, record }
+  return { kind: 'written', from: from.meta, to: to.meta, record }
 }
 
 export function putRelation(sc: ShardContext, tenant: string, rel: RelationRef, props: Record<string, unknown>, ctx: WriteContext): OpResult {
   const prep = prepare(sc, tenant, rel, ctx, props)
-  if (!('grant' in prep)) return prep
+  if (prep.kind === 'error') return prep
   const done = write(sc, tenant, rel, ctx, prep, { ...prep.before, ...props }, undefined)
-  return 'record' in done ? NO_CONTENT : done
+  return done.kind === 'written' ? NO_CONTENT : done
 }
 
 /** Idempotent: 204 whether or not the relation existed; the end nodes stay. */
@@ -89,13 +101,13 @@ export function deleteRelation(sc: ShardContext, tenant: string, rel: RelationRe
  */
 export function incrementCounter(sc: ShardContext, tenant: string, rel: RelationRef, name: string, ctx: WriteContext): OpResult {
   const prep = prepare(sc, tenant, rel, ctx, { [name]: 1 })
-  if (!('grant' in prep)) return prep
+  if (prep.kind === 'error') return prep
   const value = prep.before[name]
   if (value !== undefined && !Number.isSafeInteger(value)) {
     return fail('validation_violation', `property "${name}" of ${describe(rel)} is not an integer counter`)
   }
   const done = write(sc, tenant, rel, ctx, prep, { ...prep.before, [name]: ((value as number | undefined) ?? 0) + 1 }, name)
-  if (!('record' in done)) return done
+  if (done.kind === 'error') return done
   // The answer shows no property whose consent is revoked.
   const shown = { ...done.record, p: withoutProperties(done.record.p, prep.grant.revokedProperties) }
   return ok(200, counterResult(relationObject(sc.urls, tenant, rel, shown), done.from, done.to, done.record))

@@ -6,6 +6,12 @@ export type OpResult =
   | { kind: 'ok'; status: number; body: string | undefined; total: number | undefined }
   | { kind: 'error'; type: ErrorType; message: string }
 
+/**
+ * A refusal. The steps of a write (grant, end nodes, preparation) answer
+ * their value or this, told apart by `kind` like every result here.
+ */
+export type OpError = Extract<OpResult, { kind: 'error' }>
+
 export const ok = (status: number, body?: string, total?: number): OpResult => ({ kind: 'ok', status, body, total })
-export const fail = (type: ErrorType, message: string): OpResult => ({ kind: 'error', type, message })
+export const fail = (type: ErrorType, message: string): OpError => ({ kind: 'error', type, message })
 export const NO_CONTENT = ok(204)

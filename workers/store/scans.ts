@@ -3,9 +3,9 @@
 // and remembers the last key, so a stream holds no long read transaction and
 // never more than one slice in memory; the next step starts after that key.
 import type { Criterion, NodeRef } from '../../src/shard/messages'
-import { END, IN, adjacencyPrefix, indexPrefix, nodeKey, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
+import { IN, adjacencyPrefix, indexPrefix, nodeIdOf, nodeKey, prefixRange, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
 import { LOCKED_PLACEHOLDER, nodeChunk, nodeObject, relationChunk } from './records'
-import type { ShardContext } from './nodes'
+import type { ShardContext } from './context'
 import { TENANT_OWNER } from './consents'
 import { openElement } from './sealing'
 
@@ -17,6 +17,12 @@ export interface Slice {
 /** How much one step may read: whichever limit is reached first. */
 export const SLICE_ITEMS = 256
 export const SLICE_BYTES = 64 * 1024
+/**
+ * Keys one list step may read, returned or not: an owner filter or stale
+ * index terms can skip any number of keys, and the actor answers nothing
+ * else while a step runs.
+ */
+export const SLICE_KEYS = 4 * SLICE_ITEMS
 
 export interface Scan {
   step(sc: ShardContext): Slice
@@ -55,13 +61,15 @@ export class ListScan implements Scan {
       ? typePrefix(tenant, this.ns, this.type)
       : indexPrefix(tenant, this.ns, this.type, criterion.property, blind.term(tenant, criterion.property, criterion.value))
     const db = criterion === undefined ? store.nodes : store.index
-    const opts = { start: this.lastKey ?? prefix, end: [...prefix, END], exclusiveStart: this.lastKey !== undefined }
+    const opts = { start: this.lastKey ?? prefix, end: prefixRange(prefix).end, exclusiveStart: this.lastKey !== undefined }
+    let read = 0
     for (const raw of db.getKeys(opts)) {
       if (this.remaining <= 0) return { chunks, done: true }
-      if (chunks.length >= SLICE_ITEMS || bytes >= SLICE_BYTES) return { chunks, done: false }
+      if (chunks.length >= SLICE_ITEMS || bytes >= SLICE_BYTES || read >= SLICE_KEYS) return { chunks, done: false }
+      read++
       const key = raw as Key
       this.lastKey = key
-      const node: NodeRef = { ns: this.ns, type: this.type, id: key[key.length - 1] as string }
+      const node: NodeRef = { ns: this.ns, type: this.type, id: nodeIdOf(key) }
       const nk = nodeKey(tenant, node)
       const stored = store.nodes.get(nk)
       if (stored === undefined) continue
@@ -137,7 +145,7 @@ export class NeighboursScan implements Scan {
       this.lastKey = group.lastKey
       group = undefined
     }
-    const opts = { start: this.lastKey ?? prefix, end: [...prefix, END], exclusiveStart: this.lastKey !== undefined }
+    const opts = { start: this.lastKey ?? prefix, end: prefixRange(prefix).end, exclusiveStart: this.lastKey !== undefined }
     for (const raw of store.adjacency.getKeys(opts)) {
       const key = raw as Key
       const { neighbour, relation, direction } = relationOfAdjacency(key)

@@ -4,16 +4,10 @@
 // firing is a range read from the start; a later schedule with the same
 // scheduleId replaces the earlier one. They live in LMDB, so a schedule due
 // while the server was down fires right after the start.
-import { END, scheduleIdKey, scheduleKey, type Key } from './keys'
-import { appendEvent, type Operation } from './events'
+import { dueBy, scheduleIdKey, scheduleKey, scheduleOf } from './keys'
+import { appendEvent } from './events'
+import type { ScheduleEntry } from './schema'
 import type { ShardStore } from './shard-store'
-
-/** [dueAt, tenant, scheduleId] -> what to emit */
-export interface ScheduleEntry {
-  operation: Extract<Operation, 'SCHEDULED' | 'DECAY'>
-  schema: string
-  payload: Record<string, unknown>
-}
 
 export function putSchedule(store: ShardStore, tenant: string, scheduleId: string, dueAt: number, entry: ScheduleEntry): void {
   const previous = store.scheduleIds.get(scheduleIdKey(tenant, scheduleId))
@@ -24,18 +18,18 @@ export function putSchedule(store: ShardStore, tenant: string, scheduleId: strin
 
 /** The due time of the earliest schedule, if any. */
 export function nextDue(store: ShardStore): number | undefined {
-  for (const key of store.schedules.getKeys({ limit: 1 })) return (key as Key)[0] as number
+  for (const key of store.schedules.getKeys({ limit: 1 })) return scheduleOf(key).dueAt
   return undefined
 }
 
 /** Emits every schedule due at `now` (inside a write transaction); returns the tenants that got events. */
 export function fireDue(store: ShardStore, now: number, limit = 1000): Set<string> {
   const tenants = new Set<string>()
-  const due = [...store.schedules.getRange({ end: [now, END], limit })]
+  const due = [...store.schedules.getRange({ end: dueBy(now), limit })]
   for (const { key, value } of due) {
-    const [, tenant, scheduleId] = key as [number, string, string]
+    const { tenant, scheduleId } = scheduleOf(key)
     appendEvent(store, tenant, value.operation, value.schema, value.payload, undefined, now)
-    store.schedules.removeSync(key as Key)
+    store.schedules.removeSync(key)
     store.scheduleIds.removeSync(scheduleIdKey(tenant, scheduleId))
     tenants.add(tenant)
   }

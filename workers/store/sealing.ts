@@ -4,8 +4,9 @@
 import { open, seal, sealedFingerprint } from '../crypto/seal'
 import { TENANT_OWNER, getConsentRecord, tenantSlot } from './consents'
 import type { Key } from './keys'
-import type { ElementMeta, ElementRecord, StoredElement } from './records'
-import { fail, type OpResult } from './result'
+import type { ElementRecord } from './records'
+import type { ElementMeta, StoredElement } from './schema'
+import { fail, type OpError } from './result'
 import type { ShardStore } from './shard-store'
 
 export type Opened =
@@ -18,7 +19,8 @@ export type Opened =
 /** The element's identity, bound into its ciphertext as additional data. */
 const aad = (key: Key): string => JSON.stringify(key)
 
-export function meta(s: StoredElement): ElementMeta {
+/** Only the meta fields, whatever else `s` holds. */
+export function meta(s: ElementMeta): ElementMeta {
   return { c: s.c, b: s.b, o: s.o }
 }
 
@@ -89,6 +91,7 @@ function remember(store: ShardStore, id: string, stored: StoredElement, p: strin
 
 /** What a permitted write seals with: the owner it records and the key slot. */
 export interface WriteGrant {
+  kind: 'grant'
   owner: string
   slot: number
   /** properties of this consent that may not be written */
@@ -103,25 +106,21 @@ export interface WriteGrant {
 export function writeGrant(
   store: ShardStore, tenant: string, consentRef: string,
   ownedBy: 'customer' | 'tenant', existingOwner: string | undefined, what: string,
-): WriteGrant | OpResult {
+): WriteGrant | OpError {
   const consent = getConsentRecord(store, tenant, consentRef)
   if (consent === undefined) return fail('forbidden', `consent reference "${consentRef}" is not a consent of tenant "${tenant}"`)
   if (consent.status === 'revoked') return fail('forbidden', `consent reference "${consentRef}" is revoked`)
   if (ownedBy === 'tenant') {
-    return { owner: TENANT_OWNER, slot: tenantSlot(store, tenant, true)!, revokedProperties: [] }
+    return { kind: 'grant', owner: TENANT_OWNER, slot: tenantSlot(store, tenant, true)!, revokedProperties: [] }
   }
   if (existingOwner !== undefined && existingOwner !== consentRef) {
     return fail('forbidden', `${what} is owned by another consent reference`)
   }
-  return { owner: consentRef, slot: consent.slot, revokedProperties: consent.revokedProperties }
-}
-
-export function isGrant(g: WriteGrant | OpResult): g is WriteGrant {
-  return 'slot' in g
+  return { kind: 'grant', owner: consentRef, slot: consent.slot, revokedProperties: consent.revokedProperties }
 }
 
 /** A write naming a property whose consent is revoked is refused, naming it. */
-export function revokedPropertyWritten(grant: WriteGrant, props: Record<string, unknown>): OpResult | undefined {
+export function revokedPropertyWritten(grant: WriteGrant, props: Record<string, unknown>): OpError | undefined {
   const hit = grant.revokedProperties.find((name) => Object.prototype.hasOwnProperty.call(props, name))
   return hit === undefined ? undefined : fail('forbidden', `consent to property "${hit}" is revoked`)
 }

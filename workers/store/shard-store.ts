@@ -5,11 +5,9 @@ import { join } from 'node:path'
 import { KEY_OPTIONS } from '../../src/store/key-encoding'
 import { DataKeys } from '../crypto/data-keys'
 import { KeyFile } from '../crypto/key-file'
-import { migrateSlotCounter, type ConsentRecord } from './consents'
-import type { EventHead, StoredEvent } from './events'
-import type { ScheduleEntry } from './schedules'
 import type { Key } from './keys'
-import type { StoredElement } from './records'
+import { migrateSlotCounter } from './migrate-shard'
+import type { ConsentRecord, EventHead, ShardValues } from './schema'
 
 /**
  * A decrypted element kept in memory (never on disk), valid only while the
@@ -25,29 +23,23 @@ export interface PlainEntry {
   p: string
 }
 
+type Db<Name extends keyof ShardValues> = Database<ShardValues[Name], Key>
+
 export interface ShardStore {
   readonly shard: number
   readonly env: RootDatabase
-  /** [tenant, ns, type, id] -> node */
-  readonly nodes: Database<StoredElement, Key>
-  /** [tenant, from..., to..., rel...] -> relation */
-  readonly relations: Database<StoredElement, Key>
-  /** [tenant, owner..., neighbour..., direction, rel...] -> 1 */
-  readonly adjacency: Database<number, Key>
-  /** [tenant, ns, type] -> number of nodes */
-  readonly counts: Database<number, Key>
-  /** [tenant, ns, type, property, term, id] -> 1 */
-  readonly index: Database<number, Key>
-  /** [tenant, consentReference] -> consent */
-  readonly consents: Database<ConsentRecord, Key>
-  /** [tenant] -> key slot of the tenant's own data key; ['@nextSlot'] -> next free slot (keys.ts) */
-  readonly keySlots: Database<number, Key>
-  /** [tenant, sequence] -> event; [tenant] -> sequence range kept */
-  readonly events: Database<StoredEvent, Key>
-  readonly eventHeads: Database<EventHead, Key>
-  /** [dueAt, tenant, scheduleId] -> schedule; [tenant, scheduleId] -> dueAt */
-  readonly schedules: Database<ScheduleEntry, Key>
-  readonly scheduleIds: Database<number, Key>
+  /** The shard's databases; schema.ts gives each one's key layout and value type. */
+  readonly nodes: Db<'nodes'>
+  readonly relations: Db<'relations'>
+  readonly adjacency: Db<'adjacency'>
+  readonly counts: Db<'counts'>
+  readonly index: Db<'index'>
+  readonly consents: Db<'consents'>
+  readonly keySlots: Db<'keySlots'>
+  readonly events: Db<'events'>
+  readonly eventHeads: Db<'eventHeads'>
+  readonly schedules: Db<'schedules'>
+  readonly scheduleIds: Db<'scheduleIds'>
   /**
    * Consent records and tenant key slots read on every decrypt, kept in
    * memory: the actor is their only writer. Cleared when a transaction fails.
@@ -90,22 +82,22 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer, max
     // `env.flushed` resolves (docs/architecture.md: durable before the answer).
     overlappingSync: true,
   })
-  const sub = <V>(name: string) => env.openDB<V, Key>(name, DB_OPTIONS)
+  const sub = <Name extends keyof ShardValues>(name: Name): Db<Name> => env.openDB<ShardValues[Name], Key>(name, DB_OPTIONS)
   const keyFile = new KeyFile(join(shardPath(dataDir, shard), 'keys.bin'))
   const store: ShardStore = {
     shard,
     env,
-    nodes: sub<StoredElement>('nodes'),
-    relations: sub<StoredElement>('relations'),
-    adjacency: sub<number>('adjacency'),
-    counts: sub<number>('counts'),
-    index: sub<number>('index'),
-    consents: sub<ConsentRecord>('consents'),
-    keySlots: sub<number>('keySlots'),
-    events: sub<StoredEvent>('events'),
-    eventHeads: sub<EventHead>('eventHeads'),
-    schedules: sub<ScheduleEntry>('schedules'),
-    scheduleIds: sub<number>('scheduleIds'),
+    nodes: sub('nodes'),
+    relations: sub('relations'),
+    adjacency: sub('adjacency'),
+    counts: sub('counts'),
+    index: sub('index'),
+    consents: sub('consents'),
+    keySlots: sub('keySlots'),
+    events: sub('events'),
+    eventHeads: sub('eventHeads'),
+    schedules: sub('schedules'),
+    scheduleIds: sub('scheduleIds'),
     cache: { consents: new Map(), tenantSlots: new Map(), plain: new Map(), eventHeads: new Map() },
     keys: new DataKeys(keyFile, masterKey),
     keyFile,

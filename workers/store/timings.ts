@@ -4,7 +4,7 @@
 import type { NodeRef, RelationRef, Timing, WriteContext } from '../../src/shard/messages'
 import { appendEvent } from './events'
 import { putSchedule } from './schedules'
-import type { ShardContext } from './nodes'
+import type { ShardContext } from './context'
 
 export type Subject =
   | { kind: 'node'; node: NodeRef; property?: string }

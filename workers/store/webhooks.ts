@@ -9,17 +9,10 @@ import type { Database, RangeOptions } from 'lmdb'
 import type { WebhookState, WebhookTarget } from '../../src/shard/messages'
 import { open, seal } from '../crypto/seal'
 import { head } from './events'
-import { prefixRange, webhookKey, type Key } from './keys'
+import { prefixRange, tenantPrefix, webhookKey, webhookOf, type Key } from './keys'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
+import type { WebhookRecord } from './schema'
 import { DB_OPTIONS, type ShardStore } from './shard-store'
-
-/** [tenant, id] -> webhook */
-export interface WebhookRecord extends WebhookState {
-  url: string
-  /** the secret, sealed; see `aad` */
-  secret: Uint8Array
-  created: number
-}
 
 /** Registered webhooks per tenant, at most. */
 export const MAX_WEBHOOKS_PER_TENANT = 100
@@ -39,7 +32,7 @@ export function webhookDb(store: ShardStore): Database<WebhookRecord, Key> {
 const aad = (tenant: string, id: string): string => JSON.stringify(['webhook secret', tenant, id])
 
 function tenantRange(tenant: string): RangeOptions {
-  return prefixRange([tenant])
+  return prefixRange(tenantPrefix(tenant))
 }
 
 function view(id: string, w: WebhookRecord): Record<string, unknown> {
@@ -80,7 +73,7 @@ export function listWebhooks(store: ShardStore, tenant: string, id: string | und
     return w === undefined ? notFound(id) : ok(200, JSON.stringify(view(id, w)))
   }
   const list: Record<string, unknown>[] = []
-  for (const { key, value } of db.getRange(tenantRange(tenant))) list.push(view((key as Key)[1] as string, value))
+  for (const { key, value } of db.getRange(tenantRange(tenant))) list.push(view(webhookOf(key).id, value))
   return ok(200, JSON.stringify(list))
 }
 
@@ -97,7 +90,7 @@ export function saveWebhookState(store: ShardStore, tenant: string, id: string, 
 export function webhookTargets(store: ShardStore, sealKey: Buffer, tenant: string | undefined): OpResult {
   const targets: WebhookTarget[] = []
   for (const { key, value: w } of webhookDb(store).getRange(tenant === undefined ? {} : tenantRange(tenant))) {
-    const [t, id] = key as [string, string]
+    const { tenant: t, id } = webhookOf(key)
     const secret = open(sealKey, w.secret, aad(t, id))
     if (secret === undefined) {
       console.error(`shard ${store.shard}: the secret of webhook ${id} of tenant ${t} does not open; it is not delivered`)
