@@ -178,6 +178,6 @@ t.test('after a revocation no blind-index term of the shredded data is left', as
   await s.write((sc) => revokeConsent(sc.store, 'demo', ref, TENANT, sc.shred))
   const term = s.blind.term('demo', 'name', 'Ada')
   t.same([...s.store.index.getKeys()], [], 'whoever holds the data directory and the master key cannot test guesses against it', {
-    todo: `revoking leaves the index entries of the consent's nodes (here ${term.slice(0, 8)}… for name "Ada"); with the master key (or through q=) a guessed value can be confirmed after crypto-shredding (DESIGN.md: gone for good)`,
+    todo: `revoking leaves the index entries of the consent's nodes (here ${term.slice(0, 8)}… for name "Ada"); with the data directory and the master key a guessed value can still be confirmed after crypto-shredding (q= no longer lists such hits; docs/data-protection.md, Known limits)`,
   })
 })
