@@ -15,8 +15,11 @@ import { ConfigError } from '../config'
  *    ['nextSlot'] (a tenant could be called that; workers/store/migrate-shard.ts),
  *    and the auth store's refresh-token user index uses array keys [sub, hash]
  *    (rebuilt at start: src/main.ts). Both migrated at start.
+ * 3: each shard keeps an owner index [tenant, owner, ns, type, id] of its
+ *    nodes, so a revocation removes the search terms of the consent's
+ *    data; built from the nodes at start.
  */
-export const FORMAT_VERSION = 2
+export const FORMAT_VERSION = 3
 
 export interface Manifest {
   /**

@@ -5,6 +5,7 @@ import t, { type Test } from 'tap'
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Graph, createConsent } from '../helpers/client'
+import { FORMAT_VERSION } from '../../src/shard/manifest'
 import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
 
 const shardsOf = (root: string): string[] => readdirSync(join(root, 'data', 'shards')).map((s) => join(root, 'data', 'shards', s))
@@ -92,6 +93,6 @@ t.test('a format-1 directory (no formatVersion) is migrated and its data served'
   const g = new Graph(server.url, 'demo', token)
   t.equal((await g.get('nodes/core/customer/c1')).status, 200)
   const migrated = JSON.parse(readFileSync(p, 'utf8')) as { format: number; formatVersion: number }
-  t.equal(migrated.formatVersion, 2, 'the manifest records the new format')
-  t.equal(migrated.format, 2, 'and `format` too, which builds before formatVersion refuse')
+  t.equal(migrated.formatVersion, FORMAT_VERSION, 'the manifest records the current format')
+  t.equal(migrated.format, FORMAT_VERSION, 'and `format` too, which builds before formatVersion refuse')
 })

@@ -6,7 +6,7 @@ import type { Operation, StreamOp } from '../../src/shard/messages'
 import { createConsent, grantConsent, readConsent, revokeConsent, setRevokedProperties } from '../store/consents'
 import { appendEvent, head, readEvents } from '../store/events'
 import type { ShardContext } from '../store/context'
-import { countNodes, deleteNode, getNode, getNodeProperty, putNode, putNodeProperty } from '../store/nodes'
+import { countNodes, deleteNode, forgetSearchTerms, getNode, getNodeProperty, putNode, putNodeProperty } from '../store/nodes'
 import { deleteRelation, getRelation, incrementCounter, putRelation } from '../store/relations'
 import { fail, ok, type OpResult } from '../store/result'
 import { createWebhook, deleteWebhook, listWebhooks, saveWebhookState, webhookTargets } from '../store/webhooks'
@@ -50,7 +50,7 @@ export function operationTable(webhookKey: Buffer): OperationTable {
       sc.touched.add(op.tenant)
       return ok(204)
     }),
-    revokeConsent: write((sc, op) => revokeConsent(sc.store, op.tenant, op.ref, op.caller, sc.shred)),
+    revokeConsent: write((sc, op) => revokeConsent(sc.store, op.tenant, op.ref, op.caller, sc.shred, () => forgetSearchTerms(sc, op.tenant, op.ref))),
     grantConsent: write((sc, op) => grantConsent(sc.store, op.tenant, op.ref, op.caller)),
     setRevokedProperties: write((sc, op) => setRevokedProperties(sc.store, op.tenant, op.ref, op.names, op.caller)),
     createWebhook: write((sc, op) => createWebhook(sc.store, webhookKey, op.tenant, op.url, sc.now)),

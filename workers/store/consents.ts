@@ -91,12 +91,18 @@ export function readConsent(store: ShardStore, tenant: string, ref: string, call
  * crash can leave only a revoked consent whose slot still holds a key, which
  * start-up finishes (finishRevocations); never a granted consent without a
  * key. Writes that see the record after this are refused (403).
+ * `beforeRevoke` runs once the revocation is allowed, while the consent's
+ * data still opens (the actor removes its search terms there:
+ * nodes.ts, forgetSearchTerms).
  */
-export function revokeConsent(store: ShardStore, tenant: string, ref: string, caller: ConsentCaller, shred: number[]): OpResult {
+export function revokeConsent(
+  store: ShardStore, tenant: string, ref: string, caller: ConsentCaller, shred: number[], beforeRevoke: () => void = () => undefined,
+): OpResult {
   const c = getConsentRecord(store, tenant, ref)
   if (c === undefined) return notFound(ref)
   if (!permitted(c, caller)) return fail('forbidden', `consent reference "${ref}" belongs to another subject`)
   if (c.status === 'revoked') return NO_CONTENT
+  beforeRevoke()
   store.cache.plain.forEach((entry, id) => { if (entry.o === ref) store.cache.plain.delete(id) })
   putConsent(store, tenant, ref, { ...c, status: 'revoked' })
   shred.push(c.slot)

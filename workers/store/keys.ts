@@ -45,6 +45,13 @@ export function relationOfAdjacency(key: Key): { neighbour: NodeRef; relation: R
   return { neighbour, relation, direction }
 }
 
+/** [tenant, owner, ns, type, id]: the nodes each consent (or TENANT) owns, for what a revocation must clean up. */
+export const ownedKey = (tenant: string, owner: string, n: NodeRef): Key => [tenant, owner, n.ns, n.type, n.id]
+export const ownedPrefix = (tenant: string, owner: string): Key => [tenant, owner]
+export function ownedNodeOf(key: Key): NodeRef {
+  return { ns: key[2] as string, type: key[3] as string, id: key[4] as string }
+}
+
 export const indexKey = (tenant: string, ns: string, type: string, property: string, term: string, id: string): Key => [
   tenant, ns, type, property, term, id,
 ]

@@ -4,12 +4,14 @@
 // databases they need, so opening a shard (shard-store.ts) can run them
 // without an import cycle.
 import type { Database, RootDatabase } from 'lmdb'
-import { LEGACY_NEXT_SLOT_KEY, NEXT_SLOT_KEY, type Key } from './keys'
+import { LEGACY_NEXT_SLOT_KEY, NEXT_SLOT_KEY, ownedKey, type Key } from './keys'
 import type { ShardValues } from './schema'
 
 export interface MigratedStore {
   readonly env: RootDatabase
   readonly keySlots: Database<ShardValues['keySlots'], Key>
+  readonly nodes: Database<ShardValues['nodes'], Key>
+  readonly owned: Database<ShardValues['owned'], Key>
 }
 
 /**
@@ -25,9 +27,21 @@ export function migrateSlotCounter(store: MigratedStore): void {
   })
 }
 
+/** Format 3: the owner index (ownedKey) built from the nodes, so a revocation can find what it must clean up. */
+export function buildOwnerIndex(store: MigratedStore): void {
+  store.env.transactionSync(() => {
+    for (const { key, value } of store.nodes.getRange()) {
+      const [tenant, ns, type, id] = key as [string, string, string, string]
+      store.owned.putSync(ownedKey(tenant, value.o, { ns, type, id }), 1)
+    }
+  })
+}
+
 const STEPS: Record<number, (store: MigratedStore) => void> = {
   // 1 -> 2: the key-slot counter moves from ['nextSlot'] to ['@nextSlot'] (keys.ts).
   1: migrateSlotCounter,
+  // 2 -> 3: the owner index.
+  2: buildOwnerIndex,
 }
 
 export function migrateShard(store: MigratedStore, from: number, to: number): void {

@@ -6,7 +6,7 @@ import type { Database } from 'lmdb'
 import type { Metamodel } from '../../src/model/metamodel'
 import type { NodeRef, RelationRef, WriteContext } from '../../src/shard/messages'
 import type { ShardContext } from './context'
-import { IN, OUT, adjacencyKey, adjacencyPrefix, nodeKey, prefixRange, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
+import { IN, OUT, adjacencyKey, adjacencyPrefix, keyParts, nodeKey, ownedKey, ownedNodeOf, ownedPrefix, prefixRange, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
 import { LOCKED_PLACEHOLDER, nodeObject, type ElementRecord } from './records'
 import { NO_CONTENT, fail, ok, type OpError, type OpResult } from './result'
 import { meta, openElement, revokedPropertyWritten, sealElement, writeGrant } from './sealing'
@@ -99,6 +99,7 @@ export function ensureNode(sc: ShardContext, tenant: string, n: NodeRef, ctx: Wr
   if (grant.kind === 'error') return grant
   const created = { c: now, b: ctx.client, o: grant.owner, p: '{}' }
   store.nodes.putSync(key, sealElement(store, key, grant.slot, created))
+  store.owned.putSync(ownedKey(tenant, grant.owner, n), 1)
   bumpCount(store, typePrefix(tenant, n.ns, n.type), 1)
   changeEvent(sc, tenant, 'CREATE', sc.urls.nodeSchema(tenant, n.ns, n.type), { id: n.id, consentRefId: ctx.consent }, ctx.trace)
   return { kind: 'node', meta: meta(created) }
@@ -126,6 +127,10 @@ export function putNode(sc: ShardContext, tenant: string, n: NodeRef, props: Rec
   reindex(store, metamodel, blind, tenant, n, before, after)
   const record = { c: existing?.c ?? now, b: existing?.b ?? ctx.client, o: grant.owner, p: JSON.stringify(after) }
   store.nodes.putSync(key, sealElement(store, key, grant.slot, record))
+  if (existing?.o !== grant.owner) {
+    if (existing !== undefined) store.owned.removeSync(ownedKey(tenant, existing.o, n))
+    store.owned.putSync(ownedKey(tenant, grant.owner, n), 1)
+  }
   recordTimings(sc, tenant, { kind: 'node', node: n, property }, grant.owner, ctx)
   if (ctx.schedule !== undefined || ctx.decay !== undefined) sc.touched.add(tenant)
   return NO_CONTENT
@@ -158,7 +163,26 @@ export function deleteNode(sc: ShardContext, tenant: string, n: NodeRef, trace: 
   const opened = openElement(store, tenant, key, existing, false)
   if (opened.kind === 'open') reindex(store, metamodel, blind, tenant, n, JSON.parse(opened.record.p) as Record<string, unknown>, {})
   store.nodes.removeSync(key)
+  store.owned.removeSync(ownedKey(tenant, existing.o, n))
   bumpCount(store, typePrefix(tenant, n.ns, n.type), -1)
   changeEvent(sc, tenant, 'DELETE', urls.nodeSchema(tenant, n.ns, n.type), { id: n.id, consentRefId: existing.o }, trace)
   return NO_CONTENT
+}
+
+/**
+ * Before a consent is revoked (its key still opens its data): removes the
+ * search-index entries of every node it owns, so no blind term of the
+ * shredded values is left to test guesses against.
+ */
+export function forgetSearchTerms(sc: ShardContext, tenant: string, ref: string): void {
+  const { store, metamodel, blind } = sc
+  // Collected first: writing under a live cursor of the same transaction is unsafe.
+  const owned = [...store.owned.getKeys(prefixRange(ownedPrefix(tenant, ref)))].map((k) => ownedNodeOf(keyParts(k)))
+  for (const n of owned) {
+    const key = nodeKey(tenant, n)
+    const stored = store.nodes.get(key)
+    if (stored === undefined) continue
+    const opened = openElement(store, tenant, key, stored, false, false)
+    if (opened.kind === 'open') reindex(store, metamodel, blind, tenant, n, JSON.parse(opened.record.p) as Record<string, unknown>, {})
+  }
 }

@@ -73,6 +73,8 @@ export interface ShardValues {
   counts: number
   /** [tenant, ns, type, property, term, id] (indexKey) -> 1 */
   index: number
+  /** [tenant, owner, ns, type, id] (ownedKey) -> 1: the nodes of each owner (format 3) */
+  owned: number
   /** [tenant, consentReference] (consentKey) */
   consents: ConsentRecord
   /** [tenant] (tenantSlotKey) -> key slot of the tenant's own data key; NEXT_SLOT_KEY -> next free slot */

@@ -34,6 +34,7 @@ export interface ShardStore {
   readonly adjacency: Db<'adjacency'>
   readonly counts: Db<'counts'>
   readonly index: Db<'index'>
+  readonly owned: Db<'owned'>
   readonly consents: Db<'consents'>
   readonly keySlots: Db<'keySlots'>
   readonly events: Db<'events'>
@@ -92,6 +93,7 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer, max
     adjacency: sub('adjacency'),
     counts: sub('counts'),
     index: sub('index'),
+    owned: sub('owned'),
     consents: sub('consents'),
     keySlots: sub('keySlots'),
     events: sub('events'),
