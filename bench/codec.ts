@@ -5,7 +5,7 @@
 // uses the winner.
 import { Packr } from 'msgpackr'
 import { MessageChannel, Worker, isMainThread, parentPort } from 'node:worker_threads'
-import type { ActorRequest } from '../src/shard/messages'
+import type { ActorRequest } from '../src/contract/messages'
 
 type Mode = 'clone' | 'msgpackr'
 

@@ -2,7 +2,7 @@
 // defaults. Everything is validated here once; the rest of the code trusts it.
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
-import { invalidAllowEntry } from './events/webhook-policy'
+import { invalidAllowEntry } from './net/webhook-policy'
 import { parseCidr } from './net/addresses'
 
 export interface Config {

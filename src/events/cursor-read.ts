@@ -5,9 +5,9 @@
 import { ApiError } from '../errors'
 import type { Exchange } from '../front/exchange'
 import { onDrain } from '../front/in-flight'
-import type { Services } from '../front/services'
-import { answer } from '../graph/answer'
-import type { ActorReply } from '../shard/messages'
+import type { Services } from '../auth/services'
+import { answer } from '../shard/answer'
+import type { ActorReply } from '../contract/messages'
 
 export const MAX_LIMIT = 1000
 export const MAX_WAIT_S = 30

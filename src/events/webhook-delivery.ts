@@ -16,10 +16,10 @@ import { request, type Dispatcher } from 'undici'
 import { now } from '../clock'
 import { ConfigError } from '../config'
 import type { ActorPool } from '../shard/actor-pool'
-import type { ActorReply, WebhookState, WebhookTarget } from '../shard/messages'
+import type { ActorReply, WebhookState, WebhookTarget } from '../contract/messages'
 import { readHead, readPage, TenantWakeups, type LoggedEvent } from './event-page'
 import { guardedAgent } from './webhook-connector'
-import type { WebhookPolicy } from './webhook-policy'
+import type { WebhookPolicy } from '../net/webhook-policy'
 
 export const SIGNATURE_HEADER = 'platform-signature'
 export const DEFAULT_RETRY_BASE_MS = 1000

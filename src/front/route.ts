@@ -5,7 +5,7 @@
 // limits, then the handler.
 import type { Exchange } from './exchange'
 import type { BodyKind } from './media-type'
-import type { Services } from './services'
+import type { Services } from '../auth/services'
 
 export type Method = 'GET' | 'HEAD' | 'PUT' | 'POST' | 'DELETE'
 

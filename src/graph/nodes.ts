@@ -1,8 +1,8 @@
 // /{tenant}/nodes/...: count (HEAD), list, and a node and its properties.
 import { ApiError } from '../errors'
 import type { MethodSpec } from '../front/route'
-import { streamFormat, streamScan } from '../front/stream'
-import { answer } from './answer'
+import { streamFormat, streamScan } from '../shard/stream'
+import { answer } from '../shard/answer'
 import { traceId, writeContext } from './write-context'
 import { checkNodeWrite } from './metamodel-check'
 import type { GraphParams } from './params'

@@ -1,7 +1,7 @@
 // The graph service's routes under /graph/v1/{tenant}/: resource name, the
 // number of segments after it, and per method the handler and scope.
 import { MANAGE_SCOPE, VIEW_SCOPE } from '../auth/bearer'
-import * as webhooks from '../events/webhook-routes'
+import * as webhooks from './webhook-routes'
 import type { Method, MethodSpec } from '../front/route'
 import * as consents from './consents'
 import { readEvents } from './events'

@@ -2,7 +2,7 @@
 // the compiler checks that each operation of src/shard/messages.ts has an
 // entry, and the entry says whether it reads, writes (group commit) or
 // streams (scans.ts).
-import type { Operation, StreamOp } from '../../src/shard/messages'
+import type { Operation, StreamOp } from '../../src/contract/messages'
 import { createConsent, grantConsent, readConsent, revokeConsent, setRevokedProperties } from '../store/consents'
 import { appendEvent, head, readEvents } from '../store/events'
 import { countNodes, deleteNode, getNode, getNodeProperty, putNode, putNodeProperty, type ShardContext } from '../store/nodes'

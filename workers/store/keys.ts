@@ -2,8 +2,8 @@
 // element-wise order for strings of any length and content), so every prefix
 // of an array key is a range: a type's nodes, a node's adjacency list, an
 // index term's nodes are each one prefix scan.
-import type { NodeRef, RelationRef } from '../../src/shard/messages'
-import { KEY_END, type KeyPart } from '../../src/store/key-encoding'
+import type { NodeRef, RelationRef } from '../../src/contract/messages'
+import { KEY_END, type KeyPart } from '../../src/contract/key-encoding'
 
 /** Sorts after every string and number, so [...prefix, END] closes a prefix range. */
 export const END = KEY_END

@@ -5,7 +5,7 @@
 import type { Database } from 'lmdb'
 import type { Metamodel } from '../../src/model/metamodel'
 import type { Urls } from '../../src/model/urls'
-import type { NodeRef, RelationRef, WriteContext } from '../../src/shard/messages'
+import type { NodeRef, RelationRef, WriteContext } from '../../src/contract/messages'
 import type { BlindIndex } from '../crypto/blind-index'
 import { END, IN, OUT, adjacencyKey, adjacencyPrefix, nodeKey, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
 import { LOCKED_PLACEHOLDER, nodeObject, type ElementMeta, type ElementRecord, type StoredElement } from './records'

@@ -1,7 +1,7 @@
 // What a node or relation is on disk, and how it is rendered as the spec's
 // JSON. Custom properties are stored sealed (workers/store/sealing.ts); once
 // opened they are a JSON text that the renderers splice, never re-parse.
-import type { NodeRef, RelationRef } from '../../src/shard/messages'
+import type { NodeRef, RelationRef } from '../../src/contract/messages'
 import type { Urls } from '../../src/model/urls'
 
 /** Identity and timestamps stay readable (they are what a locked chunk shows). */

@@ -2,7 +2,7 @@
 // it owns; nothing else touches them while it runs.
 import { open, RootDatabase, Database, type DatabaseOptions } from 'lmdb'
 import { join } from 'node:path'
-import { KEY_OPTIONS } from '../../src/store/key-encoding'
+import { KEY_OPTIONS } from '../../src/contract/key-encoding'
 import { DataKeys } from '../crypto/data-keys'
 import { KeyFile } from '../crypto/key-file'
 import { migrateSlotCounter, type ConsentRecord } from './consents'

@@ -1,7 +1,7 @@
 // Turns an actor's reply into the HTTP answer.
 import { ApiError } from '../errors'
 import type { Exchange } from '../front/exchange'
-import type { ReplyHandler } from '../shard/actor-pool'
+import type { ReplyHandler } from './actor-pool'
 
 /** Count answers carry the number in this header (HEAD has no body). */
 export const TOTAL_COUNT_HEADER = 'x-total-count'

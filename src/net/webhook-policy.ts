@@ -5,7 +5,7 @@
 // CIDRs) opens exceptions. Registration checks what the URL says (no DNS);
 // delivery checks the address it actually connects to (webhook-connector.ts).
 import { lookup } from 'node:dns/promises'
-import { AddressSet, isNonPublic, parseCidr, parseIp } from '../net/addresses'
+import { AddressSet, isNonPublic, parseCidr, parseIp } from './addresses'
 
 /** Names that are the local host or a cloud metadata service wherever they resolve. */
 const LOCAL_NAMES = new Set(['localhost', 'metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal'])

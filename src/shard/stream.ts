@@ -3,9 +3,9 @@
 // is in flight: the next is asked for only when the socket has drained
 // (`onWritable`), so memory stays bounded in both threads whatever the size.
 import { ApiError } from '../errors'
-import type { ActorReply } from '../shard/messages'
-import type { StreamHandle } from '../shard/actor-pool'
-import type { Exchange } from './exchange'
+import type { ActorReply } from '../contract/messages'
+import type { StreamHandle } from './actor-pool'
+import type { Exchange } from '../front/exchange'
 
 export type StreamFormat = 'json' | 'ndjson'
 

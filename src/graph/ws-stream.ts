@@ -13,10 +13,10 @@ import { authorize, bearerToken, VIEW_SCOPE } from '../auth/bearer'
 import { ApiError } from '../errors'
 import { Exchange } from '../front/exchange'
 import { isDraining } from '../front/in-flight'
-import type { Services } from '../front/services'
-import { tenantSegment } from '../graph/validate'
+import type { Services } from '../auth/services'
+import { tenantSegment } from './validate'
 import type { ActorPool } from '../shard/actor-pool'
-import { readHead, readPage, TenantWakeups, type LoggedEvent } from './event-page'
+import { readHead, readPage, TenantWakeups, type LoggedEvent } from '../events/event-page'
 
 /** Registered before the catch-all route; uWebSockets.js hands requests without an upgrade on to it. */
 export const STREAM_PATTERN = '/graph/v1/:tenant/events/stream'

@@ -1,13 +1,13 @@
 // The uWebSockets.js front thread: one catch-all route, because the path is
 // decoded segment by segment by our own decoder (src/front/path.ts).
 import uWS from 'uWebSockets.js'
-import { ConfigError } from '../config'
-import { ApiError } from '../errors'
-import { endEventStreams, eventStreamBehavior, STREAM_PATTERN } from '../events/ws-stream'
+import { ConfigError } from './config'
+import { ApiError } from './errors'
+import { endEventStreams, eventStreamBehavior, STREAM_PATTERN } from './graph/ws-stream'
 import { dispatch } from './dispatch'
-import { Exchange } from './exchange'
-import { isDraining } from './in-flight'
-import type { Services } from './services'
+import { Exchange } from './front/exchange'
+import { isDraining } from './front/in-flight'
+import type { Services } from './auth/services'
 
 export interface Listening {
   port: number

@@ -6,11 +6,11 @@
 // refused at once (webhook-policy.ts); delivery checks the resolved address.
 import { ApiError } from '../errors'
 import type { MethodSpec } from '../front/route'
-import { answer } from '../graph/answer'
-import type { GraphParams } from '../graph/params'
-import { checkKeyBytes, MAX_ID_BYTES, parseJson } from '../graph/validate'
-import type { Operation } from '../shard/messages'
-import type { WebhookPolicy } from './webhook-policy'
+import { answer } from '../shard/answer'
+import type { GraphParams } from './params'
+import { checkKeyBytes, MAX_ID_BYTES, parseJson } from './validate'
+import type { Operation } from '../contract/messages'
+import type { WebhookPolicy } from '../net/webhook-policy'
 
 type Spec = MethodSpec<GraphParams>
 

@@ -1,14 +1,14 @@
 // What the routes share: built once in main.ts and passed to every handler.
-import type { AccessTokens } from '../auth/access-tokens'
-import type { AuthStore } from '../auth/auth-store'
-import type { OAuthServices } from '../auth/oauth-services'
-import type { PasswordHasher } from '../auth/password-hasher'
-import type { WebhookPolicy } from '../events/webhook-policy'
+import type { AccessTokens } from './access-tokens'
+import type { AuthStore } from './auth-store'
+import type { OAuthServices } from './oauth-services'
+import type { PasswordHasher } from './password-hasher'
+import type { WebhookPolicy } from '../net/webhook-policy'
 import type { Metamodel } from '../model/metamodel'
 import type { AddressSet } from '../net/addresses'
 import type { Urls } from '../model/urls'
 import type { ActorPool } from '../shard/actor-pool'
-import type { JsonLimits } from './json-limits'
+import type { JsonLimits } from '../front/json-limits'
 
 export interface Services {
   publicUrl: string
