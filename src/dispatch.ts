@@ -13,8 +13,8 @@ import { readBody } from './front/body'
 import { Exchange } from './front/exchange'
 import { checkJsonLimits } from './front/json-limits'
 import { requireMediaType } from './front/media-type'
-import type { Method, MethodSpec } from './front/route'
-import type { Services } from './auth/services'
+import type { Method } from './front/route'
+import type { MethodSpec, Services } from './auth/services'
 
 const notFound = (ex: Exchange): ApiError => new ApiError('element_not_found', `no route for ${ex.method} ${ex.rawPath}`)
 

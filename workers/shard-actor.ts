@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
 import { Metamodel } from '../src/model/metamodel'
-import { Urls } from '../src/model/urls'
+import { Urls } from '../src/contract/urls'
 import { decodeRequests, encodeReplies } from '../src/contract/codec'
 import type { ActorConfig, ActorRequest } from '../src/contract/messages'
 import { deriveKey } from '../src/crypto/master-key'

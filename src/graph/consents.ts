@@ -4,7 +4,7 @@
 import { MANAGE_SCOPE } from '../auth/bearer'
 import type { AccessTokenRecord } from '../auth/auth-store'
 import { ApiError } from '../errors'
-import type { MethodSpec } from '../front/route'
+import type { MethodSpec } from '../auth/services'
 import type { ConsentCaller } from '../contract/messages'
 import { answer } from '../shard/answer'
 import type { GraphParams } from './params'

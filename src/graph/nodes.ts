@@ -1,6 +1,6 @@
 // /{tenant}/nodes/...: count (HEAD), list, and a node and its properties.
 import { ApiError } from '../errors'
-import type { MethodSpec } from '../front/route'
+import type { MethodSpec } from '../auth/services'
 import { streamFormat, streamScan } from '../shard/stream'
 import { answer } from '../shard/answer'
 import { traceId, writeContext } from './write-context'

@@ -1,5 +1,5 @@
 // /{tenant}/relations/{fromNode}/{toNode}/{relationship} and the counter POST.
-import type { MethodSpec } from '../front/route'
+import type { MethodSpec } from '../auth/services'
 import { answer } from '../shard/answer'
 import { traceId, writeContext } from './write-context'
 import { checkCounter, checkRelationWrite } from './metamodel-check'

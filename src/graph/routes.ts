@@ -2,7 +2,8 @@
 // number of segments after it, and per method the handler and scope.
 import { MANAGE_SCOPE, VIEW_SCOPE } from '../auth/bearer'
 import * as webhooks from './webhook-routes'
-import type { Method, MethodSpec } from '../front/route'
+import type { MethodSpec } from '../auth/services'
+import type { Method } from '../front/route'
 import * as consents from './consents'
 import { readEvents } from './events'
 import * as meta from './metamodel'

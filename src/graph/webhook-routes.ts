@@ -5,7 +5,7 @@
 // A URL whose host is a non-public address or a local/metadata name is
 // refused at once (webhook-policy.ts); delivery checks the resolved address.
 import { ApiError } from '../errors'
-import type { MethodSpec } from '../front/route'
+import type { MethodSpec } from '../auth/services'
 import { answer } from '../shard/answer'
 import type { GraphParams } from './params'
 import { checkKeyBytes, MAX_ID_BYTES, parseJson } from './validate'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { Urls } from '../../src/model/urls'
+import { Urls } from '../../src/contract/urls'
 import type { NodeRef, RelationRef } from '../../src/contract/messages'
 import { counterResult, nodeChunk, nodeObject, relationChunk, relationObject, type ElementRecord } from '../../workers/store/records'
 

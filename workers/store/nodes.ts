@@ -4,7 +4,7 @@
 // (workers/store/sealing.ts).
 import type { Database } from 'lmdb'
 import type { Metamodel } from '../../src/model/metamodel'
-import type { Urls } from '../../src/model/urls'
+import type { Urls } from '../../src/contract/urls'
 import type { NodeRef, RelationRef, WriteContext } from '../../src/contract/messages'
 import type { BlindIndex } from '../crypto/blind-index'
 import { END, IN, OUT, adjacencyKey, adjacencyPrefix, nodeKey, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'

@@ -2,7 +2,7 @@
 // JSON. Custom properties are stored sealed (workers/store/sealing.ts); once
 // opened they are a JSON text that the renderers splice, never re-parse.
 import type { NodeRef, RelationRef } from '../../src/contract/messages'
-import type { Urls } from '../../src/model/urls'
+import type { Urls } from '../../src/contract/urls'
 
 /** Identity and timestamps stay readable (they are what a locked chunk shows). */
 export interface ElementMeta {
