@@ -43,7 +43,7 @@ export const GRAPH_ROUTES: readonly GraphRoute[] = [
   { resource: 'consents', arity: 2, last: 'grant', methods: { POST: manageOrSubject(consents.grantConsent) } },
   { resource: 'consents', arity: 2, last: 'revokedProperties', methods: { PUT: manageOrSubject(consents.setRevokedProperties) } },
   { resource: 'events', arity: 0, methods: { GET: view(readEvents) } },
-  // The WebSocket stream is upgraded before routing (src/events/ws-stream.ts); a plain GET lands here.
+  // The WebSocket stream is upgraded before routing (src/graph/ws-stream.ts); a plain GET lands here.
   { resource: 'events', arity: 1, last: 'stream', methods: { GET: view(webhooks.streamWithoutUpgrade) } },
   { resource: 'webhooks', arity: 0, methods: { GET: manage(webhooks.listWebhooks), POST: manage(webhooks.createWebhook) } },
   { resource: 'webhooks', arity: 1, methods: { GET: manage(webhooks.getWebhook), DELETE: manage(webhooks.deleteWebhook) } },

@@ -1,4 +1,4 @@
-// The LMDB key layout of a shard. Keys are arrays (src/store/key-encoding.ts:
+// The LMDB key layout of a shard. Keys are arrays (src/contract/key-encoding.ts:
 // element-wise order for strings of any length and content), so every prefix
 // of an array key is a range: a type's nodes, a node's adjacency list, an
 // index term's nodes are each one prefix scan.

@@ -75,7 +75,7 @@ export interface ShardStore {
  */
 export const VALUE_ENCODING = { encoding: 'msgpack', useRecords: false, mapsAsObjects: true } as DatabaseOptions
 
-/** Every shard database: msgpack values, and keys of any length and content in order (src/store/key-encoding.ts). */
+/** Every shard database: msgpack values, and keys of any length and content in order (src/contract/key-encoding.ts). */
 export const DB_OPTIONS: DatabaseOptions = { ...VALUE_ENCODING, ...KEY_OPTIONS }
 
 export function shardPath(dataDir: string, shard: number): string {
