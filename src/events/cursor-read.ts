@@ -6,7 +6,7 @@ import { ApiError } from '../errors'
 import type { Exchange } from '../front/exchange'
 import { onDrain } from '../front/in-flight'
 import type { ActorPool } from '../shard/actor-pool'
-import { answer } from '../shard/answer'
+import { answer } from '../front/answer'
 import type { ActorReply } from '../contract/messages'
 
 export const MAX_LIMIT = 1000

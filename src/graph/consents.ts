@@ -6,9 +6,11 @@ import type { AccessTokenRecord } from '../auth/auth-store'
 import { ApiError } from '../errors'
 import type { MethodSpec } from '../auth/services'
 import type { ConsentCaller } from '../contract/messages'
-import { answer } from '../shard/answer'
+import { answer } from '../front/answer'
 import type { GraphParams } from './params'
-import { checkKeyBytes, MAX_ID_BYTES, MAX_PROPERTY_BYTES, parseJson } from './validate'
+import { checkKeyBytes } from '../front/key-length'
+import { parseJson } from '../front/parse-json'
+import { MAX_ID_BYTES, MAX_PROPERTY_BYTES } from './validate'
 
 type Spec = MethodSpec<GraphParams>
 

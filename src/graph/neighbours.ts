@@ -1,6 +1,6 @@
 // GET /{tenant}/neighbours/{fromNode}: streamed, source node first.
 import type { MethodSpec } from '../auth/services'
-import { streamFormat, streamScan } from '../shard/stream'
+import { streamFormat, streamScan } from '../front/stream'
 import type { GraphParams } from './params'
 import { nodeRef } from './validate'
 

@@ -6,9 +6,11 @@
 // refused at once (webhook-policy.ts); delivery checks the resolved address.
 import { ApiError } from '../errors'
 import type { MethodSpec } from '../auth/services'
-import { answer } from '../shard/answer'
+import { answer } from '../front/answer'
 import type { GraphParams } from './params'
-import { checkKeyBytes, MAX_ID_BYTES, parseJson } from './validate'
+import { checkKeyBytes } from '../front/key-length'
+import { parseJson } from '../front/parse-json'
+import { MAX_ID_BYTES } from './validate'
 import type { Operation } from '../contract/messages'
 import type { WebhookPolicy } from '../net/webhook-policy'
 
