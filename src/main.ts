@@ -14,7 +14,7 @@ import { readBootstrapFile, type Bootstrap } from './bootstrap/bootstrap-file'
 import { now, useOffsetClockFromEnv } from './clock'
 import { ConfigError, isDemoBootstrap, loadConfig, usage, wantsHelp, type Config } from './config'
 import { deriveKey } from './crypto/master-key'
-import { deliveryOptionsFromEnv, WebhookDelivery } from './events/webhook-delivery'
+import { deliveryOptions, WebhookDelivery } from './events/webhook-delivery'
 import { WebhookPolicy } from './net/webhook-policy'
 import { listen } from './server'
 import { drain, inFlight } from './front/in-flight'
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   privateUmask()
   const config = loadConfig(argv, process.env)
   const webhookPolicy = new WebhookPolicy(config.webhookAllow)
-  const webhookOptions = deliveryOptionsFromEnv(process.env, webhookPolicy)
+  const webhookOptions = deliveryOptions(config.webhookRetryBaseMs, webhookPolicy)
   const clockOffsetFile = useOffsetClockFromEnv(process.env, (p) => readFileSync(p, 'utf8'))
   if (clockOffsetFile !== undefined) console.error(`warning: CLOCK_OFFSET_FILE is set (tests only): the clock follows the offset in ${clockOffsetFile}`)
   const boot = readBootstrapFile(config.bootstrap)

@@ -14,7 +14,6 @@
 import { createHmac } from 'node:crypto'
 import { request, type Dispatcher } from 'undici'
 import { now } from '../clock'
-import { ConfigError } from '../config'
 import type { ActorPool } from '../shard/actor-pool'
 import type { ActorReply, WebhookState, WebhookTarget } from '../contract/messages'
 import { readHead, readPage, TenantWakeups, type LoggedEvent } from './event-page'
@@ -22,7 +21,6 @@ import { guardedAgent } from './webhook-connector'
 import type { WebhookPolicy } from '../net/webhook-policy'
 
 export const SIGNATURE_HEADER = 'platform-signature'
-export const DEFAULT_RETRY_BASE_MS = 1000
 /** The back-off stops doubling at this multiple of the base (1 s -> 5 min). */
 export const RETRY_CAP_FACTOR = 300
 export const SUSPEND_AFTER_MS = 24 * 3_600_000
@@ -44,14 +42,8 @@ export interface DeliveryOptions {
   dispatcher?: Dispatcher
 }
 
-/** WEBHOOK_RETRY_BASE_MS (tests set it low so retries need no waiting), defaults for the rest. */
-export function deliveryOptionsFromEnv(env: NodeJS.ProcessEnv, policy: WebhookPolicy): DeliveryOptions {
-  const raw = env.WEBHOOK_RETRY_BASE_MS
-  let retryBaseMs = DEFAULT_RETRY_BASE_MS
-  if (raw !== undefined && raw !== '') {
-    if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) throw new ConfigError(`WEBHOOK_RETRY_BASE_MS must be a whole number of milliseconds ≥ 1, got "${raw}"`)
-    retryBaseMs = Number(raw)
-  }
+/** The configured back-off base (--webhook-retry-base-ms), defaults for the rest. */
+export function deliveryOptions(retryBaseMs: number, policy: WebhookPolicy): DeliveryOptions {
   return { retryBaseMs, timeoutMs: 10_000, suspendAfterMs: SUSPEND_AFTER_MS, policy }
 }
 
