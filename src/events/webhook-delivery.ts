@@ -9,7 +9,7 @@
 // to 300 times RETRY_BASE (1 s ... 5 min by default); a webhook failing for a
 // day (by the one clock, src/clock.ts) is suspended and so shown in its GET.
 // Each hook's live state (phase and saves) is src/events/webhook-hook.ts.
-// Connections go only where the webhook policy allows (webhook-policy.ts);
+// Connections go only where the webhook policy allows (src/net/webhook-policy.ts);
 // lastError tells the tenant that delivery failed, never what an address or
 // port answered, so it cannot be used to map a network.
 import { createHmac } from 'node:crypto'
