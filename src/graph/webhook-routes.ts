@@ -1,9 +1,9 @@
 // /graph/v1/{tenant}/webhooks[/{id}] (docs/contracts.md, Events): register, list,
 // show and delete a tenant's webhooks (scope platform.profile_graph_manage).
-// The shard actor keeps them; delivery (webhook-delivery.ts) hears of every
+// The shard actor keeps them; delivery (src/events/webhook-delivery.ts) hears of every
 // change from the actor. Also the plain-HTTP answer of the stream path.
 // A URL whose host is a non-public address or a local/metadata name is
-// refused at once (webhook-policy.ts); delivery checks the resolved address.
+// refused at once (src/net/webhook-policy.ts); delivery checks the resolved address.
 import { ApiError } from '../errors'
 import type { MethodSpec } from '../auth/services'
 import { answer } from '../front/answer'

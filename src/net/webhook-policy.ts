@@ -3,7 +3,7 @@
 // or cloud metadata hosts, so webhooks are no way into the server's network.
 // The operator's allow-list (--webhook-allow: host names, *.suffixes, IPs,
 // CIDRs) opens exceptions. Registration checks what the URL says (no DNS);
-// delivery checks the address it actually connects to (webhook-connector.ts).
+// delivery checks the address it actually connects to (src/events/webhook-connector.ts).
 import { lookup } from 'node:dns/promises'
 import { AddressSet, isNonPublic, parseCidr, parseIp } from './addresses'
 
