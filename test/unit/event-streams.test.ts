@@ -2,7 +2,8 @@
 // (EventStreams, src/graph/ws-stream.ts), not module state: two servers in
 // one process count and end only their own streams.
 import t from 'tap'
-import { CLOSE, EventStreams } from '../../src/graph/ws-stream'
+import { CLOSE } from '../../src/graph/event-stream'
+import { EventStreams } from '../../src/graph/ws-stream'
 
 type Behavior = ReturnType<EventStreams['behavior']>
 type Socket = Parameters<NonNullable<Behavior['open']>>[0]
