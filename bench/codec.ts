@@ -1,11 +1,11 @@
 // Measures the two candidate codecs for the batches between the front thread
 // and the actors, over a real MessageChannel round trip to another thread:
 // structured clone of the plain batch, and msgpackr (with shared structures)
-// into a transferred buffer. `node dist/bench/codec.js`; src/shard/codec.ts
+// into a transferred buffer. `node dist/bench/codec.js`; src/contract/codec.ts
 // uses the winner.
 import { Packr } from 'msgpackr'
 import { MessageChannel, Worker, isMainThread, parentPort } from 'node:worker_threads'
-import type { ActorRequest } from '../src/shard/messages'
+import type { ActorRequest } from '../src/contract/messages'
 
 type Mode = 'clone' | 'msgpackr'
 

@@ -2,7 +2,7 @@
 // defaults. Everything is validated here once; the rest of the code trusts it.
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
-import { invalidAllowEntry } from './events/webhook-policy'
+import { invalidAllowEntry } from './net/webhook-policy'
 import { parseCidr } from './net/addresses'
 
 export interface Config {
@@ -34,6 +34,8 @@ export interface Config {
   trustProxy: string[]
   /** How long a shutdown waits for the requests in flight before closing their connections. */
   shutdownTimeoutMs: number
+  /** The first webhook retry delay; the back-off doubles it up to 300 times it (src/events/webhook-delivery.ts). */
+  webhookRetryBaseMs: number
 }
 
 /** What the command-line tools take besides the server's options: how to reach the running server. */
@@ -78,6 +80,7 @@ const OPTIONS = {
   webhookAllow: { flag: '--webhook-allow', env: 'WEBHOOK_ALLOW' },
   trustProxy: { flag: '--trust-proxy', env: 'TRUST_PROXY' },
   shutdownTimeout: { flag: '--shutdown-timeout', env: 'SHUTDOWN_TIMEOUT' },
+  webhookRetryBase: { flag: '--webhook-retry-base-ms', env: 'WEBHOOK_RETRY_BASE_MS' },
   serverUrl: { flag: '--server-url', env: 'SERVER_URL', tool: true },
   adminClientId: { flag: '--admin-client-id', env: 'ADMIN_CLIENT_ID', tool: true },
   adminClientSecret: { flag: '--admin-client-secret', env: 'ADMIN_CLIENT_SECRET', tool: true },
@@ -99,6 +102,7 @@ const HELP: Partial<Record<OptionName, string>> = {
   maxStreamsPerTenant: 'open event streams per tenant (default 100)',
   publicUrl: 'base of every URL the service writes (default http://<host>:<port>)',
   shutdownTimeout: 'on SIGTERM, how long requests in flight may take (default 10s)',
+  webhookRetryBase: 'first webhook retry delay in ms, doubling up to 300 times it (default 1000)',
   serverUrl: 'URL of the running server (default: the one the data directory lock names)',
   adminClientId: 'a platform.admin client of the running server',
   adminClientSecret: "that client's secret (prefer the variable: flags show in ps)",
@@ -165,6 +169,13 @@ function list(name: string, raw: string | undefined, why: (entry: string) => str
   return entries
 }
 
+/** Milliseconds ≥ 1 (tests set it low so that retries need no waiting); empty means the default. */
+function retryBaseMs(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 1000
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) throw new ConfigError(`WEBHOOK_RETRY_BASE_MS must be a whole number of milliseconds ≥ 1, got "${raw}"`)
+  return Number(raw)
+}
+
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool = false): Config {
   const flags = parseFlags(argv, tool)
   const get = (name: OptionName): string | undefined => {
@@ -196,6 +207,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool
     webhookAllow: list('WEBHOOK_ALLOW', get('webhookAllow'), invalidAllowEntry),
     trustProxy: list('TRUST_PROXY', get('trustProxy'), (e) => (parseCidr(e) === undefined ? `"${e}" is not an IP address or CIDR range` : undefined)),
     shutdownTimeoutMs: parseDurationMs('SHUTDOWN_TIMEOUT', get('shutdownTimeout') ?? '10s'),
+    webhookRetryBaseMs: retryBaseMs(get('webhookRetryBase')),
   }
 }
 

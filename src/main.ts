@@ -7,22 +7,22 @@ import { AccessTokens } from './auth/access-tokens'
 import { applyAuthBootstrap } from './auth/apply-bootstrap'
 import { openAuthStore } from './auth/auth-store'
 import { createOAuthServices, sweepOAuth } from './auth/oauth-services'
-import { publishSubscriptionEvents } from './events/subscription-events'
+import { publishSubscriptionEvents } from './publish-subscription-events'
 import { PasswordHasher } from './auth/password-hasher'
 import { SigningPool } from './auth/signing-pool'
 import { readBootstrapFile, type Bootstrap } from './bootstrap/bootstrap-file'
 import { now, useOffsetClockFromEnv } from './clock'
 import { ConfigError, isDemoBootstrap, loadConfig, usage, wantsHelp, type Config } from './config'
 import { deriveKey } from './crypto/master-key'
-import { deliveryOptionsFromEnv, WebhookDelivery } from './events/webhook-delivery'
-import { WebhookPolicy } from './events/webhook-policy'
-import { listen } from './front/app'
+import { deliveryOptions, WebhookDelivery } from './events/webhook-delivery'
+import { WebhookPolicy } from './net/webhook-policy'
+import { listen } from './server'
 import { drain, inFlight } from './front/in-flight'
 import { lockDataDir } from './lifecycle/data-dir-lock'
 import { privateDataDir, privateUmask } from './lifecycle/file-modes'
-import type { Services } from './front/services'
+import type { Services } from './auth/services'
 import { Metamodel } from './model/metamodel'
-import { Urls } from './model/urls'
+import { Urls } from './contract/urls'
 import { ActorPool, ShardRefused } from './shard/actor-pool'
 import { openDataDir, recordFormat } from './data-dir'
 import { AddressSet } from './net/addresses'
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   privateUmask()
   const config = loadConfig(argv, process.env)
   const webhookPolicy = new WebhookPolicy(config.webhookAllow)
-  const webhookOptions = deliveryOptionsFromEnv(process.env, webhookPolicy)
+  const webhookOptions = deliveryOptions(config.webhookRetryBaseMs, webhookPolicy)
   const clockOffsetFile = useOffsetClockFromEnv(process.env, (p) => readFileSync(p, 'utf8'))
   if (clockOffsetFile !== undefined) console.error(`warning: CLOCK_OFFSET_FILE is set (tests only): the clock follows the offset in ${clockOffsetFile}`)
   const boot = readBootstrapFile(config.bootstrap)

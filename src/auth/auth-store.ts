@@ -7,7 +7,7 @@
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { join } from 'node:path'
 import type { PackageDecl, TenantDecl } from '../bootstrap/bootstrap-file'
-import { KEY_OPTIONS } from '../store/key-encoding'
+import { KEY_OPTIONS } from '../contract/key-encoding'
 import type { ScryptHash } from './password-hasher'
 
 export type SecretHash = ScryptHash | { alg: 'sha256'; hash: string }

@@ -7,7 +7,7 @@
 import { ApiError } from '../errors'
 import type { AttemptLimiter } from './attempt-limiter'
 import type { AuthStore, ClientRecord } from './auth-store'
-import { nameTooLong } from './name-limit'
+import { nameTooLong } from '../model/name-limit'
 import { invalidRequest } from './oauth-errors'
 import type { PasswordHasher, ScryptHash } from './password-hasher'
 import { equalHashes, sha256 } from './secrets'

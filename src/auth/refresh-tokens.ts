@@ -5,7 +5,7 @@
 import { durable } from './auth-store'
 import { randomBytes } from 'node:crypto'
 import { now } from '../clock'
-import { KEY_END } from '../store/key-encoding'
+import { KEY_END } from '../contract/key-encoding'
 import type { AccessTokens, MintedToken } from './access-tokens'
 import type { AuthStore, GrantFields, RefreshTokenRecord } from './auth-store'
 import { randomToken, sha256 } from './secrets'

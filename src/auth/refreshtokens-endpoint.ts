@@ -4,7 +4,7 @@
 // listing shows public identifiers, never the tokens. DELETE ends them and
 // the access tokens issued with them (204).
 import type { Exchange } from '../front/exchange'
-import type { Services } from '../front/services'
+import type { Services } from './services'
 import { ApiError } from '../errors'
 import { liveBearer } from './bearer'
 import { single } from './oauth-errors'

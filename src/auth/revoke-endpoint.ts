@@ -7,7 +7,7 @@
 // revoked tokens are ignored (200). Revoking a refresh token also revokes the
 // access tokens issued with it.
 import type { Exchange } from '../front/exchange'
-import type { Services } from '../front/services'
+import type { Services } from './services'
 import { requestSource } from '../net/client-source'
 import type { ClientRecord, GrantFields } from './auth-store'
 import { authenticateClient, invalidClient, presentedCredentials } from './client-authentication'

@@ -1,6 +1,6 @@
 // POST /oauth2/v1/token: one grant per file under grants/.
 import type { Exchange } from '../front/exchange'
-import type { Services } from '../front/services'
+import type { Services } from './services'
 import { authorizationCode } from './grants/authorization-code'
 import { clientCredentials } from './grants/client-credentials'
 import { password } from './grants/password'

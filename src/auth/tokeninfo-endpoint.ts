@@ -2,7 +2,7 @@
 // (tenant, scopes, allowedServices, client, subject, expiry, session id).
 // The token may also come as a Bearer header. An unknown, expired or revoked
 // token is 401 with the error body.
-import type { Services } from '../front/services'
+import type { Services } from './services'
 import type { AccessTokenRecord } from './auth-store'
 import { bearerToken } from './bearer'
 import { invalidRequest, invalidToken } from './oauth-errors'

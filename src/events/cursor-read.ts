@@ -5,9 +5,9 @@
 import { ApiError } from '../errors'
 import type { Exchange } from '../front/exchange'
 import { onDrain } from '../front/in-flight'
-import type { Services } from '../front/services'
-import { answer } from '../graph/answer'
-import type { ActorReply } from '../shard/messages'
+import type { ActorPool } from '../shard/actor-pool'
+import { answer } from '../front/answer'
+import type { ActorReply } from '../contract/messages'
 
 export const MAX_LIMIT = 1000
 export const MAX_WAIT_S = 30
@@ -22,7 +22,7 @@ function integerParam(query: URLSearchParams, name: string, fallback: number, mi
 }
 
 /** Answers one page of the log `log`; `rewrite` may change the page body (deprecated payload versions). */
-export function serveEventPage(s: Services, ex: Exchange, log: string, rewrite?: (body: string) => string): void {
+export function serveEventPage(s: { pool: ActorPool }, ex: Exchange, log: string, rewrite?: (body: string) => string): void {
   const q = ex.query
   const after = integerParam(q, 'after', 0, 0, Number.MAX_SAFE_INTEGER)
   const limit = integerParam(q, 'limit', 100, 1, MAX_LIMIT)

@@ -3,7 +3,7 @@
 // envelope per event, each with its sequence, and its failures sorted into
 // the three a consumer handles differently.
 import type { ActorPool } from '../shard/actor-pool'
-import type { ActorReply } from '../shard/messages'
+import type { ActorReply } from '../contract/messages'
 
 export interface LoggedEvent {
   sequence: number

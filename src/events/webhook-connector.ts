@@ -5,7 +5,7 @@
 // TLS still verifies the certificate against the URL's host name (undici
 // derives the servername from the original host).
 import { Agent, buildConnector } from 'undici'
-import type { WebhookPolicy } from './webhook-policy'
+import type { WebhookPolicy } from '../net/webhook-policy'
 
 export function guardedConnector(policy: WebhookPolicy, timeoutMs: number, base: buildConnector.connector = buildConnector({ timeout: timeoutMs })): buildConnector.connector {
   return (options, callback) => {

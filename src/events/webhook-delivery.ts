@@ -8,21 +8,21 @@
 // `sequence`). A failure is retried after RETRY_BASE doubling per failure up
 // to 300 times RETRY_BASE (1 s ... 5 min by default); a webhook failing for a
 // day (by the one clock, src/clock.ts) is suspended and so shown in its GET.
-// Connections go only where the webhook policy allows (webhook-policy.ts);
+// Each hook's live state (phase and saves) is src/events/webhook-hook.ts.
+// Connections go only where the webhook policy allows (src/net/webhook-policy.ts);
 // lastError tells the tenant that delivery failed, never what an address or
 // port answered, so it cannot be used to map a network.
 import { createHmac } from 'node:crypto'
 import { request, type Dispatcher } from 'undici'
 import { now } from '../clock'
-import { ConfigError } from '../config'
 import type { ActorPool } from '../shard/actor-pool'
-import type { ActorReply, WebhookState, WebhookTarget } from '../shard/messages'
+import type { ActorReply, WebhookTarget } from '../contract/messages'
 import { readHead, readPage, TenantWakeups, type LoggedEvent } from './event-page'
+import { Hook } from './webhook-hook'
 import { guardedAgent } from './webhook-connector'
-import type { WebhookPolicy } from './webhook-policy'
+import type { WebhookPolicy } from '../net/webhook-policy'
 
 export const SIGNATURE_HEADER = 'platform-signature'
-export const DEFAULT_RETRY_BASE_MS = 1000
 /** The back-off stops doubling at this multiple of the base (1 s -> 5 min). */
 export const RETRY_CAP_FACTOR = 300
 export const SUSPEND_AFTER_MS = 24 * 3_600_000
@@ -44,14 +44,8 @@ export interface DeliveryOptions {
   dispatcher?: Dispatcher
 }
 
-/** WEBHOOK_RETRY_BASE_MS (tests set it low so retries need no waiting), defaults for the rest. */
-export function deliveryOptionsFromEnv(env: NodeJS.ProcessEnv, policy: WebhookPolicy): DeliveryOptions {
-  const raw = env.WEBHOOK_RETRY_BASE_MS
-  let retryBaseMs = DEFAULT_RETRY_BASE_MS
-  if (raw !== undefined && raw !== '') {
-    if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) throw new ConfigError(`WEBHOOK_RETRY_BASE_MS must be a whole number of milliseconds ≥ 1, got "${raw}"`)
-    retryBaseMs = Number(raw)
-  }
+/** The configured back-off base (--webhook-retry-base-ms), defaults for the rest. */
+export function deliveryOptions(retryBaseMs: number, policy: WebhookPolicy): DeliveryOptions {
   return { retryBaseMs, timeoutMs: 10_000, suspendAfterMs: SUSPEND_AFTER_MS, policy }
 }
 
@@ -63,37 +57,6 @@ export function signature(secret: string, body: string): string {
 /** The delay before retry number `failures` (1, 2, ...). */
 export function retryDelay(baseMs: number, failures: number): number {
   return Math.min(baseMs * 2 ** Math.min(failures - 1, 30), baseMs * RETRY_CAP_FACTOR)
-}
-
-class Hook implements WebhookState {
-  cursor: number
-  failingSince: number | null
-  suspended: boolean
-  lastError: string | null
-  page: LoggedEvent[] = []
-  index = 0
-  /** a read or a POST is in flight */
-  busy = false
-  /** events may exist after the cursor */
-  more = true
-  /** consecutive failures since the last success (for the back-off) */
-  failures = 0
-  timer: NodeJS.Timeout | undefined
-  removed = false
-  saving = false
-  dirty = false
-  unsubscribe: () => void = () => undefined
-
-  constructor(readonly tenant: string, readonly id: string, readonly url: string, readonly secret: string, state: WebhookState) {
-    this.cursor = state.cursor
-    this.failingSince = state.failingSince
-    this.suspended = state.suspended
-    this.lastError = state.lastError
-  }
-
-  state(): WebhookState {
-    return { cursor: this.cursor, failingSince: this.failingSince, suspended: this.suspended, lastError: this.lastError }
-  }
 }
 
 function parseTargets(reply: ActorReply): WebhookTarget[] | undefined {
@@ -202,24 +165,23 @@ export class WebhookDelivery {
   }
 
   private drop(h: Hook): void {
-    h.removed = true
+    h.phase = 'removed'
     h.unsubscribe()
     if (h.timer !== undefined) clearTimeout(h.timer)
     h.page = []
   }
 
   private pump(h: Hook): void {
-    if (this.closed || h.removed || h.suspended || h.busy || h.timer !== undefined) return
+    if (this.closed || h.phase !== 'idle') return
     if (h.index < h.page.length) {
       this.post(h, h.page[h.index]!)
       return
     }
     if (!h.more) return
-    h.busy = true
+    h.phase = 'reading'
     h.more = false
     readPage(this.pool, h.tenant, h.cursor, PAGE_SIZE, (r) => {
-      h.busy = false
-      if (this.closed || h.removed) return
+      if (!h.settle() || this.closed) return
       if (r.kind === 'page') {
         if (r.events.length === PAGE_SIZE) h.more = true
         h.page = r.events
@@ -237,10 +199,9 @@ export class WebhookDelivery {
 
   /** The cursor fell behind retention: those events are gone; go on from the oldest kept, and say so in lastError. */
   private skipExpired(h: Hook, message: string): void {
-    h.busy = true
+    h.phase = 'reading'
     readHead(this.pool, h.tenant, (head) => {
-      h.busy = false
-      if (this.closed || h.removed) return
+      if (!h.settle() || this.closed) return
       h.more = true
       if (head === undefined) {
         this.wait(h, SHARD_RETRY_MS)
@@ -255,14 +216,15 @@ export class WebhookDelivery {
   }
 
   private wait(h: Hook, ms: number): void {
+    h.phase = 'waiting'
     h.timer = this.later(ms, () => {
       h.timer = undefined
-      this.pump(h)
+      if (h.settle()) this.pump(h)
     })
   }
 
   private post(h: Hook, event: LoggedEvent): void {
-    h.busy = true
+    h.phase = 'posting'
     const { timeoutMs } = this.options
     request(h.url, {
       method: 'POST',
@@ -284,8 +246,7 @@ export class WebhookDelivery {
   }
 
   private delivered(h: Hook, event: LoggedEvent): void {
-    h.busy = false
-    if (this.closed || h.removed) return
+    if (!h.settle() || this.closed) return
     h.cursor = event.sequence
     h.index++
     h.failures = 0
@@ -297,15 +258,14 @@ export class WebhookDelivery {
 
   /** `error` is for the tenant, `detail` for the operator's log (once per change of error). */
   private failed(h: Hook, error: string, detail: string): void {
-    h.busy = false
-    if (this.closed || h.removed) return
+    if (!h.settle() || this.closed) return
     const t = now()
     h.failures++
     h.failingSince ??= t
     if (h.lastError !== error) console.error(`webhook ${h.id} of tenant ${h.tenant} (${h.url}): ${detail}`)
     h.lastError = error
     if (t - h.failingSince >= this.options.suspendAfterMs) {
-      h.suspended = true
+      h.phase = 'suspended'
       console.error(`webhook ${h.id} of tenant ${h.tenant} (${h.url}) suspended: failing since ${new Date(h.failingSince).toISOString()}, last error ${detail}`)
       this.save(h)
       return
@@ -316,26 +276,19 @@ export class WebhookDelivery {
 
   /** Persists the hook's state; while a save is in flight, the next one waits and takes the latest state. */
   private save(h: Hook): void {
-    if (h.saving) {
-      h.dirty = true
-      return
-    }
-    h.saving = true
+    if (!h.beginSave()) return
     this.pool.call(h.tenant, { op: 'webhookProgress', tenant: h.tenant, id: h.id, state: h.state() }, (reply) => {
-      h.saving = false
-      if (reply.kind === 'error' && reply.type === 'service_unavailable') {
+      const lost = reply.kind === 'error' && reply.type === 'service_unavailable'
+      h.endSave(lost)
+      if (lost) {
         // The actor restarted: save again shortly, so that a restart later does not resend what was delivered.
-        h.dirty = true
-        this.later(SHARD_RETRY_MS, () => { if (!h.saving && h.dirty) { h.dirty = false; this.save(h) } })
+        this.later(SHARD_RETRY_MS, () => { if (h.takeDue()) this.save(h) })
         return
       }
       if (reply.kind === 'error' && reply.type !== 'element_not_found') {
         console.error(`webhook ${h.id} of tenant ${h.tenant}: saving its cursor failed: ${reply.message}`)
       }
-      if (h.dirty && !h.removed && !this.closed) {
-        h.dirty = false
-        this.save(h)
-      }
+      if (!h.removed && !this.closed && h.takeDue()) this.save(h)
     })
   }
 }

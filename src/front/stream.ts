@@ -3,9 +3,14 @@
 // is in flight: the next is asked for only when the socket has drained
 // (`onWritable`), so memory stays bounded in both threads whatever the size.
 import { ApiError } from '../errors'
-import type { ActorReply } from '../shard/messages'
-import type { StreamHandle } from '../shard/actor-pool'
+import type { ActorReply } from '../contract/messages'
 import type { Exchange } from './exchange'
+
+/** The running scan (the actor pool's StreamHandle): ask for the next slice, or stop. */
+export interface ScanHandle {
+  more(): void
+  cancel(): void
+}
 
 export type StreamFormat = 'json' | 'ndjson'
 
@@ -19,7 +24,7 @@ export function replyError(reply: ActorReply & { kind: 'error' }): ApiError {
   return new ApiError(reply.type, reply.message)
 }
 
-export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (r: ActorReply) => void) => StreamHandle): void {
+export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (r: ActorReply) => void) => ScanHandle): void {
   let started = false
   let written = 0
   const handle = open((reply) => {

@@ -4,11 +4,13 @@
 import { MANAGE_SCOPE } from '../auth/bearer'
 import type { AccessTokenRecord } from '../auth/auth-store'
 import { ApiError } from '../errors'
-import type { MethodSpec } from '../front/route'
-import type { ConsentCaller } from '../shard/messages'
-import { answer } from './answer'
+import type { MethodSpec } from '../auth/services'
+import type { ConsentCaller } from '../contract/messages'
+import { answer } from '../front/answer'
 import type { GraphParams } from './params'
-import { checkKeyBytes, MAX_ID_BYTES, MAX_PROPERTY_BYTES, parseJson } from './validate'
+import { checkKeyBytes } from '../front/key-length'
+import { parseJson } from '../front/parse-json'
+import { MAX_ID_BYTES, MAX_PROPERTY_BYTES } from './validate'
 
 type Spec = MethodSpec<GraphParams>
 

@@ -1,7 +1,7 @@
 // GET /{tenant}/events?after=&limit=&wait=: the cursor read of the tenant's
 // event log (docs/contracts.md, Events), with long-poll (src/events/cursor-read.ts).
 import { serveEventPage } from '../events/cursor-read'
-import type { MethodSpec } from '../front/route'
+import type { MethodSpec } from '../auth/services'
 import type { GraphParams } from './params'
 
 export const readEvents: MethodSpec<GraphParams> = {

@@ -3,7 +3,7 @@
 // value of the wrong type is 400 validation_violation naming it.
 import { ApiError } from '../errors'
 import type { Metamodel, PropertyDef, TypeDef } from '../model/metamodel'
-import type { NodeRef, RelationRef } from '../shard/messages'
+import type { NodeRef, RelationRef } from '../contract/messages'
 
 const violation = (message: string): ApiError => new ApiError('validation_violation', message)
 

@@ -1,7 +1,7 @@
 // GET /{tenant}/metamodel[/nodes/{ns}/{type} | /relations/{6 segments}]: the
 // definitions the `schema` URLs of every answer point to.
 import { ApiError } from '../errors'
-import type { MethodSpec } from '../front/route'
+import type { MethodSpec } from '../auth/services'
 import type { GraphParams } from './params'
 
 type Spec = MethodSpec<GraphParams>

@@ -1,5 +1,5 @@
 // GET /{tenant}/neighbours/{fromNode}: streamed, source node first.
-import type { MethodSpec } from '../front/route'
+import type { MethodSpec } from '../auth/services'
 import { streamFormat, streamScan } from '../front/stream'
 import type { GraphParams } from './params'
 import { nodeRef } from './validate'

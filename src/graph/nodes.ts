@@ -1,13 +1,14 @@
 // /{tenant}/nodes/...: count (HEAD), list, and a node and its properties.
 import { ApiError } from '../errors'
-import type { MethodSpec } from '../front/route'
+import type { MethodSpec } from '../auth/services'
 import { streamFormat, streamScan } from '../front/stream'
-import { answer } from './answer'
+import { answer } from '../front/answer'
 import { traceId, writeContext } from './write-context'
 import { checkNodeWrite } from './metamodel-check'
 import type { GraphParams } from './params'
 import { parseCriterion } from './query-q'
-import { limitParam, nodeRef, parseJson, propertiesBody, propertyKey } from './validate'
+import { parseJson } from '../front/parse-json'
+import { limitParam, nodeRef, propertiesBody, propertyKey } from './validate'
 
 type Spec = MethodSpec<GraphParams>
 

@@ -2,7 +2,7 @@
 // string (letters, digits and white space inside the quotes) or
 // `age:42` / `vip:true` for a number or boolean.
 import { ApiError } from '../errors'
-import type { Criterion } from '../shard/messages'
+import type { Criterion } from '../contract/messages'
 
 const STRING_FORM = /^([^:\s"]+):"([\p{L}\p{N}\s]*)"$/u
 const NUMBER_FORM = /^([^:\s"]+):(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)$/

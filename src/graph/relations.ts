@@ -1,6 +1,6 @@
 // /{tenant}/relations/{fromNode}/{toNode}/{relationship} and the counter POST.
-import type { MethodSpec } from '../front/route'
-import { answer } from './answer'
+import type { MethodSpec } from '../auth/services'
+import { answer } from '../front/answer'
 import { traceId, writeContext } from './write-context'
 import { checkCounter, checkRelationWrite } from './metamodel-check'
 import type { GraphParams } from './params'

@@ -1,8 +1,9 @@
 // The graph service's routes under /graph/v1/{tenant}/: resource name, the
 // number of segments after it, and per method the handler and scope.
 import { MANAGE_SCOPE, VIEW_SCOPE } from '../auth/bearer'
-import * as webhooks from '../events/webhook-routes'
-import type { Method, MethodSpec } from '../front/route'
+import * as webhooks from './webhook-routes'
+import type { MethodSpec } from '../auth/services'
+import type { Method } from '../front/route'
 import * as consents from './consents'
 import { readEvents } from './events'
 import * as meta from './metamodel'
@@ -42,7 +43,7 @@ export const GRAPH_ROUTES: readonly GraphRoute[] = [
   { resource: 'consents', arity: 2, last: 'grant', methods: { POST: manageOrSubject(consents.grantConsent) } },
   { resource: 'consents', arity: 2, last: 'revokedProperties', methods: { PUT: manageOrSubject(consents.setRevokedProperties) } },
   { resource: 'events', arity: 0, methods: { GET: view(readEvents) } },
-  // The WebSocket stream is upgraded before routing (src/events/ws-stream.ts); a plain GET lands here.
+  // The WebSocket stream is upgraded before routing (src/graph/ws-stream.ts); a plain GET lands here.
   { resource: 'events', arity: 1, last: 'stream', methods: { GET: view(webhooks.streamWithoutUpgrade) } },
   { resource: 'webhooks', arity: 0, methods: { GET: manage(webhooks.listWebhooks), POST: manage(webhooks.createWebhook) } },
   { resource: 'webhooks', arity: 1, methods: { GET: manage(webhooks.getWebhook), DELETE: manage(webhooks.deleteWebhook) } },

@@ -4,7 +4,7 @@
 // hours, minutes and seconds from now: ISO form `P1DT2H30M5S`, `PT90S`, or the
 // short form `1d2h30m5s`, `90s`, `1h30m`. Anything else is 400.
 import { ApiError } from '../errors'
-import type { Timing } from '../shard/messages'
+import type { Timing } from '../contract/messages'
 
 const ISO_DURATION = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/
 const SHORT_DURATION = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s)?$/

@@ -1,8 +1,9 @@
 // Input checks of the graph routes, at the edge: path segments, reserved
 // property names (spec 7), bodies, the consent-reference header and `limit`.
 import { ApiError } from '../errors'
-import type { NodeRef, RelationRef } from '../shard/messages'
-import { keyPartBytes } from '../store/key-encoding'
+import type { NodeRef, RelationRef } from '../contract/messages'
+import { checkKeyBytes } from '../front/key-length'
+import { parseJson } from '../front/parse-json'
 
 /**
  * Limits that keep every LMDB key under its 1978-byte maximum, measured as
@@ -29,14 +30,6 @@ export const RESERVED_PROPERTY_KEYS: ReadonlySet<string> = new Set([
 export const RESERVED_RELATION_NAMES: ReadonlySet<string> = new Set([
   ...RESERVED_BODY_NAMES, 'fSchema', 'tSchema', 'toCreated', 'fromCreated', 'relationCreated',
 ])
-
-/** A 400 when `value` takes more than `max` bytes in a key. */
-export function checkKeyBytes(what: string, value: string, max: number): string {
-  const bytes = keyPartBytes(value)
-  if (bytes <= max) return value
-  const counted = bytes === Buffer.byteLength(value) ? '' : ' (the characters U+0000 to U+0004 count two bytes each)'
-  throw new ApiError('bad_request', `${what} is longer than ${max} bytes${counted}`)
-}
 
 function checkLength(what: string, value: string, max: number): string {
   if (value === '') throw new ApiError('bad_request', `${what} must not be empty`)
@@ -78,15 +71,6 @@ export function counterName(name: string): string {
     throw new ApiError('validation_violation', `"${name}" is a reserved name and cannot be a counter`)
   }
   return name
-}
-
-export function parseJson(body: Buffer): unknown {
-  if (body.length === 0) throw new ApiError('bad_request', 'the request body is empty; a JSON value is required')
-  try {
-    return JSON.parse(body.toString('utf8'))
-  } catch (err) {
-    throw new ApiError('bad_request', `the request body is not valid JSON: ${(err as Error).message}`)
-  }
 }
 
 /** A PUT node / PUT relation body: a JSON object of custom properties, no reserved names. */

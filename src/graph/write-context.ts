@@ -3,7 +3,7 @@
 import type { AccessTokenRecord } from '../auth/auth-store'
 import { now } from '../clock'
 import type { Exchange } from '../front/exchange'
-import type { WriteContext } from '../shard/messages'
+import type { WriteContext } from '../contract/messages'
 import { timing } from './timing'
 import { consentReference } from './validate'
 

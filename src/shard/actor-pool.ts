@@ -6,8 +6,8 @@
 import { Worker } from 'node:worker_threads'
 import { join } from 'node:path'
 import type { MetamodelDoc } from '../model/metamodel'
-import { decodeReplies, encodeRequests } from './codec'
-import type { ActorConfig, ActorReply, ActorRequest, Operation, StreamOp } from './messages'
+import { decodeReplies, encodeRequests } from '../contract/codec'
+import type { ActorConfig, ActorReply, ActorRequest, Operation, StreamOp } from '../contract/messages'
 import { actorOf, shardOf, shardsOfActor } from './tenant-hash'
 import { FORMAT_VERSION } from './manifest'
 

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { truncateSync } from 'node:fs'
 import { join } from 'node:path'
 import { ActorPool } from '../../src/shard/actor-pool'
-import type { ActorReply, Operation, WriteContext } from '../../src/shard/messages'
+import type { ActorReply, Operation, WriteContext } from '../../src/contract/messages'
 import { ROOT, removeDir, tempDir } from '../helpers/server'
 
 const masterKey = randomBytes(32)

@@ -2,7 +2,7 @@
 // kind of character the key encoding treats apart (NUL and U+0001-U+0005,
 // the marker range below 28, 1- to 4-byte UTF-8, lone surrogates) and the
 // ones URLs treat apart ('%', '/'), plus a model of the order keys must have.
-import { keyPartBytes } from '../../src/store/key-encoding'
+import { keyPartBytes } from '../../src/contract/key-encoding'
 
 /** mulberry32: small, fast, and the same sequence for the same seed. */
 export function seeded(seed: number): () => number {

@@ -5,7 +5,7 @@
 import t from 'tap'
 import { Graph, enc } from '../helpers/client'
 import { serverForFile } from '../helpers/server'
-import { keyPartBytes } from '../../src/store/key-encoding'
+import { keyPartBytes } from '../../src/contract/key-encoding'
 import { MAX_ID_BYTES } from '../../src/graph/validate'
 
 const fixture = serverForFile(t)

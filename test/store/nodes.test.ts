@@ -8,7 +8,7 @@ import { adjacencyPrefix, nodeKey, relationKey, END, type Key } from '../../work
 import { TENANT_OWNER } from '../../workers/store/consents'
 import { setRevokedProperties } from '../../workers/store/consents'
 import type { ShardStore } from '../../workers/store/shard-store'
-import type { NodeRef } from '../../src/shard/messages'
+import type { NodeRef } from '../../src/contract/messages'
 import { bodyOf, customer, eventsOf, knows, outcome, product, tempShard, viewed, writeCtx, PUBLIC_URL } from '../helpers/temp-shard'
 
 const adjacencyOf = (store: ShardStore, tenant: string, n: NodeRef): Key[] => {

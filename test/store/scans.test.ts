@@ -9,7 +9,7 @@ import { deleteNode, putNode } from '../../workers/store/nodes'
 import { putRelation } from '../../workers/store/relations'
 import { grantConsent, revokeConsent, setRevokedProperties } from '../../workers/store/consents'
 import { LOCKED_PLACEHOLDER } from '../../workers/store/records'
-import type { Criterion } from '../../src/shard/messages'
+import type { Criterion } from '../../src/contract/messages'
 import { customer, knows, product, tempShard, viewed, writeCtx, PUBLIC_URL, type TempShard } from '../helpers/temp-shard'
 
 const TENANT = { kind: 'tenant' } as const

@@ -5,7 +5,7 @@ import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { appendEvent } from '../../workers/store/events'
 import { MAX_WEBHOOKS_PER_TENANT, createWebhook, deleteWebhook, listWebhooks, saveWebhookState, webhookDb, webhookTargets } from '../../workers/store/webhooks'
-import type { WebhookTarget } from '../../src/shard/messages'
+import type { WebhookTarget } from '../../src/contract/messages'
 import { bodyOf, outcome, tempShard, type TempShard } from '../helpers/temp-shard'
 
 interface Created { id: string; url: string; secret: string }

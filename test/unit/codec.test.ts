@@ -1,7 +1,7 @@
 import t from 'tap'
 import { MessageChannel } from 'node:worker_threads'
-import { decodeReplies, decodeRequests, encodeReplies, encodeRequests, type ReplyBatch, type RequestBatch } from '../../src/shard/codec'
-import type { WriteContext } from '../../src/shard/messages'
+import { decodeReplies, decodeRequests, encodeReplies, encodeRequests, type ReplyBatch, type RequestBatch } from '../../src/contract/codec'
+import type { WriteContext } from '../../src/contract/messages'
 
 const node = { ns: 'core', type: 'customer', id: 'a/b c✓' }
 const relation = { from: node, to: { ns: 'core', type: 'product', id: 'p-1' }, rel: { ns: 'core', type: 'viewed', id: 'r 1' } }

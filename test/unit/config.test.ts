@@ -34,7 +34,7 @@ t.test('environment variables set every option', async (t) => {
     PORT: '9000', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', BOOTSTRAP: 'b.json', WORKERS: '3', SHARDS: '16',
     MAX_BODY: '2048', MASTER_KEY_FILE: 'k/master.key', ACCESS_TOKEN_TTL: '60', EVENT_RETENTION: '12h',
     EVENT_RETENTION_COUNT: '5000', MAX_STREAMS_PER_TENANT: '7', PUBLIC_URL: 'https://graph.example.com',
-    MAX_JSON_DEPTH: '10', MAX_JSON_ELEMENTS: '500',
+    MAX_JSON_DEPTH: '10', MAX_JSON_ELEMENTS: '500', WEBHOOK_RETRY_BASE_MS: '50',
     WEBHOOK_ALLOW: '127.0.0.1, hooks.internal,*.corp.example,10.0.0.0/8,fd00::/8', TRUST_PROXY: '10.0.0.1,::1',
   })
   t.same(c, {
@@ -42,6 +42,7 @@ t.test('environment variables set every option', async (t) => {
     maxBody: 2048, maxJsonDepth: 10, maxJsonElements: 500, masterKeyFile: resolve('k/master.key'), accessTokenTtl: 60, eventRetentionMs: 12 * 3_600_000,
     eventRetentionCount: 5000, maxStreamsPerTenant: 7, publicUrl: 'https://graph.example.com',
     webhookAllow: ['127.0.0.1', 'hooks.internal', '*.corp.example', '10.0.0.0/8', 'fd00::/8'], trustProxy: ['10.0.0.1', '::1'], shutdownTimeoutMs: 10_000,
+    webhookRetryBaseMs: 50,
   })
 })
 
@@ -162,6 +163,17 @@ t.test('--help: usage generated from the options table', async (t) => {
 t.test('SHUTDOWN_TIMEOUT is a duration', async (t) => {
   t.equal(loadConfig(['--shutdown-timeout', '3s'], {}).shutdownTimeoutMs, 3000)
   t.equal(loadConfig([], { SHUTDOWN_TIMEOUT: '500ms' }).shutdownTimeoutMs, 500)
+})
+
+t.test('WEBHOOK_RETRY_BASE_MS is an option of the loader: flag, variable, default, checked', async (t) => {
+  t.equal(loadConfig([], {}).webhookRetryBaseMs, 1000)
+  t.equal(loadConfig([], { WEBHOOK_RETRY_BASE_MS: '' }).webhookRetryBaseMs, 1000, 'empty is the default')
+  t.equal(loadConfig([], { WEBHOOK_RETRY_BASE_MS: '50' }).webhookRetryBaseMs, 50)
+  t.equal(loadConfig(['--webhook-retry-base-ms', '20'], { WEBHOOK_RETRY_BASE_MS: '50' }).webhookRetryBaseMs, 20)
+  for (const bad of ['0', '-1', '1.5', 'x', '1234567890']) {
+    configError(t, () => loadConfig([], { WEBHOOK_RETRY_BASE_MS: bad }), /^WEBHOOK_RETRY_BASE_MS must be a whole number of milliseconds ≥ 1/)
+  }
+  t.match(usage('main'), '--webhook-retry-base-ms')
 })
 
 t.test('only the shipped demo bootstrap is the demo', async (t) => {

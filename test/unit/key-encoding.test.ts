@@ -10,8 +10,8 @@ import { join } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { toBufferKey } from 'ordered-binary'
 import { MAX_ID_BYTES, MAX_NAME_BYTES, MAX_PROPERTY_BYTES } from '../../src/graph/validate'
-import type { NodeRef, RelationRef } from '../../src/shard/messages'
-import { decodeKey, encodeKey, KEY_OPTIONS, keyPartBytes, MAX_KEY_BYTES, type StoreKey } from '../../src/store/key-encoding'
+import type { NodeRef, RelationRef } from '../../src/contract/messages'
+import { decodeKey, encodeKey, KEY_OPTIONS, keyPartBytes, MAX_KEY_BYTES, type StoreKey } from '../../src/contract/key-encoding'
 import {
   adjacencyKey, adjacencyPrefix, consentKey, END, eventKey, IN, indexKey, indexPrefix, nodeKey, OUT, prefixRange, relationKey,
   keyParts, relationOfAdjacency, scheduleIdKey, scheduleKey, tenantSlotKey, typePrefix, webhookKey, type Key,

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { Urls } from '../../src/model/urls'
-import type { NodeRef, RelationRef } from '../../src/shard/messages'
+import { Urls } from '../../src/contract/urls'
+import type { NodeRef, RelationRef } from '../../src/contract/messages'
 import { counterResult, nodeChunk, nodeObject, relationChunk, relationObject, type ElementRecord } from '../../workers/store/records'
 
 const BASE = 'http://127.0.0.1:8080'

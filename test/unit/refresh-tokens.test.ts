@@ -5,7 +5,7 @@
 import t from 'tap'
 import { AccessTokens } from '../../src/auth/access-tokens'
 import type { GrantFields } from '../../src/auth/auth-store'
-import { MAX_NAME_CHARS } from '../../src/auth/name-limit'
+import { MAX_NAME_CHARS } from '../../src/model/name-limit'
 import { RefreshTokens } from '../../src/auth/refresh-tokens'
 import { tempAuthStore } from '../helpers/auth-store'
 import { pick, seeded, ATOMS } from '../helpers/key-strings'

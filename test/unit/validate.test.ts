@@ -1,9 +1,10 @@
 import t from 'tap'
 import { ApiError } from '../../src/errors'
 import {
-  consentReference, counterName, limitParam, MAX_ID_BYTES, MAX_NAME_BYTES, MAX_PROPERTY_BYTES, nodeRef, parseJson,
+  consentReference, counterName, limitParam, MAX_ID_BYTES, MAX_NAME_BYTES, MAX_PROPERTY_BYTES, nodeRef,
   propertiesBody, propertyKey, relationRef, RESERVED_BODY_NAMES, RESERVED_PROPERTY_KEYS, tenantSegment,
 } from '../../src/graph/validate'
+import { parseJson } from '../../src/front/parse-json'
 
 function apiError(t: tap.Test, fn: () => unknown, type: string, pattern?: RegExp | string): void {
   const err = t.throws(fn) as ApiError

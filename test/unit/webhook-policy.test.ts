@@ -5,7 +5,7 @@ import t from 'tap'
 import { createServer, type Server } from 'node:http'
 import { request } from 'undici'
 import { guardedAgent } from '../../src/events/webhook-connector'
-import { AddressRefused, invalidAllowEntry, WebhookPolicy, type Resolve } from '../../src/events/webhook-policy'
+import { AddressRefused, invalidAllowEntry, WebhookPolicy, type Resolve } from '../../src/net/webhook-policy'
 
 const url = (u: string): URL => new URL(u)
 

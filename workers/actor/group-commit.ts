@@ -2,7 +2,7 @@
 // one LMDB write transaction, each in a child transaction of its own
 // (store/isolated-write.ts), and are answered once the transaction is
 // flushed to disk (DESIGN: durable before 2xx).
-import type { Operation } from '../../src/shard/messages'
+import type { Operation } from '../../src/contract/messages'
 import { causeOf } from '../../src/storage-failure'
 import { commitFailure } from '../store/commit-failure'
 import { applyIsolated } from '../store/isolated-write'

@@ -2,7 +2,7 @@
 // older disk formats migrated, key file checked against what the shard
 // recorded, and revocations a crash interrupted finished. Damage throws
 // ShardDamage before anything is served.
-import type { ActorConfig } from '../../src/shard/messages'
+import type { ActorConfig } from '../../src/contract/messages'
 import { finishRevocations } from '../store/consents'
 import { verifyKeys } from '../store/key-check'
 import { migrateShard } from '../store/migrate-shard'

@@ -1,8 +1,8 @@
 // Every operation an actor runs, in one table keyed by the operation's name:
-// the compiler checks that each operation of src/shard/messages.ts has an
+// the compiler checks that each operation of src/contract/messages.ts has an
 // entry, and the entry says whether it reads, writes (group commit) or
 // streams (scans.ts).
-import type { Operation, StreamOp } from '../../src/shard/messages'
+import type { Operation, StreamOp } from '../../src/contract/messages'
 import { createConsent, grantConsent, readConsent, revokeConsent, setRevokedProperties } from '../store/consents'
 import { appendEvent, head, readEvents } from '../store/events'
 import type { ShardContext } from '../store/context'

@@ -1,8 +1,8 @@
 // Replies to the front thread, batched: every reply of one event-loop turn
 // goes in one message (the front thread batches its requests the same way).
 import type { MessagePort } from 'node:worker_threads'
-import { encodeReplies } from '../../src/shard/codec'
-import type { ActorReply } from '../../src/shard/messages'
+import { encodeReplies } from '../../src/contract/codec'
+import type { ActorReply } from '../../src/contract/messages'
 import type { OpResult } from '../store/result'
 
 export function reply(id: number, r: OpResult): ActorReply {

@@ -1,6 +1,6 @@
 // Open streams (list and neighbours scans): each sends a slice of chunks,
 // then waits for the front thread's `more` (its back-pressure) or `cancel`.
-import type { StreamOp } from '../../src/shard/messages'
+import type { StreamOp } from '../../src/contract/messages'
 import { now } from '../../src/clock'
 import type { ShardContext } from '../store/context'
 import { fail } from '../store/result'

@@ -3,7 +3,7 @@
 // slot (crypto-shredding); granting again makes a new key in a new slot, so
 // data sealed before stays locked for good.
 import { randomBytes } from 'node:crypto'
-import type { ConsentCaller } from '../../src/shard/messages'
+import type { ConsentCaller } from '../../src/contract/messages'
 import { NEXT_SLOT_KEY, consentKey, tenantSlotKey } from './keys'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
 import type { ConsentRecord } from './schema'

@@ -2,7 +2,7 @@
 // against, the time of its transaction, and what the transaction collects
 // for the actor to act on once it is committed.
 import type { Metamodel } from '../../src/model/metamodel'
-import type { Urls } from '../../src/model/urls'
+import type { Urls } from '../../src/contract/urls'
 import type { BlindIndex } from '../crypto/blind-index'
 import type { ShardStore } from './shard-store'
 

@@ -1,9 +1,9 @@
-// The LMDB key layout of a shard. Keys are arrays (src/store/key-encoding.ts:
+// The LMDB key layout of a shard. Keys are arrays (src/contract/key-encoding.ts:
 // element-wise order for strings of any length and content), so every prefix
 // of an array key is a range: a type's nodes, a node's adjacency list, an
 // index term's nodes are each one prefix scan.
-import type { NodeRef, RelationRef } from '../../src/shard/messages'
-import { KEY_END, type KeyPart } from '../../src/store/key-encoding'
+import type { NodeRef, RelationRef } from '../../src/contract/messages'
+import { KEY_END, type KeyPart } from '../../src/contract/key-encoding'
 
 /** Sorts after every string and number, so [...prefix, END] closes a prefix range. */
 export const END = KEY_END
@@ -48,8 +48,14 @@ export function relationOfAdjacency(key: Key): { neighbour: NodeRef; relation: R
 /** [tenant, owner, ns, type, id]: the nodes each consent (or TENANT) owns, for what a revocation must clean up. */
 export const ownedKey = (tenant: string, owner: string, n: NodeRef): Key => [tenant, owner, n.ns, n.type, n.id]
 export const ownedPrefix = (tenant: string, owner: string): Key => [tenant, owner]
-export function ownedNodeOf(key: Key): NodeRef {
+export function ownedNodeOf(raw: unknown): NodeRef {
+  const key = keyParts(raw)
   return { ns: key[2] as string, type: key[3] as string, id: key[4] as string }
+}
+/** The tenant and node of a nodeKey. */
+export function nodeOfKey(raw: unknown): { tenant: string; node: NodeRef } {
+  const key = keyParts(raw)
+  return { tenant: key[0] as string, node: { ns: key[1] as string, type: key[2] as string, id: key[3] as string } }
 }
 
 export const indexKey = (tenant: string, ns: string, type: string, property: string, term: string, id: string): Key => [

@@ -4,7 +4,7 @@
 // databases they need, so opening a shard (shard-store.ts) can run them
 // without an import cycle.
 import type { Database, RootDatabase } from 'lmdb'
-import { LEGACY_NEXT_SLOT_KEY, NEXT_SLOT_KEY, ownedKey, type Key } from './keys'
+import { LEGACY_NEXT_SLOT_KEY, NEXT_SLOT_KEY, nodeOfKey, ownedKey, type Key } from './keys'
 import type { ShardValues } from './schema'
 
 export interface MigratedStore {
@@ -31,8 +31,8 @@ export function migrateSlotCounter(store: MigratedStore): void {
 export function buildOwnerIndex(store: MigratedStore): void {
   store.env.transactionSync(() => {
     for (const { key, value } of store.nodes.getRange()) {
-      const [tenant, ns, type, id] = key as [string, string, string, string]
-      store.owned.putSync(ownedKey(tenant, value.o, { ns, type, id }), 1)
+      const { tenant, node } = nodeOfKey(key)
+      store.owned.putSync(ownedKey(tenant, value.o, node), 1)
     }
   })
 }

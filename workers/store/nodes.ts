@@ -4,9 +4,9 @@
 // (workers/store/sealing.ts).
 import type { Database } from 'lmdb'
 import type { Metamodel } from '../../src/model/metamodel'
-import type { NodeRef, RelationRef, WriteContext } from '../../src/shard/messages'
+import type { NodeRef, RelationRef, WriteContext } from '../../src/contract/messages'
 import type { ShardContext } from './context'
-import { IN, OUT, adjacencyKey, adjacencyPrefix, keyParts, nodeKey, ownedKey, ownedNodeOf, ownedPrefix, prefixRange, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
+import { IN, OUT, adjacencyKey, adjacencyPrefix, nodeKey, ownedKey, ownedNodeOf, ownedPrefix, prefixRange, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
 import { LOCKED_PLACEHOLDER, nodeObject, type ElementRecord } from './records'
 import { NO_CONTENT, fail, ok, type OpError, type OpResult } from './result'
 import { meta, openElement, revokedPropertyWritten, sealElement, writeGrant } from './sealing'
@@ -177,7 +177,7 @@ export function deleteNode(sc: ShardContext, tenant: string, n: NodeRef, trace: 
 export function forgetSearchTerms(sc: ShardContext, tenant: string, ref: string): void {
   const { store, metamodel, blind } = sc
   // Collected first: writing under a live cursor of the same transaction is unsafe.
-  const owned = [...store.owned.getKeys(prefixRange(ownedPrefix(tenant, ref)))].map((k) => ownedNodeOf(keyParts(k)))
+  const owned = [...store.owned.getKeys(prefixRange(ownedPrefix(tenant, ref)))].map(ownedNodeOf)
   for (const n of owned) {
     const key = nodeKey(tenant, n)
     const stored = store.nodes.get(key)

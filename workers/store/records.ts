@@ -1,8 +1,8 @@
 // How a node or relation is rendered as the spec's JSON (schema.ts has what
 // it is on disk). Custom properties are stored sealed (sealing.ts); once
 // opened they are a JSON text that the renderers splice, never re-parse.
-import type { NodeRef, RelationRef } from '../../src/shard/messages'
-import type { Urls } from '../../src/model/urls'
+import type { NodeRef, RelationRef } from '../../src/contract/messages'
+import type { Urls } from '../../src/contract/urls'
 import type { ElementMeta } from './schema'
 
 /** An element whose properties could be opened (in memory only): `p` is their JSON object text. */

@@ -1,7 +1,7 @@
 // Relation and counter writes and the relation read of one shard. A relation
 // is stored once and listed in the adjacency lists of both its end nodes; its
 // properties are sealed under its owner's key like a node's.
-import type { RelationRef, WriteContext } from '../../src/shard/messages'
+import type { RelationRef, WriteContext } from '../../src/contract/messages'
 import { IN, OUT, adjacencyKey, relationKey, type Key } from './keys'
 import type { ShardContext } from './context'
 import { changeEvent, ensureNode, readElement, relationPayload } from './nodes'

@@ -2,7 +2,7 @@
 // and neighbours. Each is a resumable scan: one step reads a bounded slice
 // and remembers the last key, so a stream holds no long read transaction and
 // never more than one slice in memory; the next step starts after that key.
-import type { Criterion, NodeRef } from '../../src/shard/messages'
+import type { Criterion, NodeRef } from '../../src/contract/messages'
 import { IN, adjacencyPrefix, indexPrefix, nodeIdOf, nodeKey, prefixRange, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
 import { LOCKED_PLACEHOLDER, nodeChunk, nodeObject, relationChunk } from './records'
 import type { ShardContext } from './context'

@@ -2,7 +2,7 @@
 // together the shard's whole disk format (src/shard/manifest.ts numbers it).
 // Values are msgpack maps (shard-store.ts, VALUE_ENCODING); short field names
 // keep them small. Types only: this module imports nothing at run time.
-import type { WebhookState } from '../../src/shard/messages'
+import type { WebhookState } from '../../src/contract/messages'
 
 /** Identity and timestamps of a node or relation; they stay readable (they are what a locked chunk shows). */
 export interface ElementMeta {

@@ -3,7 +3,7 @@
 // no plaintext. Entries of data that can no longer be decrypted cannot be
 // removed by value; reads check every hit against the opened properties.
 import type { Metamodel } from '../../src/model/metamodel'
-import type { NodeRef } from '../../src/shard/messages'
+import type { NodeRef } from '../../src/contract/messages'
 import type { BlindIndex } from '../crypto/blind-index'
 import { indexKey } from './keys'
 import type { ShardStore } from './shard-store'

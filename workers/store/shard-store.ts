@@ -2,7 +2,7 @@
 // it owns; nothing else touches them while it runs.
 import { open, RootDatabase, Database, type DatabaseOptions } from 'lmdb'
 import { join } from 'node:path'
-import { KEY_OPTIONS } from '../../src/store/key-encoding'
+import { KEY_OPTIONS } from '../../src/contract/key-encoding'
 import { DataKeys } from '../crypto/data-keys'
 import { KeyFile } from '../crypto/key-file'
 import type { Key } from './keys'
@@ -68,7 +68,7 @@ export interface ShardStore {
  */
 export const VALUE_ENCODING = { encoding: 'msgpack', useRecords: false, mapsAsObjects: true } as DatabaseOptions
 
-/** Every shard database: msgpack values, and keys of any length and content in order (src/store/key-encoding.ts). */
+/** Every shard database: msgpack values, and keys of any length and content in order (src/contract/key-encoding.ts). */
 export const DB_OPTIONS: DatabaseOptions = { ...VALUE_ENCODING, ...KEY_OPTIONS }
 
 export function shardPath(dataDir: string, shard: number): string {

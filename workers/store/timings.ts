@@ -1,7 +1,7 @@
 // The STORE events and schedules of the scheduling and decay headers (spec
 // 4 and 6). Shapes of `schema` and `scheduleId` follow the spec's table for
 // the four subjects: node, node property, relation, relation property.
-import type { NodeRef, RelationRef, Timing, WriteContext } from '../../src/shard/messages'
+import type { NodeRef, RelationRef, Timing, WriteContext } from '../../src/contract/messages'
 import { appendEvent } from './events'
 import { putSchedule } from './schedules'
 import type { ShardContext } from './context'

@@ -6,7 +6,7 @@
 // front thread (src/events/webhook-delivery.ts) and reports back here.
 import { randomBytes } from 'node:crypto'
 import type { Database, RangeOptions } from 'lmdb'
-import type { WebhookState, WebhookTarget } from '../../src/shard/messages'
+import type { WebhookState, WebhookTarget } from '../../src/contract/messages'
 import { open, seal } from '../crypto/seal'
 import { head } from './events'
 import { prefixRange, tenantPrefix, webhookKey, webhookOf, type Key } from './keys'

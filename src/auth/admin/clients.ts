@@ -3,7 +3,7 @@
 // SHA-256); a public client (`"public": true`) has none and must use PKCE.
 // Deleting a client ends its tokens and codes.
 import { randomBytes } from 'node:crypto'
-import type { Services } from '../../front/services'
+import type { Services } from '../services'
 import type { ClientRecord } from '../auth-store'
 import { clientProblem } from '../client-rules'
 import { randomToken, sha256 } from '../secrets'

@@ -1,7 +1,7 @@
 // /oauth2/v1/admin/packages[/{id}]: packages, their provider tenant and the
 // services they include with the scopes each defines.
 import type { PackageDecl } from '../../bootstrap/bootstrap-file'
-import type { Services } from '../../front/services'
+import type { Services } from '../services'
 import { admin, deleteOne, getOne, listOf, putDurably, reply, settle } from './common'
 import { JsonFields, violation } from './json-body'
 

@@ -1,6 +1,6 @@
 // /oauth2/v1/admin/roles[/{name}]: roles and the scopes each gives a user in
 // the tenants where the user holds it.
-import type { Services } from '../../front/services'
+import type { Services } from '../services'
 import { admin, deleteOne, missing, putDurably, reply, settle } from './common'
 import { JsonFields } from './json-body'
 

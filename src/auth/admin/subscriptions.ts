@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import { now } from '../../clock'
 import type { SubscriptionRecord } from '../auth-store'
-import type { Services } from '../../front/services'
+import type { Services } from '../services'
 import { admin, deleteOne, getOne, iso, putDurably, reply, settle } from './common'
 import { JsonFields, violation } from './json-body'
 

@@ -1,5 +1,5 @@
 // /oauth2/v1/admin/tenants[/{id}]: tenants and their organization.
-import type { Services } from '../../front/services'
+import type { Services } from '../services'
 import { admin, deleteOne, getOne, listOf, putDurably, reply, settle } from './common'
 import { JsonFields, violation } from './json-body'
 

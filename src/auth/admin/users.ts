@@ -3,7 +3,7 @@
 // the pool and never shown. A password change does not end a lock-out.
 // Deleting a user ends their tokens and sessions.
 import { durable } from '../auth-store'
-import type { Services } from '../../front/services'
+import type { Services } from '../services'
 import type { UserRecord } from '../auth-store'
 import { admin, deleteOne, getOne, listOf, missing, reply, settle } from './common'
 import { JsonFields, NAME, violation, type JsonFields as Fields } from './json-body'

@@ -4,7 +4,7 @@
 // fail with an OAuth error that is sent to the redirect URI.
 import { ApiError } from '../../errors'
 import type { AuthStore, ClientRecord } from '../auth-store'
-import { nameTooLong } from '../name-limit'
+import { nameTooLong } from '../../model/name-limit'
 import { invalidRequest, oauthError, unauthorizedClient } from '../oauth-errors'
 import { OPENID_SCOPE, parseScopeRequest, splitScope, type ScopeRequest } from '../scopes'
 import type { Display, Provider, ResponseType } from './request'

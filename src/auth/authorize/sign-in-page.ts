@@ -6,7 +6,7 @@
 import { randomToken, equalHashes } from '../secrets'
 import { readCookie, setCookie } from '../cookies'
 import { escapeHtml, sendPage } from '../html'
-import { MAX_NAME_CHARS } from '../name-limit'
+import { MAX_NAME_CHARS } from '../../model/name-limit'
 import type { Exchange } from '../../front/exchange'
 import type { AuthorizationRequest } from './request'
 

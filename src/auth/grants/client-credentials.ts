@@ -1,7 +1,7 @@
 // grant_type=client_credentials: a confidential client, authenticated by
 // Basic or body credentials, gets a token for its tenant or a subscriber.
 import type { Exchange } from '../../front/exchange'
-import type { Services } from '../../front/services'
+import type { Services } from '../services'
 import { requestSource } from '../../net/client-source'
 import { invalidClient, tokenClient } from '../client-authentication'
 import { single } from '../oauth-errors'

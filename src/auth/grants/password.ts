@@ -3,11 +3,11 @@
 // authentication follows the table of spec 5.2 (passwordGrantClient). No
 // refresh token.
 import type { Exchange } from '../../front/exchange'
-import type { Services } from '../../front/services'
+import type { Services } from '../services'
 import { requestSource } from '../../net/client-source'
 import { passwordGrantClient } from '../client-authentication'
 import { tooManyAttempts } from '../lockout'
-import { nameTooLong } from '../name-limit'
+import { nameTooLong } from '../../model/name-limit'
 import { invalidGrant, invalidRequest, single } from '../oauth-errors'
 import { grantScopes, parseScopeRequest, scopeString, userGrant } from '../scopes'
 import { SESSION_ID_PARAM, sessionIdOf } from '../session-id'

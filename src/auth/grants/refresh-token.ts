@@ -4,7 +4,7 @@
 // user, client and tenant allow today (a role taken away is not given back
 // by an old refresh token). No refresh token in the answer.
 import type { Exchange } from '../../front/exchange'
-import type { Services } from '../../front/services'
+import type { Services } from '../services'
 import { requestSource } from '../../net/client-source'
 import { ApiError } from '../../errors'
 import type { RefreshTokenRecord } from '../auth-store'

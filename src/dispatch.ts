@@ -4,17 +4,17 @@
 // JSON body's depth and element count (400), run the handler. Any ApiError
 // thrown on the way becomes the error answer.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import { authorize, requireScope } from '../auth/bearer'
-import { findOAuthRoute } from '../auth/routes'
-import { ApiError, ERROR_TYPES } from '../errors'
-import { findGraphRoute } from '../graph/routes'
-import { tenantSegment } from '../graph/validate'
-import { readBody } from './body'
-import { Exchange } from './exchange'
-import { checkJsonLimits } from './json-limits'
-import { requireMediaType } from './media-type'
-import type { Method, MethodSpec } from './route'
-import type { Services } from './services'
+import { authorize, requireScope } from './auth/bearer'
+import { findOAuthRoute } from './auth/routes'
+import { ApiError, ERROR_TYPES } from './errors'
+import { findGraphRoute } from './graph/routes'
+import { tenantSegment } from './graph/validate'
+import { readBody } from './front/body'
+import { Exchange } from './front/exchange'
+import { checkJsonLimits } from './front/json-limits'
+import { requireMediaType } from './front/media-type'
+import type { Method } from './front/route'
+import type { MethodSpec, Services } from './auth/services'
 
 const notFound = (ex: Exchange): ApiError => new ApiError('element_not_found', `no route for ${ex.method} ${ex.rawPath}`)
 

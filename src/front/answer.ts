@@ -1,13 +1,18 @@
-// Turns an actor's reply into the HTTP answer.
+// Turns an actor's reply into the HTTP answer. The handler has the shape the
+// actor pool calls back (ReplyHandler, src/shard/actor-pool.ts); the edge
+// states it here rather than import the pool.
 import { ApiError } from '../errors'
-import type { Exchange } from '../front/exchange'
-import type { ReplyHandler } from '../shard/actor-pool'
+import type { ActorReply } from '../contract/messages'
+import type { Exchange } from './exchange'
+
+/** Answers the request from the reply; `abandoned` tells the pool nobody waits any more. */
+export type Answer = ((reply: ActorReply) => void) & { abandoned: () => boolean }
 
 /** Count answers carry the number in this header (HEAD has no body). */
 export const TOTAL_COUNT_HEADER = 'x-total-count'
 
-export function answer(ex: Exchange): ReplyHandler {
-  const handler: ReplyHandler = (reply) => {
+export function answer(ex: Exchange): Answer {
+  const handler = (reply: ActorReply): void => {
     if (reply.kind === 'error') ex.error(new ApiError(reply.type, reply.message))
     else if (reply.kind !== 'ok') ex.error(new Error(`unexpected actor reply ${reply.kind}`))
     else if (reply.body !== undefined) ex.json(reply.status, reply.body)
@@ -17,6 +22,5 @@ export function answer(ex: Exchange): ReplyHandler {
   // A request whose connection closed before its call left for the actor is
   // not applied (uWebSockets.js closes a connection that pipelines behind an
   // unanswered request: README, "HTTP edges").
-  handler.abandoned = () => ex.aborted
-  return handler
+  return Object.assign(handler, { abandoned: () => ex.aborted })
 }

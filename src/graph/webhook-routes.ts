@@ -1,16 +1,18 @@
 // /graph/v1/{tenant}/webhooks[/{id}] (docs/contracts.md, Events): register, list,
 // show and delete a tenant's webhooks (scope platform.profile_graph_manage).
-// The shard actor keeps them; delivery (webhook-delivery.ts) hears of every
+// The shard actor keeps them; delivery (src/events/webhook-delivery.ts) hears of every
 // change from the actor. Also the plain-HTTP answer of the stream path.
 // A URL whose host is a non-public address or a local/metadata name is
-// refused at once (webhook-policy.ts); delivery checks the resolved address.
+// refused at once (src/net/webhook-policy.ts); delivery checks the resolved address.
 import { ApiError } from '../errors'
-import type { MethodSpec } from '../front/route'
-import { answer } from '../graph/answer'
-import type { GraphParams } from '../graph/params'
-import { checkKeyBytes, MAX_ID_BYTES, parseJson } from '../graph/validate'
-import type { Operation } from '../shard/messages'
-import type { WebhookPolicy } from './webhook-policy'
+import type { MethodSpec } from '../auth/services'
+import { answer } from '../front/answer'
+import type { GraphParams } from './params'
+import { checkKeyBytes } from '../front/key-length'
+import { parseJson } from '../front/parse-json'
+import { MAX_ID_BYTES } from './validate'
+import type { Operation } from '../contract/messages'
+import type { WebhookPolicy } from '../net/webhook-policy'
 
 type Spec = MethodSpec<GraphParams>
 

@@ -1,5 +1,5 @@
 // The messages between the front thread and the shard actors. Plain data
-// only, so they cross MessagePorts through the one codec (src/shard/codec.ts).
+// only, so they cross MessagePorts through the one codec (src/contract/codec.ts).
 import type { ErrorType } from '../errors'
 
 export interface NodeRef { ns: string; type: string; id: string }

@@ -1,6 +1,6 @@
 // Every URL the service writes into a response, built from PUBLIC_URL. Path
 // segments are percent-encoded so an id with "/" stays one segment.
-import type { NodeRef, RelationRef } from '../shard/messages'
+import type { NodeRef, RelationRef } from './messages'
 
 const enc = encodeURIComponent
 

@@ -3,9 +3,9 @@
 // or cloud metadata hosts, so webhooks are no way into the server's network.
 // The operator's allow-list (--webhook-allow: host names, *.suffixes, IPs,
 // CIDRs) opens exceptions. Registration checks what the URL says (no DNS);
-// delivery checks the address it actually connects to (webhook-connector.ts).
+// delivery checks the address it actually connects to (src/events/webhook-connector.ts).
 import { lookup } from 'node:dns/promises'
-import { AddressSet, isNonPublic, parseCidr, parseIp } from '../net/addresses'
+import { AddressSet, isNonPublic, parseCidr, parseIp } from './addresses'
 
 /** Names that are the local host or a cloud metadata service wherever they resolve. */
 const LOCAL_NAMES = new Set(['localhost', 'metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal'])

@@ -1,13 +1,13 @@
 // The uWebSockets.js front thread: one catch-all route, because the path is
 // decoded segment by segment by our own decoder (src/front/path.ts).
 import uWS from 'uWebSockets.js'
-import { ConfigError } from '../config'
-import { ApiError } from '../errors'
-import { endEventStreams, eventStreamBehavior, STREAM_PATTERN } from '../events/ws-stream'
+import { ConfigError } from './config'
+import { ApiError } from './errors'
+import { EventStreams, STREAM_PATTERN } from './graph/ws-stream'
 import { dispatch } from './dispatch'
-import { Exchange } from './exchange'
-import { isDraining } from './in-flight'
-import type { Services } from './services'
+import { Exchange } from './front/exchange'
+import { isDraining } from './front/in-flight'
+import type { Services } from './auth/services'
 
 export interface Listening {
   port: number
@@ -37,7 +37,8 @@ export function listen(services: () => Services | undefined, host: string, port:
   silenceVersionHeader()
   const app = uWS.App()
   // The event stream's WebSocket upgrades; a request without an upgrade falls through to the catch-all.
-  app.ws(STREAM_PATTERN, eventStreamBehavior(services))
+  const streams = new EventStreams()
+  app.ws(STREAM_PATTERN, streams.behavior(services))
   app.any('/*', (res, req) => {
     const s = services()
     // A new request on a kept-alive connection during a shutdown is not in flight: refuse it and close.
@@ -56,7 +57,7 @@ export function listen(services: () => Services | undefined, host: string, port:
         if (!accepting) return
         accepting = false
         uWS.us_listen_socket_close(socket)
-        endEventStreams()
+        streams.endAll()
       }
       resolve({
         port: uWS.us_socket_local_port(socket),

@@ -2,7 +2,7 @@
 // bootstrap file accept. Presented names are checked against it before they
 // are looked up: a longer one cannot exist, and unbounded input must never
 // reach an LMDB key (1978 bytes at most). 128 UTF-16 units take at most 384
-// bytes in a key (src/store/key-encoding.ts), so every such key fits.
+// bytes in a key (src/contract/key-encoding.ts), so every such key fits.
 export const MAX_NAME_CHARS = 128
 
 /** The message for a name past the limit, or undefined when it is within. */
