@@ -1,19 +1,19 @@
 // What the OAuth endpoints share beside the access tokens and the store:
 // built once in main.ts, reached as `s.oauth`.
-import type { AccessTokens } from './access-tokens'
-import { AttemptLimiter } from './attempt-limiter'
-import type { AuthStore } from './auth-store'
-import { AuthorizationCodes } from './authorization-codes'
-import type { SecretChecks } from './client-authentication'
-import { Lockout } from './lockout'
-import type { PasswordHasher } from './password-hasher'
-import { RefreshTokens } from './refresh-tokens'
-import { Sessions } from './sessions'
-import { SigningKeys } from './signing-keys'
-import { SubscriptionEvents } from './subscription-events'
-import type { KeySigner } from './signing-pool'
-import { UserAuthenticator } from './user-authentication'
-import { VerifiedSecrets } from './verified-secrets'
+import type { AccessTokens } from './models/access-tokens'
+import { AttemptLimiter } from './helpers/attempt-limiter'
+import type { AuthStore } from './models/auth-store'
+import { AuthorizationCodes } from './models/authorization-codes'
+import type { SecretChecks } from './helpers/client-authentication'
+import { Lockout } from './models/lockout'
+import type { PasswordHasher } from './helpers/password-hasher'
+import { RefreshTokens } from './models/refresh-tokens'
+import { Sessions } from './models/sessions'
+import { SigningKeys } from './models/signing-keys'
+import { SubscriptionEvents } from './helpers/subscription-events'
+import type { KeySigner } from './helpers/signing-pool'
+import { UserAuthenticator } from './helpers/user-authentication'
+import { VerifiedSecrets } from './helpers/verified-secrets'
 
 export interface OAuthServices {
   /** `{PUBLIC_URL}/oauth2/v1`, the `iss` of ID tokens and the discovery document */

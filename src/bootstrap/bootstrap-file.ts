@@ -1,7 +1,7 @@
 // Reads and validates the bootstrap file of docs/contracts.md. Every key is optional;
 // a malformed file stops the start with a message naming the bad path.
 import { readFileSync } from 'node:fs'
-import { MAX_NAME_CHARS } from '../auth/name-limit'
+import { MAX_NAME_CHARS } from '../auth/helpers/name-limit'
 import { ConfigError } from '../config'
 import { MetamodelDoc, PROPERTY_TYPES, PropertyDef, PropertyType, TenantMetamodel, TypeDef } from '../model/metamodel'
 

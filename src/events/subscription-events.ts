@@ -5,7 +5,7 @@
 // subscriptionCancelled_v1 with `metadata.schema` in the payload; a consumer
 // that asks for the deprecated subscriptionCreated_v2 or _v1 gets those
 // shapes, derived from v3 at read time.
-import type { SubscriptionChange, SubscriptionEvents } from '../auth/subscription-events'
+import type { SubscriptionChange, SubscriptionEvents } from '../auth/helpers/subscription-events'
 import type { ActorPool } from '../shard/actor-pool'
 
 /** The log of the topic owned by platform.authorization; "@" keeps it apart from every tenant's log. */

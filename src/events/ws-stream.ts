@@ -9,7 +9,7 @@
 // consumer that does not read therefore costs the server one page and one
 // high-water mark of memory, never the backlog.
 import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocket, WebSocketBehavior } from 'uWebSockets.js'
-import { authorize, bearerToken, VIEW_SCOPE } from '../auth/bearer'
+import { authorize, bearerToken, VIEW_SCOPE } from '../auth/helpers/bearer'
 import { ApiError } from '../errors'
 import { Exchange } from '../front/exchange'
 import { isDraining } from '../front/in-flight'

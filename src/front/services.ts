@@ -1,8 +1,8 @@
 // What the routes share: built once in main.ts and passed to every handler.
-import type { AccessTokens } from '../auth/access-tokens'
-import type { AuthStore } from '../auth/auth-store'
+import type { AccessTokens } from '../auth/models/access-tokens'
+import type { AuthStore } from '../auth/models/auth-store'
 import type { OAuthServices } from '../auth/oauth-services'
-import type { PasswordHasher } from '../auth/password-hasher'
+import type { PasswordHasher } from '../auth/helpers/password-hasher'
 import type { WebhookPolicy } from '../events/webhook-policy'
 import type { Metamodel } from '../model/metamodel'
 import type { AddressSet } from '../net/addresses'

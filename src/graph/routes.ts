@@ -1,6 +1,6 @@
 // The graph service's routes under /graph/v1/{tenant}/: resource name, the
 // number of segments after it, and per method the handler and scope.
-import { MANAGE_SCOPE, VIEW_SCOPE } from '../auth/bearer'
+import { MANAGE_SCOPE, VIEW_SCOPE } from '../auth/helpers/bearer'
 import * as webhooks from '../events/webhook-routes'
 import type { Method, MethodSpec } from '../front/route'
 import * as consents from './consents'

@@ -6,7 +6,7 @@ import t from 'tap'
 import {
   adminToken, basic, call, codeFor, hiddenFields, oauthServerForFile, postForm, tokenOk, UserAgent, WEB_AUTH, type Json,
 } from '../helpers/oauth'
-import { MAX_NAME_CHARS } from '../../src/auth/name-limit'
+import { MAX_NAME_CHARS } from '../../src/auth/helpers/name-limit'
 
 const env = oauthServerForFile(t)
 let admin: string
