@@ -43,7 +43,7 @@ export const discoveryEndpoint: OAuthMethod = {
   body: 'none',
   handle(s, ex) {
     const scopes = new Set<string>()
-    for (const { value } of s.authStore.packages.getRange()) for (const service of value.includedServices) for (const sc of service.scopes) scopes.add(sc)
+    for (const value of s.oauth.packages.all()) for (const service of value.includedServices) for (const sc of service.scopes) scopes.add(sc)
     ex.json(200, JSON.stringify(discoveryDocument(s.oauth.issuer, [...scopes].sort())), CACHE)
   },
 }

@@ -43,7 +43,7 @@ async function clientOf(s: Services, params: URLSearchParams): Promise<{ clientI
 
 async function endSession(s: Services, ex: Exchange, params: URLSearchParams): Promise<void> {
   const { clientId, hintSub } = await clientOf(s, params)
-  const client = s.authStore.clients.get(clientId)
+  const client = s.oauth.clients.find(clientId)
   if (client === undefined) throw badRequest(`unknown client_id "${clientId}"`)
   const target = single(params, 'post_logout_redirect_uri')
   if (target !== undefined && !client.redirect_uris.includes(target)) {

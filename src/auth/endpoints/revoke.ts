@@ -22,7 +22,7 @@ function find(s: Services, token: string): Found | undefined {
   const hash = sha256(token)
   const access = s.tokens.verifyHash(hash)
   if (access !== undefined) return { kind: 'access', hash, record: access }
-  const refresh = s.authStore.refreshTokens.get(hash)
+  const refresh = s.oauth.refreshTokens.findHash(hash)
   return refresh === undefined ? undefined : { kind: 'refresh', hash, record: refresh }
 }
 
@@ -36,7 +36,7 @@ async function revoke(s: Services, ex: Exchange, form: URLSearchParams): Promise
   if (tokens.length === 0) throw invalidRequest('token is required')
   const creds = presentedCredentials(ex.headers.authorization, form)
   // A wrong secret fails the whole request; client_id alone authenticates nobody.
-  const caller: ClientRecord | undefined = creds?.clientSecret !== undefined ? await authenticateClient(s.authStore, s.oauth.secretChecks, creds, requestSource(ex, s.trustProxy)) : undefined
+  const caller: ClientRecord | undefined = creds?.clientSecret !== undefined ? await authenticateClient(s.oauth.clients, s.oauth.secretChecks, creds, requestSource(ex, s.trustProxy)) : undefined
   let needCredentials = 0
   let foreign = 0
   for (const token of tokens) {

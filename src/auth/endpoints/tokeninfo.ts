@@ -23,10 +23,10 @@ export function allowedServices(s: Services, record: AccessTokenRecord): Allowed
   const scopes = new Set(plainScopes(record.scopes))
   const subscribed = new Set<string>()
   if (record.tenant !== undefined) {
-    for (const { value } of s.authStore.subscriptions.getRange()) if (value.tenant === record.tenant) subscribed.add(value.package)
+    for (const value of s.oauth.subscriptions.ofTenant(record.tenant)) subscribed.add(value.package)
   }
   const out: AllowedService[] = []
-  for (const { value: pkg } of s.authStore.packages.getRange()) {
+  for (const pkg of s.oauth.packages.all()) {
     const reachable = record.tenant === undefined || pkg.provider.id === record.tenant || subscribed.has(pkg.id)
     if (!reachable) continue
     for (const service of pkg.includedServices) {

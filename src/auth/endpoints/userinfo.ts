@@ -15,7 +15,7 @@ import { NO_STORE } from '../helpers/token-response'
 function answer(s: Services, ex: Exchange, authorization: string): void {
   const { record } = liveBearer(s.tokens, authorization)
   if (!record.scopes.includes(OPENID_SCOPE)) throw insufficientScope(OPENID_SCOPE)
-  const user = record.sub === undefined ? undefined : s.authStore.users.get(record.sub)
+  const user = record.sub === undefined ? undefined : s.oauth.users.find(record.sub)
   if (user === undefined) throw invalidToken('the access token belongs to no user')
   ex.json(200, JSON.stringify({ sub: user.id, preferred_username: user.username, email: user.email }), NO_STORE)
 }

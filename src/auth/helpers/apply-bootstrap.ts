@@ -9,8 +9,9 @@
 // when it still matches, the secret is unchanged and scrypt is skipped.
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { Bootstrap } from '../../bootstrap/bootstrap-file'
-import { durable } from '../models/auth-store'
-import type { AuthStore, ClientRecord, SecretHash, SubscriptionRecord, UserRecord } from '../models/auth-store'
+import type { AuthStore, ClientRecord, SecretHash, UserRecord } from '../models/auth-store'
+import { storeBootstrapRecords } from '../models/bootstrap-records'
+import { authModels } from '../models/index'
 import { checkBootstrap } from './bootstrap-checks'
 import { now } from '../../clock'
 import { weakerThanCurrent, type PasswordHasher, type ScryptHash } from './password-hasher'
@@ -55,12 +56,13 @@ async function inBatches<T, R>(items: readonly T[], work: (item: T) => Promise<R
 
 /** `digestKey`: a key derived from the master key for the bootstrap digests. */
 export async function applyAuthBootstrap(store: AuthStore, hasher: Hasher, boot: Bootstrap, digestKey: Buffer): Promise<void> {
-  checkBootstrap(boot, store)
+  const models = authModels(store)
+  checkBootstrap(boot, models)
   const changed = boot.clients.filter((c) => {
-    const r = store.clients.get(c.client_id)
+    const r = models.clients.find(c.client_id)
     return !unchanged(digestKey, c.client_secret, r?.secret, r?.bootstrapDigest)
   }).length + boot.users.filter((u) => {
-    const r = store.users.get(u.id)
+    const r = models.users.find(u.id)
     return !unchanged(digestKey, u.password, r?.password, r?.bootstrapDigest)
   }).length
   // scrypt takes a while per secret: say why the start waits.
@@ -69,7 +71,7 @@ export async function applyAuthBootstrap(store: AuthStore, hasher: Hasher, boot:
   // made most of a restart's time), a few at a time so a large file stays
   // within the pool's queue.
   const clients = await inBatches(boot.clients, async (c): Promise<ClientRecord> => {
-    const existing = store.clients.get(c.client_id)
+    const existing = models.clients.find(c.client_id)
     const secret = c.client_secret === undefined ? undefined : await keptOrRehashed(hasher, digestKey, c.client_secret, existing?.secret, existing?.bootstrapDigest)
     const record: ClientRecord = {
       client_id: c.client_id, tenant: c.tenant, secret: secret?.hash,
@@ -79,28 +81,10 @@ export async function applyAuthBootstrap(store: AuthStore, hasher: Hasher, boot:
     return record
   })
   const users = await inBatches(boot.users, async (u): Promise<UserRecord> => {
-    const existing = store.users.get(u.id)
+    const existing = models.users.find(u.id)
     const password = await keptOrRehashed(hasher, digestKey, u.password, existing?.password, existing?.bootstrapDigest)
     return { id: u.id, username: u.username, email: u.email, tenants: u.tenants, password: password.hash, bootstrapDigest: password.digest }
   })
   const validFrom = new Date(now()).toISOString()
-  await store.env.transaction(() => {
-    for (const t of boot.tenants) store.tenants.putSync(t.id, t)
-    for (const p of boot.packages) store.packages.putSync(p.id, p)
-    for (const s of boot.subscriptions) {
-      const record: SubscriptionRecord = { ...s, validFrom: store.subscriptions.get(s.id)?.validFrom ?? validFrom }
-      store.subscriptions.putSync(s.id, record)
-    }
-    for (const c of clients) store.clients.putSync(c.client_id, c)
-    for (const [name, scopes] of Object.entries(boot.roles)) store.roles.putSync(name, scopes)
-    for (const u of users) {
-      const previous = store.users.get(u.id)
-      if (previous !== undefined && previous.username !== u.username && store.usernames.get(previous.username) === u.id) {
-        store.usernames.removeSync(previous.username)
-      }
-      store.usernames.putSync(u.username, u.id)
-      store.users.putSync(u.id, u)
-    }
-  })
-  await durable(store)
+  await storeBootstrapRecords(store, models, { ...boot, clients, users }, validFrom)
 }

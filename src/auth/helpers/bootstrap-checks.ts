@@ -9,7 +9,7 @@
 import type { Bootstrap, TenantDecl } from '../../bootstrap/bootstrap-file'
 import { ConfigError } from '../../config'
 import { ApiError } from '../../errors'
-import type { AuthStore } from '../models/auth-store'
+import type { AuthModels } from '../models/index'
 import { clientProblem } from './client-rules'
 import { JsonFields, NAME, URI } from '../endpoints/admin/json-body'
 import { EMAIL, PASSWORD, USERNAME } from '../endpoints/admin/users'
@@ -33,16 +33,19 @@ function fields(doc: unknown, path: string, check: (f: JsonFields) => void): voi
   }
 }
 
-export function checkBootstrap(boot: Bootstrap, store: AuthStore): void {
+/** The records the file's references may resolve to. */
+export type BootstrapModels = Pick<AuthModels, 'tenants' | 'packages' | 'subscriptions' | 'users'>
+
+export function checkBootstrap(boot: Bootstrap, models: BootstrapModels): void {
   const tenants = new Map<string, TenantDecl>()
-  for (const { value } of store.tenants.getRange()) tenants.set(value.id, value)
+  for (const value of models.tenants.all()) tenants.set(value.id, value)
   boot.tenants.forEach((t, i) => {
     fields(t, `tenants[${i}]`, (f) => { f.string('id'); f.string('org') })
     tenants.set(t.id, t)
   })
   const tenant = (id: string, path: string): TenantDecl => tenants.get(id) ?? fail(`${path}: tenant "${id}" does not exist`)
 
-  const packages = new Set<string>([...store.packages.getKeys()])
+  const packages = new Set<string>(models.packages.ids())
   boot.packages.forEach((p, i) => {
     const path = `packages[${i}]`
     fields(p, path, (f) => {
@@ -59,7 +62,7 @@ export function checkBootstrap(boot: Bootstrap, store: AuthStore): void {
   })
 
   const subscribed = new Map<string, string>()
-  for (const { value } of store.subscriptions.getRange()) subscribed.set(`${value.tenant}\0${value.package}`, value.id)
+  for (const value of models.subscriptions.all()) subscribed.set(`${value.tenant}\0${value.package}`, value.id)
   boot.subscriptions.forEach((s, i) => {
     const path = `subscriptions[${i}]`
     fields(s, path, (f) => { f.string('id'); f.string('tenant'); f.string('package') })
@@ -107,7 +110,7 @@ export function checkBootstrap(boot: Bootstrap, store: AuthStore): void {
     if (other !== undefined && other !== u.id) fail(`${path}.username "${u.username}" is also the username of user "${other}"`)
     seen.set(u.username, u.id)
     // Taken in the store by a user the file does not rename: the admin API would refuse it too.
-    const owner = store.usernames.get(u.username)
+    const owner = models.users.ownerOf(u.username)
     if (owner !== undefined && owner !== u.id && (fileUsernames.get(owner) ?? u.username) === u.username) {
       fail(`${path}.username "${u.username}" is taken by user "${owner}"`)
     }

@@ -6,7 +6,8 @@
 // secret does not wait behind anyone's password checks.
 import { ApiError } from '../../errors'
 import type { AttemptLimiter } from './attempt-limiter'
-import type { AuthStore, ClientRecord } from '../models/auth-store'
+import type { ClientRecord } from '../models/auth-store'
+import type { Clients } from '../models/clients'
 import { nameTooLong } from './name-limit'
 import { invalidRequest } from './oauth-errors'
 import type { PasswordHasher, ScryptHash } from './password-hasher'
@@ -80,10 +81,10 @@ async function scryptSecretMatches(checks: SecretChecks, clientId: string, prese
 
 /** `source`: the caller's address (src/net/client-source.ts), for the attempt limiter. */
 export async function authenticateClient(
-  store: AuthStore, checks: SecretChecks, creds: PresentedCredentials, source: string,
+  clients: Clients, checks: SecretChecks, creds: PresentedCredentials, source: string,
 ): Promise<ClientRecord> {
   const basic = creds.via === 'basic'
-  const client = store.clients.get(creds.clientId)
+  const client = clients.find(creds.clientId)
   // Built only on failure: an error captures a stack trace, too dear for every /token call.
   const failure = (): ApiError => invalidClient('client authentication failed', basic)
   if (client === undefined || client.secret === undefined || creds.clientSecret === undefined) throw failure()
@@ -107,9 +108,9 @@ export interface CallingClient<C = ClientRecord> {
  * authenticate.
  */
 export async function tokenClient(
-  store: AuthStore, checks: SecretChecks, authorization: string, form: URLSearchParams, source: string,
+  clients: Clients, checks: SecretChecks, authorization: string, form: URLSearchParams, source: string,
 ): Promise<CallingClient> {
-  const calling = await passwordGrantClient(store, checks, authorization, form, source)
+  const calling = await passwordGrantClient(clients, checks, authorization, form, source)
   if (calling.client === undefined) throw invalidClient('client authentication is required (HTTP Basic or client_id and client_secret)', false)
   if (!calling.authenticated && calling.client.secret !== undefined) {
     throw invalidClient(`client "${calling.client.client_id}" is confidential: authenticate with its secret`, false)
@@ -123,12 +124,12 @@ export async function tokenClient(
  * trusted; client_id and secret -> authenticated (a wrong secret fails).
  */
 export async function passwordGrantClient(
-  store: AuthStore, checks: SecretChecks, authorization: string, form: URLSearchParams, source: string,
+  clients: Clients, checks: SecretChecks, authorization: string, form: URLSearchParams, source: string,
 ): Promise<CallingClient<ClientRecord | undefined>> {
   const creds = presentedCredentials(authorization, form)
   if (creds === undefined) return { client: undefined, authenticated: false }
-  if (creds.clientSecret !== undefined) return { client: await authenticateClient(store, checks, creds, source), authenticated: true }
-  const client = store.clients.get(creds.clientId)
+  if (creds.clientSecret !== undefined) return { client: await authenticateClient(clients, checks, creds, source), authenticated: true }
+  const client = clients.find(creds.clientId)
   if (client === undefined) throw invalidClient('client authentication failed', false)
   return { client, authenticated: false }
 }

@@ -8,7 +8,11 @@
 // the scopes are further limited by the user's roles there. The asked scopes
 // are intersected with what is available; none asked means all of it.
 import { ApiError } from '../../errors'
-import type { AuthStore, ClientRecord, UserRecord } from '../models/auth-store'
+import type { ClientRecord, UserRecord } from '../models/auth-store'
+import type { AuthModels } from '../models/index'
+
+/** The records scopes come from (`s.oauth` has them). */
+export type ScopeModels = Pick<AuthModels, 'tenants' | 'packages' | 'subscriptions' | 'roles'>
 
 export const TENANT_SCOPE = 'platform.tenant='
 export const ORG_SCOPE = 'platform.org='
@@ -61,12 +65,12 @@ export function parseScopeRequest(scopeParam: string | null | undefined, orgAllo
 }
 
 /** Scopes the tenant's subscriptions give it to packages of `provider` (undefined: to any provider). */
-function subscribedScopes(store: AuthStore, tenant: string, provider: string | undefined): Set<string> | undefined {
+function subscribedScopes(models: ScopeModels, tenant: string, provider: string | undefined): Set<string> | undefined {
   let found = false
   const scopes = new Set<string>()
-  for (const { value: sub } of store.subscriptions.getRange()) {
+  for (const sub of models.subscriptions.all()) {
     if (sub.tenant !== tenant) continue
-    const pkg = store.packages.get(sub.package)
+    const pkg = models.packages.find(sub.package)
     if (pkg === undefined || (provider !== undefined && pkg.provider.id !== provider)) continue
     found = true
     for (const service of pkg.includedServices) for (const s of service.scopes) scopes.add(s)
@@ -75,9 +79,9 @@ function subscribedScopes(store: AuthStore, tenant: string, provider: string | u
 }
 
 /** Scopes of the packages a tenant provides (its own services). */
-function ownScopes(store: AuthStore, tenant: string): Set<string> {
+function ownScopes(models: ScopeModels, tenant: string): Set<string> {
   const scopes = new Set<string>()
-  for (const { value: pkg } of store.packages.getRange()) {
+  for (const pkg of models.packages.all()) {
     if (pkg.provider.id === tenant) for (const service of pkg.includedServices) for (const s of service.scopes) scopes.add(s)
   }
   return scopes
@@ -88,10 +92,10 @@ function ownScopes(store: AuthStore, tenant: string): Set<string> {
  * subscribed part of them for a subscriber. Without a client (password grant
  * without client_id) what the tenant owns or subscribed to.
  */
-export function tenantScopes(store: AuthStore, tenant: string, client: ClientRecord | undefined): Set<string> {
-  if (client === undefined) return new Set([...ownScopes(store, tenant), ...(subscribedScopes(store, tenant, undefined) ?? [])])
+export function tenantScopes(models: ScopeModels, tenant: string, client: ClientRecord | undefined): Set<string> {
+  if (client === undefined) return new Set([...ownScopes(models, tenant), ...(subscribedScopes(models, tenant, undefined) ?? [])])
   if (tenant === client.tenant) return new Set(client.scopes)
-  const subscribed = subscribedScopes(store, tenant, client.tenant)
+  const subscribed = subscribedScopes(models, tenant, client.tenant)
   if (subscribed === undefined) throw invalidScope(`tenant "${tenant}" has no subscription to the services of tenant "${client.tenant}"`)
   return new Set(client.scopes.filter((s) => subscribed.has(s)))
 }
@@ -101,10 +105,10 @@ function pick(asked: string[] | undefined, available: Set<string>): string[] {
   return asked === undefined ? [...available] : asked.filter((s) => available.has(s))
 }
 
-export function clientCredentialsGrant(store: AuthStore, client: ClientRecord, scopeParam: string | null): Grant {
+export function clientCredentialsGrant(models: ScopeModels, client: ClientRecord, scopeParam: string | null): Grant {
   const req = parseScopeRequest(scopeParam, false)
   const tenant = req.tenant ?? client.tenant
-  return { tenant, scopes: pick(req.asked, tenantScopes(store, tenant, client)) }
+  return { tenant, scopes: pick(req.asked, tenantScopes(models, tenant, client)) }
 }
 
 // ---- user grants ----
@@ -120,9 +124,9 @@ export function notMember(description: string, flow: UserFlow): ApiError {
   return new ApiError('forbidden', description, { oauth: { error: 'access_denied', error_description: description } })
 }
 
-function roleScopes(store: AuthStore, user: UserRecord, tenant: string): Set<string> {
+function roleScopes(models: ScopeModels, user: UserRecord, tenant: string): Set<string> {
   const scopes = new Set<string>()
-  for (const role of user.tenants[tenant] ?? []) for (const s of store.roles.get(role) ?? []) scopes.add(s)
+  for (const role of user.tenants[tenant] ?? []) for (const s of models.roles.find(role) ?? []) scopes.add(s)
   return scopes
 }
 
@@ -147,7 +151,7 @@ export function userTarget(req: ScopeRequest, client: ClientRecord | undefined, 
 
 /** What a user may get through a client for a target: the client's and the tenant's limits and the user's roles. */
 export function userGrantFor(
-  store: AuthStore, client: ClientRecord | undefined, user: UserRecord, target: Target, asked: string[] | undefined, flow: UserFlow,
+  models: ScopeModels, client: ClientRecord | undefined, user: UserRecord, target: Target, asked: string[] | undefined, flow: UserFlow,
 ): Grant {
   // openid is a protocol scope: always granted when asked, and asking only for it means no service scope was named.
   const openid = asked?.includes(OPENID_SCOPE) === true ? [OPENID_SCOPE] : []
@@ -157,18 +161,18 @@ export function userGrantFor(
   if ('tenant' in target) {
     const { tenant } = target
     if (!isMember(user, tenant)) throw notMember(`user "${user.username}" is not a member of tenant "${tenant}"`, flow)
-    const roles = roleScopes(store, user, tenant)
-    const available = new Set([...tenantScopes(store, tenant, client)].filter((s) => roles.has(s)))
+    const roles = roleScopes(models, user, tenant)
+    const available = new Set([...tenantScopes(models, tenant, client)].filter((s) => roles.has(s)))
     return { tenant, scopes: [...pick(askedRest, available), ...openid] }
   }
-  const tenants = Object.keys(user.tenants).filter((t) => store.tenants.get(t)?.org === target.org)
+  const tenants = Object.keys(user.tenants).filter((t) => models.tenants.find(t)?.org === target.org)
   if (tenants.length === 0) throw notMember(`user "${user.username}" is not a member of a tenant of organization "${target.org}"`, flow)
   const available = new Set<string>()
   for (const tenant of tenants) {
-    const roles = roleScopes(store, user, tenant)
+    const roles = roleScopes(models, user, tenant)
     let offered: Set<string>
     try {
-      offered = tenantScopes(store, tenant, client)
+      offered = tenantScopes(models, tenant, client)
     } catch {
       continue
     }
@@ -177,9 +181,9 @@ export function userGrantFor(
   return { tenant: undefined, org: target.org, scopes: [...pick(askedRest, available), ...openid] }
 }
 
-export function userGrant(store: AuthStore, client: ClientRecord | undefined, user: UserRecord, scopeParam: string | null, flow: UserFlow): Grant {
+export function userGrant(models: ScopeModels, client: ClientRecord | undefined, user: UserRecord, scopeParam: string | null, flow: UserFlow): Grant {
   const req = parseScopeRequest(scopeParam, flow !== 'code')
-  return userGrantFor(store, client, user, userTarget(req, client, user, flow), req.asked, flow)
+  return userGrantFor(models, client, user, userTarget(req, client, user, flow), req.asked, flow)
 }
 
 /** The scope string of a grant: its scopes, then the tenant, organization or no-tenant scope. */

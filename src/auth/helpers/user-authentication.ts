@@ -4,8 +4,9 @@
 // that it takes as long as a wrong password. Before a check is queued, the
 // attempt limiter may refuse it (429): per source address and per account.
 import type { AttemptLimiter } from './attempt-limiter'
-import type { AuthStore, UserRecord } from '../models/auth-store'
+import type { UserRecord } from '../models/auth-store'
 import type { Lockout } from '../models/lockout'
+import type { Users } from '../models/users'
 import type { PasswordHasher, ScryptHash } from './password-hasher'
 
 export type UserAuthentication = { ok: true; user: UserRecord } | { ok: false; reason: 'blocked' | 'invalid' }
@@ -14,17 +15,12 @@ export class UserAuthenticator {
   private dummy: Promise<ScryptHash> | undefined
 
   constructor(
-    private readonly store: AuthStore, private readonly hasher: PasswordHasher, private readonly lockout: Lockout, private readonly limiter: AttemptLimiter,
+    private readonly users: Users, private readonly hasher: PasswordHasher, private readonly lockout: Lockout, private readonly limiter: AttemptLimiter,
   ) {}
-
-  findByUsername(username: string): UserRecord | undefined {
-    const id = this.store.usernames.get(username)
-    return id === undefined ? undefined : this.store.users.get(id)
-  }
 
   /** `source`: the client's address (src/net/client-source.ts); `oauth`: a 429 carries OAuth error fields. */
   async authenticate(username: string, password: string, source: string, oauth: boolean): Promise<UserAuthentication> {
-    const user = this.findByUsername(username)
+    const user = this.users.findByUsername(username)
     // The account's counter follows the user (a rename does not reset it); unknown names are counted by name.
     const account = user === undefined ? `name:${username}` : `user:${user.id}`
     if (this.lockout.blocked(account)) return { ok: false, reason: 'blocked' }

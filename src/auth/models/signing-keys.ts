@@ -43,8 +43,13 @@ export class SigningKeys {
     return rotateSigningKey(this.store, await this.signer.generate())
   }
 
+  /** Every key, in the table's (kid) order. */
+  stored(): SigningKeyRecord[] {
+    return [...this.store.signingKeys.getRange()].map(({ value }) => value)
+  }
+
   private all(): SigningKeyRecord[] {
-    return [...this.store.signingKeys.getRange()].map(({ value }) => value).sort(byNewest)
+    return this.stored().sort(byNewest)
   }
 
   active(): SigningKeyRecord | undefined {

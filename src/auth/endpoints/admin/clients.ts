@@ -7,7 +7,7 @@ import type { Services } from '../../../front/services'
 import type { ClientRecord } from '../../models/auth-store'
 import { clientProblem } from '../../helpers/client-rules'
 import { randomToken, sha256 } from '../../helpers/secrets'
-import { admin, deleteOne, getOne, listOf, missing, putDurably, reply, settle } from './common'
+import { admin, deleteOne, getOne, listOf, missing, reply, settle } from './common'
 import { JsonFields, URI, violation, type JsonFields as Fields } from './json-body'
 
 export function clientView(c: ClientRecord): Record<string, unknown> {
@@ -23,7 +23,7 @@ export function clientView(c: ClientRecord): Record<string, unknown> {
 }
 
 function checked(s: Services, c: ClientRecord): ClientRecord {
-  if (s.authStore.tenants.get(c.tenant) === undefined) throw violation(`tenant "${c.tenant}" does not exist`)
+  if (!s.oauth.tenants.exists(c.tenant)) throw violation(`tenant "${c.tenant}" does not exist`)
   const problem = clientProblem({ ...c, public: c.secret === undefined })
   if (problem !== undefined) throw violation(problem)
   return c
@@ -38,8 +38,8 @@ function settings(f: Fields, base: Pick<ClientRecord, 'tenant' | 'redirect_uris'
   }
 }
 
-const clients = (s: Services): Services['authStore']['clients'] => s.authStore.clients
-const save = (s: Services, c: ClientRecord): Promise<void> => putDurably(s, s.authStore.clients, c.client_id, c)
+const clients = (s: Services): Services['oauth']['clients'] => s.oauth.clients
+const save = (s: Services, c: ClientRecord): Promise<void> => s.oauth.clients.save(c.client_id, c)
 
 export const listClients = listOf(clients, clientView)
 export const getClient = getOne('client', clients, clientView)
@@ -49,7 +49,7 @@ export const createClient = admin({
   handle(s, ex, _params, body) {
     const f = JsonFields.parse(body)
     const clientId = f.optionalString('client_id') ?? randomBytes(16).toString('base64url')
-    if (s.authStore.clients.get(clientId) !== undefined) throw violation(`client "${clientId}" exists: PUT /admin/clients/${clientId} changes it`)
+    if (s.oauth.clients.exists(clientId)) throw violation(`client "${clientId}" exists: PUT /admin/clients/${clientId} changes it`)
     const secret = f.boolean('public') ? undefined : randomToken()
     const client = checked(s, {
       client_id: clientId, ...settings(f, undefined), secret: secret === undefined ? undefined : { alg: 'sha256', hash: sha256(secret) },
@@ -64,7 +64,7 @@ export const createClient = admin({
 export const updateClient = admin({
   body: 'json',
   handle(s, ex, [id], body) {
-    const existing = s.authStore.clients.get(id!)
+    const existing = s.oauth.clients.find(id!)
     if (existing === undefined) throw missing('client', id!)
     const client = checked(s, { ...existing, ...settings(JsonFields.parse(body), existing) })
     settle(ex, async () => {
@@ -78,7 +78,7 @@ export const updateClient = admin({
 export const rotateClientSecret = admin({
   body: 'none',
   handle(s, ex, [id]) {
-    const existing = s.authStore.clients.get(id!)
+    const existing = s.oauth.clients.find(id!)
     if (existing === undefined) throw missing('client', id!)
     if (existing.secret === undefined) throw violation(`client "${id}" is public: it has no secret`)
     const secret = randomToken()
@@ -96,6 +96,6 @@ export const deleteClient = deleteOne('client', clients, {
     const id = client.client_id
     await s.oauth.refreshTokens.revokeWhere((r) => r.client === id)
     await s.tokens.revokeWhere((r) => r.client === id)
-    for (const { key, value } of s.authStore.codes.getRange()) if (value.client === id) void s.authStore.codes.remove(key)
+    s.oauth.codes.removeForClient(id)
   },
 })

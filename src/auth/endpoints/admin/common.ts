@@ -1,8 +1,6 @@
 // What the admin handlers share: the platform.admin scope on every route,
 // JSON answers that are never cached, 404s, and running a write to
 // completion (durable) before answering.
-import { durable } from '../../models/auth-store'
-import type { Database } from 'lmdb'
 import { ApiError } from '../../../errors'
 import type { Exchange } from '../../../front/exchange'
 import type { MethodSpec } from '../../../front/route'
@@ -31,30 +29,31 @@ export function settle(ex: Exchange, work: () => Promise<void>): void {
 /** The ISO 8601 form (with offset) of an epoch-ms time. */
 export const iso = (ms: number): string => new Date(ms).toISOString()
 
-type Db<T> = Database<T, string>
-
-/** Stores a record and waits until it is durable. */
-export async function putDurably<T>(s: Services, db: Db<T>, key: string, value: T): Promise<void> {
-  await db.put(key, value)
-  await durable(s.authStore)
+/** What the generic handlers need of a model (models/keyed.ts, models/users.ts). */
+export interface Collection<T> {
+  find(id: string): T | undefined
+  all(): T[]
+  remove(id: string): Promise<void>
+  /** Waits until every write so far is durable. */
+  durable(): Promise<void>
 }
 
 /** GET of a collection: every record, shown through `view`. */
-export function listOf<T>(db: (s: Services) => Db<T>, view: (v: T) => unknown = (v) => v): OAuthMethod {
+export function listOf<T>(model: (s: Services) => Collection<T>, view: (v: T) => unknown = (v) => v): OAuthMethod {
   return admin({
     body: 'none',
     handle(s, ex) {
-      reply(ex, 200, [...db(s).getRange()].map(({ value }) => view(value)))
+      reply(ex, 200, model(s).all().map(view))
     },
   })
 }
 
 /** GET of one record by the path's id. */
-export function getOne<T>(kind: string, db: (s: Services) => Db<T>, view: (v: T) => unknown = (v) => v): OAuthMethod {
+export function getOne<T>(kind: string, model: (s: Services) => Collection<T>, view: (v: T) => unknown = (v) => v): OAuthMethod {
   return admin({
     body: 'none',
     handle(s, ex, [id]) {
-      const value = db(s).get(id!)
+      const value = model(s).find(id!)
       if (value === undefined) throw missing(kind, id!)
       reply(ex, 200, view(value))
     },
@@ -63,20 +62,20 @@ export function getOne<T>(kind: string, db: (s: Services) => Db<T>, view: (v: T)
 
 /** DELETE of one record; `refuse` names what still depends on it, `cascade` ends what goes with it. */
 export function deleteOne<T>(
-  kind: string, db: (s: Services) => Db<T>,
+  kind: string, model: (s: Services) => Collection<T>,
   options: { refuse?: (s: Services, id: string) => string | undefined; cascade?: (s: Services, value: T) => Promise<void> } = {},
 ): OAuthMethod {
   return admin({
     body: 'none',
     handle(s, ex, [id]) {
-      const value = db(s).get(id!)
+      const value = model(s).find(id!)
       if (value === undefined) throw missing(kind, id!)
       const refusal = options.refuse?.(s, id!)
       if (refusal !== undefined) throw violation(refusal)
       settle(ex, async () => {
-        await db(s).remove(id!)
+        await model(s).remove(id!)
         await options.cascade?.(s, value)
-        await durable(s.authStore)
+        await model(s).durable()
         ex.empty(204)
       })
     },

@@ -2,13 +2,13 @@
 // services they include with the scopes each defines.
 import type { PackageDecl } from '../../../bootstrap/bootstrap-file'
 import type { Services } from '../../../front/services'
-import { admin, deleteOne, getOne, listOf, putDurably, reply, settle } from './common'
+import { admin, deleteOne, getOne, listOf, reply, settle } from './common'
 import { JsonFields, violation } from './json-body'
 
-const packages = (s: Services): Services['authStore']['packages'] => s.authStore.packages
+const packages = (s: Services): Services['oauth']['packages'] => s.oauth.packages
 
 function subscribed(s: Services, id: string): string | undefined {
-  const subs = [...s.authStore.subscriptions.getRange()].filter(({ value }) => value.package === id).map(({ value }) => `"${value.id}"`)
+  const subs = s.oauth.subscriptions.ofPackage(id).map((sub) => `"${sub.id}"`)
   return subs.length === 0 ? undefined : `package "${id}" has subscriptions ${subs.join(', ')}: cancel them first`
 }
 
@@ -27,12 +27,12 @@ export const replacePackage = admin({
       provider: { id: provider.string('id'), org: provider.string('org') },
       includedServices: f.objects('includedServices').map((svc) => ({ id: svc.string('id'), name: svc.text('name'), scopes: svc.strings('scopes') })),
     }
-    const tenant = s.authStore.tenants.get(pkg.provider.id)
+    const tenant = s.oauth.tenants.find(pkg.provider.id)
     if (tenant === undefined) throw violation(`provider.id: tenant "${pkg.provider.id}" does not exist`)
     if (tenant.org !== pkg.provider.org) throw violation(`provider.org: tenant "${tenant.id}" belongs to organization "${tenant.org}"`)
-    const existed = s.authStore.packages.get(id!) !== undefined
+    const existed = s.oauth.packages.exists(id!)
     settle(ex, async () => {
-      await putDurably(s, s.authStore.packages, pkg.id, pkg)
+      await s.oauth.packages.save(pkg.id, pkg)
       reply(ex, existed ? 200 : 201, pkg)
     })
   },

@@ -1,14 +1,14 @@
 // /oauth2/v1/admin/roles[/{name}]: roles and the scopes each gives a user in
 // the tenants where the user holds it.
 import type { Services } from '../../../front/services'
-import { admin, deleteOne, missing, putDurably, reply, settle } from './common'
+import { admin, deleteOne, missing, reply, settle } from './common'
 import { JsonFields } from './json-body'
 
 export const listRoles = admin({
   body: 'none',
   handle(s, ex) {
     const roles: Record<string, string[]> = {}
-    for (const { key, value } of s.authStore.roles.getRange()) roles[key] = value
+    for (const [key, value] of s.oauth.roles.entries()) roles[key] = value
     reply(ex, 200, roles)
   },
 })
@@ -16,7 +16,7 @@ export const listRoles = admin({
 export const getRole = admin({
   body: 'none',
   handle(s, ex, [name]) {
-    const scopes = s.authStore.roles.get(name!)
+    const scopes = s.oauth.roles.find(name!)
     if (scopes === undefined) throw missing('role', name!)
     reply(ex, 200, { name, scopes })
   },
@@ -26,12 +26,12 @@ export const replaceRole = admin({
   body: 'json',
   handle(s, ex, [name], body) {
     const scopes = JsonFields.parse(body).strings('scopes')
-    const existed = s.authStore.roles.get(name!) !== undefined
+    const existed = s.oauth.roles.exists(name!)
     settle(ex, async () => {
-      await putDurably(s, s.authStore.roles, name!, scopes)
+      await s.oauth.roles.save(name!, scopes)
       reply(ex, existed ? 200 : 201, { name, scopes })
     })
   },
 })
 
-export const deleteRole = deleteOne('role', (s: Services) => s.authStore.roles)
+export const deleteRole = deleteOne('role', (s: Services) => s.oauth.roles)

@@ -14,7 +14,7 @@ export const listSigningKeys = admin({
   body: 'none',
   handle(s, ex) {
     const published = new Set(s.oauth.keys.published().map((k) => k.kid))
-    reply(ex, 200, [...s.authStore.signingKeys.getRange()].map(({ value }) => keyView(value, published)).sort((a, b) => String(b.created).localeCompare(String(a.created))))
+    reply(ex, 200, s.oauth.keys.stored().map((k) => keyView(k, published)).sort((a, b) => String(b.created).localeCompare(String(a.created))))
   },
 })
 

@@ -1,17 +1,17 @@
 // /oauth2/v1/admin/tenants[/{id}]: tenants and their organization.
 import type { Services } from '../../../front/services'
-import { admin, deleteOne, getOne, listOf, putDurably, reply, settle } from './common'
+import { admin, deleteOne, getOne, listOf, reply, settle } from './common'
 import { JsonFields, violation } from './json-body'
 
-const tenants = (s: Services): Services['authStore']['tenants'] => s.authStore.tenants
+const tenants = (s: Services): Services['oauth']['tenants'] => s.oauth.tenants
 
 /** What still refers to a tenant (it cannot be deleted then). */
 function references(s: Services, id: string): string | undefined {
   const refs: string[] = []
-  for (const { value } of s.authStore.clients.getRange()) if (value.tenant === id) refs.push(`client "${value.client_id}"`)
-  for (const { value } of s.authStore.subscriptions.getRange()) if (value.tenant === id) refs.push(`subscription "${value.id}"`)
-  for (const { value } of s.authStore.packages.getRange()) if (value.provider.id === id) refs.push(`package "${value.id}"`)
-  for (const { value } of s.authStore.users.getRange()) if (Object.prototype.hasOwnProperty.call(value.tenants, id)) refs.push(`user "${value.id}"`)
+  for (const c of s.oauth.clients.ofTenant(id)) refs.push(`client "${c.client_id}"`)
+  for (const sub of s.oauth.subscriptions.ofTenant(id)) refs.push(`subscription "${sub.id}"`)
+  for (const pkg of s.oauth.packages.providedBy(id)) refs.push(`package "${pkg.id}"`)
+  for (const u of s.oauth.users.memberOf(id)) refs.push(`user "${u.id}"`)
   return refs.length === 0 ? undefined : `tenant "${id}" is still used by ${refs.join(', ')}`
 }
 
@@ -24,9 +24,9 @@ export const createTenant = admin({
   handle(s, ex, _params, body) {
     const f = JsonFields.parse(body)
     const tenant = { id: f.string('id'), org: f.string('org') }
-    if (s.authStore.tenants.get(tenant.id) !== undefined) throw violation(`tenant "${tenant.id}" exists: PUT /admin/tenants/${tenant.id} changes it`)
+    if (s.oauth.tenants.exists(tenant.id)) throw violation(`tenant "${tenant.id}" exists: PUT /admin/tenants/${tenant.id} changes it`)
     settle(ex, async () => {
-      await putDurably(s, s.authStore.tenants, tenant.id, tenant)
+      await s.oauth.tenants.save(tenant.id, tenant)
       reply(ex, 201, tenant)
     })
   },
@@ -36,9 +36,9 @@ export const replaceTenant = admin({
   body: 'json',
   handle(s, ex, [id], body) {
     const tenant = { id: id!, org: JsonFields.parse(body).string('org') }
-    const existed = s.authStore.tenants.get(id!) !== undefined
+    const existed = s.oauth.tenants.exists(id!)
     settle(ex, async () => {
-      await putDurably(s, s.authStore.tenants, tenant.id, tenant)
+      await s.oauth.tenants.save(tenant.id, tenant)
       reply(ex, existed ? 200 : 201, tenant)
     })
   },

@@ -2,7 +2,6 @@
 // username, email, and roles per tenant. Passwords are hashed with scrypt in
 // the pool and never shown. A password change does not end a lock-out.
 // Deleting a user ends their tokens and sessions.
-import { durable } from '../../models/auth-store'
 import type { Services } from '../../../front/services'
 import type { UserRecord } from '../../models/auth-store'
 import { admin, deleteOne, getOne, listOf, missing, reply, settle } from './common'
@@ -17,21 +16,12 @@ export function userView(u: UserRecord): Record<string, unknown> {
 }
 
 function checkTenants(s: Services, tenants: Record<string, string[]>): void {
-  for (const t of Object.keys(tenants)) if (s.authStore.tenants.get(t) === undefined) throw violation(`tenants: tenant "${t}" does not exist`)
+  for (const t of Object.keys(tenants)) if (!s.oauth.tenants.exists(t)) throw violation(`tenants: tenant "${t}" does not exist`)
 }
 
-/** Stores the user and its username index in one transaction; the username must be free. */
-async function save(s: Services, user: UserRecord, previousUsername: string | undefined): Promise<void> {
-  const taken = await s.authStore.env.transaction(() => {
-    const owner = s.authStore.usernames.get(user.username)
-    if (owner !== undefined && owner !== user.id) return true
-    if (previousUsername !== undefined && previousUsername !== user.username) s.authStore.usernames.removeSync(previousUsername)
-    s.authStore.usernames.putSync(user.username, user.id)
-    s.authStore.users.putSync(user.id, user)
-    return false
-  })
-  if (taken) throw violation(`username "${user.username}" is taken`)
-  await durable(s.authStore)
+/** Stores the user; the username must be free. */
+async function save(s: Services, user: UserRecord): Promise<void> {
+  if (!await s.oauth.users.save(user)) throw violation(`username "${user.username}" is taken`)
 }
 
 function fields(f: Fields, base: UserRecord | undefined): Pick<UserRecord, 'username' | 'email' | 'tenants'> {
@@ -42,7 +32,7 @@ function fields(f: Fields, base: UserRecord | undefined): Pick<UserRecord, 'user
   }
 }
 
-const users = (s: Services): Services['authStore']['users'] => s.authStore.users
+const users = (s: Services): Services['oauth']['users'] => s.oauth.users
 
 export const listUsers = listOf(users, userView)
 export const getUser = getOne('user', users, userView)
@@ -56,10 +46,10 @@ export const createUser = admin({
     if (!NAME.test(id)) throw violation(`id "${id}" is not acceptable: give an id that is one word of visible ASCII`)
     const password = f.string('password', PASSWORD)
     checkTenants(s, base.tenants)
-    if (s.authStore.users.get(id) !== undefined) throw violation(`user "${id}" exists: PUT /admin/users/${id} changes it`)
+    if (s.oauth.users.exists(id)) throw violation(`user "${id}" exists: PUT /admin/users/${id} changes it`)
     settle(ex, async () => {
       const user: UserRecord = { id, ...base, password: await s.hasher.hash(password) }
-      await save(s, user, undefined)
+      await save(s, user)
       reply(ex, 201, userView(user))
     })
   },
@@ -68,7 +58,7 @@ export const createUser = admin({
 export const updateUser = admin({
   body: 'json',
   handle(s, ex, [id], body) {
-    const existing = s.authStore.users.get(id!)
+    const existing = s.oauth.users.find(id!)
     if (existing === undefined) throw missing('user', id!)
     const f = JsonFields.parse(body)
     const changed = fields(f, existing)
@@ -76,7 +66,7 @@ export const updateUser = admin({
     checkTenants(s, changed.tenants)
     settle(ex, async () => {
       const user: UserRecord = { ...existing, ...changed, password: password === undefined ? existing.password : await s.hasher.hash(password) }
-      await save(s, user, existing.username)
+      await save(s, user)
       reply(ex, 200, userView(user))
     })
   },
@@ -85,9 +75,6 @@ export const updateUser = admin({
 /** DELETE also ends the user's tokens and sign-in sessions. */
 export const deleteUser = deleteOne('user', users, {
   async cascade(s, user) {
-    await s.authStore.env.transaction(() => {
-      if (s.authStore.usernames.get(user.username) === user.id) s.authStore.usernames.removeSync(user.username)
-    })
     await s.oauth.refreshTokens.revokeWhere((r) => r.sub === user.id)
     await s.tokens.revokeWhere((r) => r.sub === user.id)
     await s.oauth.sessions.endForUser(user.id)

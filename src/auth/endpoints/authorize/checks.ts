@@ -3,7 +3,8 @@
 // the redirect URI can be trusted and fail with a bad request; the others
 // fail with an OAuth error that is sent to the redirect URI.
 import { ApiError } from '../../../errors'
-import type { AuthStore, ClientRecord } from '../../models/auth-store'
+import type { ClientRecord } from '../../models/auth-store'
+import type { Clients } from '../../models/clients'
 import { nameTooLong } from '../../helpers/name-limit'
 import { invalidRequest, oauthError, unauthorizedClient } from '../../helpers/oauth-errors'
 import { OPENID_SCOPE, parseScopeRequest, splitScope, type ScopeRequest } from '../../helpers/scopes'
@@ -21,12 +22,12 @@ function one(params: URLSearchParams, name: string): string | undefined {
   return all[0]
 }
 
-export function checkClient(store: AuthStore, params: URLSearchParams): ClientRecord {
+export function checkClient(clients: Clients, params: URLSearchParams): ClientRecord {
   const clientId = one(params, 'client_id')
   if (clientId === undefined || clientId === '') throw badRequest('client_id is required')
   const long = nameTooLong('client_id', clientId)
   if (long !== undefined) throw badRequest(long)
-  const client = store.clients.get(clientId)
+  const client = clients.find(clientId)
   if (client === undefined) throw badRequest(`unknown client_id "${clientId}"`)
   return client
 }

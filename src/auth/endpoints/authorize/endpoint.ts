@@ -61,7 +61,7 @@ async function signIn(s: Services, ex: Exchange, req: AuthorizationRequest, form
     return undefined
   }
   // A limited attempt (429) or a busy pool (503) goes to the error page or JSON error, with Retry-After.
-  const result = await s.oauth.users.authenticate(username, password, requestSource(ex, s.trustProxy), false)
+  const result = await s.oauth.signIn.authenticate(username, password, requestSource(ex, s.trustProxy), false)
   if (!result.ok) {
     const blocked = result.reason === 'blocked'
     if (html) {
@@ -89,14 +89,14 @@ async function knownIdentity(s: Services, ex: Exchange, req: AuthorizationReques
   if (prompt === 'login') return undefined
   if (req.idTokenHint !== undefined) {
     const hint = await verifyIdTokenHint(s.oauth.keys, s.oauth.issuer, req.idTokenHint, req.client.client_id)
-    const user = hint === undefined ? undefined : s.authStore.users.get(hint.sub)
+    const user = hint === undefined ? undefined : s.oauth.users.find(hint.sub)
     if (hint === undefined || user === undefined) {
       throw new RedirectError(req, 'invalid_request', 'id_token_hint is invalid, expired, or was not issued to this client')
     }
     if (recentEnough(req, hint.authTime)) return { user, authTime: hint.authTime }
   } else {
     const session = s.oauth.sessions.find(readCookie(ex.headers.cookie, SESSION_COOKIE))
-    const user = session === undefined ? undefined : s.authStore.users.get(session.record.sub)
+    const user = session === undefined ? undefined : s.oauth.users.find(session.record.sub)
     if (session !== undefined && user !== undefined && recentEnough(req, session.record.authTime)) {
       return { user, authTime: session.record.authTime, session }
     }
@@ -124,7 +124,7 @@ async function grantAndRedirect(s: Services, ex: Exchange, req: AuthorizationReq
   const client = req.client
   let grant
   try {
-    grant = userGrant(s.authStore, client, user, req.scope, flowOf(req.responseType))
+    grant = userGrant(s.oauth, client, user, req.scope, flowOf(req.responseType))
   } catch (err) {
     if (err instanceof ApiError && err.oauth !== undefined) throw new RedirectError(req, err.oauth.error, err.oauth.error_description)
     throw err
@@ -158,7 +158,7 @@ async function grantAndRedirect(s: Services, ex: Exchange, req: AuthorizationReq
 
 /** Cookies set on the way (a new session) go out with whatever answer follows, a redirect error included. */
 async function authorize(s: Services, ex: Exchange, all: URLSearchParams, cookies: string[]): Promise<void> {
-  const req = validateAuthorizationRequest(s.authStore, ex, authorizationParams(all))
+  const req = validateAuthorizationRequest(s.oauth.clients, ex, authorizationParams(all))
   let identity: Identity | undefined
   // Only the consent form's own post counts as consent; a sign-in post never does.
   const consented = ex.method === 'POST' && all.has('consent') && !all.has('username')

@@ -3,7 +3,7 @@
 // then every other check, whose failures go back to the redirect URI.
 import { ApiError } from '../../../errors'
 import type { Exchange } from '../../../front/exchange'
-import type { AuthStore } from '../../models/auth-store'
+import type { Clients } from '../../models/clients'
 import { SESSION_ID_PARAM, sessionIdOf } from '../../helpers/session-id'
 import {
   checkClient, checkDisplay, checkMaxAge, checkNonce, checkParameters, checkPkce, checkPrompt, checkProvider,
@@ -20,8 +20,8 @@ export function authorizationParams(all: URLSearchParams): URLSearchParams {
   return params
 }
 
-export function validateAuthorizationRequest(store: AuthStore, ex: Exchange, params: URLSearchParams): AuthorizationRequest {
-  const client = checkClient(store, params)
+export function validateAuthorizationRequest(clients: Clients, ex: Exchange, params: URLSearchParams): AuthorizationRequest {
+  const client = checkClient(clients, params)
   const { redirectUri, given } = checkRedirectUri(client, params)
   const states = params.getAll('state')
   const target: RedirectTarget = {

@@ -3,9 +3,7 @@
 // authorization request. The answer carries a refresh token, and an ID token
 // when openid was granted. A replayed code fails and revokes what the first
 // exchange gave.
-import { durable } from '../../models/auth-store'
 import { createHash } from 'node:crypto'
-import { now } from '../../../clock'
 import type { Exchange } from '../../../front/exchange'
 import type { Services } from '../../../front/services'
 import { requestSource } from '../../../net/client-source'
@@ -14,7 +12,6 @@ import { tokenClient } from '../../helpers/client-authentication'
 import { signIdToken } from '../../helpers/id-tokens'
 import { invalidGrant, invalidRequest, single } from '../../helpers/oauth-errors'
 import { OPENID_SCOPE, parseScopeRequest, plainScopes, grantScopes } from '../../helpers/scopes'
-import { sha256 } from '../../helpers/secrets'
 import { requireGrantType, type TokenResponse } from '../../helpers/token-response'
 
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/
@@ -25,12 +22,6 @@ export function pkceMatches(record: Pick<CodeRecord, 'codeChallenge' | 'codeChal
   if (verifier === undefined || !VERIFIER.test(verifier)) return false
   const transformed = record.codeChallengeMethod === 'S256' ? createHash('sha256').update(verifier, 'ascii').digest('base64url') : verifier
   return transformed === record.codeChallenge
-}
-
-async function revokeReplayed(s: Services, record: CodeRecord): Promise<void> {
-  if (record.used === undefined) return
-  await s.oauth.refreshTokens.revokeHash(record.used.refresh)
-  await s.tokens.revokeHash(record.used.access)
 }
 
 /** The scope parameter at the exchange may only narrow what the code grants. */
@@ -45,15 +36,14 @@ function narrowed(record: CodeRecord, scopeParam: string | undefined): string[] 
 }
 
 export async function authorizationCode(s: Services, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
-  const { client, authenticated } = await tokenClient(s.authStore, s.oauth.secretChecks, ex.headers.authorization, form, requestSource(ex, s.trustProxy))
+  const { client, authenticated } = await tokenClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, requestSource(ex, s.trustProxy))
   requireGrantType(client, 'authorization_code')
   const code = single(form, 'code')
   if (code === undefined || code === '') throw invalidRequest('code is required')
-  const hash = sha256(code)
-  const record = s.authStore.codes.get(hash)
-  if (record === undefined || record.exp <= now()) throw invalidGrant('the code is invalid or expired')
+  const record = s.oauth.codes.find(code)
+  if (record === undefined) throw invalidGrant('the code is invalid or expired')
   if (record.used !== undefined) {
-    await revokeReplayed(s, record)
+    await s.oauth.codes.revokeGiven(record)
     throw invalidGrant('the code was already used; the tokens it gave are revoked')
   }
   if (record.client !== client.client_id) throw invalidGrant('the code was issued to another client')
@@ -65,7 +55,7 @@ export async function authorizationCode(s: Services, ex: Exchange, form: URLSear
       ? 'code_verifier was sent but the authorization request had no code_challenge'
       : 'code_verifier is missing or does not match the code_challenge')
   }
-  const user = record.sub === undefined ? undefined : s.authStore.users.get(record.sub)
+  const user = record.sub === undefined ? undefined : s.oauth.users.find(record.sub)
   if (user === undefined) throw invalidGrant('the user of the code no longer exists')
 
   const grantFields: GrantFields = {
@@ -80,22 +70,8 @@ export async function authorizationCode(s: Services, ex: Exchange, form: URLSear
       accessToken: access.token, ttlSeconds: s.oauth.idTokenTtl,
     })
     : undefined
-  // Consume the code and store the tokens in one transaction: of two
-  // concurrent exchanges exactly one wins.
-  const won = await s.authStore.env.transaction(() => {
-    const current = s.authStore.codes.get(hash)
-    if (current === undefined || current.used !== undefined) return false
-    s.authStore.codes.putSync(hash, { ...current, used: { access: access.hash, refresh: refresh.hash } })
-    s.tokens.put(access)
-    s.oauth.refreshTokens.put(refresh, { hash: access.hash, exp: access.record.exp })
-    return true
-  })
-  if (!won) {
-    const current = s.authStore.codes.get(hash)
-    if (current !== undefined) await revokeReplayed(s, current)
-    throw invalidGrant('the code was already used; the tokens it gave are revoked')
-  }
-  await durable(s.authStore)
+  // Of two concurrent exchanges exactly one wins; the loser revokes what the winner got.
+  if (!await s.oauth.codes.consume(code, access, refresh)) throw invalidGrant('the code was already used; the tokens it gave are revoked')
   const answer: TokenResponse = {
     access_token: access.token, token_type: 'Bearer', expires_in: s.tokens.ttl,
     scope: grantFields.scopes.join(' '), refresh_token: refresh.token,

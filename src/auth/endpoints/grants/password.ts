@@ -30,11 +30,11 @@ export async function password(s: Services, ex: Exchange, form: URLSearchParams)
   parseScopeRequest(scope, true)
   const sessionId = sessionIdOf(single(form, SESSION_ID_PARAM), ex.headers['platform-session-id'])
   const source = requestSource(ex, s.trustProxy)
-  const { client, authenticated } = await passwordGrantClient(s.authStore, s.oauth.secretChecks, ex.headers.authorization, form, source)
+  const { client, authenticated } = await passwordGrantClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, source)
   if (client !== undefined) requireGrantType(client, 'password')
-  const result = await s.oauth.users.authenticate(username, pass, source, true)
+  const result = await s.oauth.signIn.authenticate(username, pass, source, true)
   if (!result.ok) throw result.reason === 'blocked' ? tooManyAttempts(true) : invalidGrant('invalid username or password')
-  const grant = userGrant(s.authStore, client, result.user, scope, 'password')
+  const grant = userGrant(s.oauth, client, result.user, scope, 'password')
   const { token } = await s.tokens.issue({
     client: client?.client_id, clientAuthenticated: authenticated, tenant: grant.tenant, org: grant.org,
     scopes: grantScopes(grant), sub: result.user.id, sessionId,

@@ -27,19 +27,19 @@ export function narrowScopes(record: Pick<RefreshTokenRecord, 'tenant' | 'org' |
 }
 
 export async function refreshToken(s: Services, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
-  const { client, authenticated } = await tokenClient(s.authStore, s.oauth.secretChecks, ex.headers.authorization, form, requestSource(ex, s.trustProxy))
+  const { client, authenticated } = await tokenClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, requestSource(ex, s.trustProxy))
   const token = single(form, 'refresh_token')
   if (token === undefined || token === '') throw invalidRequest('refresh_token is required')
   const found = s.oauth.refreshTokens.find(token)
   if (found === undefined) throw invalidGrant('the refresh token is invalid or revoked')
   const { record } = found
   if (record.client !== client.client_id) throw invalidGrant('the refresh token was issued to another client')
-  const user = record.sub === undefined ? undefined : s.authStore.users.get(record.sub)
+  const user = record.sub === undefined ? undefined : s.oauth.users.find(record.sub)
   if (user === undefined) throw invalidGrant('the user of the refresh token no longer exists')
   const wanted = narrowScopes(record, single(form, 'scope'))
   let allowedNow: Set<string>
   try {
-    allowedNow = new Set([...userGrantFor(s.authStore, client, user, targetOf(record), undefined, 'code').scopes, OPENID_SCOPE])
+    allowedNow = new Set([...userGrantFor(s.oauth, client, user, targetOf(record), undefined, 'code').scopes, OPENID_SCOPE])
   } catch (err) {
     throw invalidGrant(`the refresh token no longer applies: ${err instanceof ApiError ? err.message : String(err)}`)
   }
