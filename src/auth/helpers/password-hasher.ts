@@ -45,7 +45,7 @@ export class PasswordHasher {
   private checkMs = INITIAL_CHECK_MS
 
   constructor(
-    filename = join(__dirname, '..', '..', 'workers', 'crypto', 'password-hash.js'),
+    filename = join(__dirname, '..', '..', '..', 'workers', 'crypto', 'password-hash.js'),
     threads = Math.max(1, Math.min(4, availableParallelism())),
     private readonly waitBudgetMs = WAIT_BUDGET_MS,
   ) {

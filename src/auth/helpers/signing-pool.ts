@@ -16,7 +16,7 @@ export interface KeySigner {
 export class SigningPool implements KeySigner {
   private readonly pool: Piscina
 
-  constructor(masterKey: Buffer, filename = join(__dirname, '..', '..', 'workers', 'crypto', 'signing-key.js')) {
+  constructor(masterKey: Buffer, filename = join(__dirname, '..', '..', '..', 'workers', 'crypto', 'signing-key.js')) {
     this.pool = new Piscina({ filename, minThreads: 1, maxThreads: 2, idleTimeout: 60_000, workerData: { masterKey } })
   }
 
