@@ -3,8 +3,11 @@
 // that reaches a table (`s.authStore.users.get`, `store.clients`, an LMDB
 // call such as `.getRange(` or `.env.transaction(`) fails this test.
 import t from 'tap'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
+
+import { PASSWORD_WORKER } from '../../src/auth/helpers/password-hasher'
+import { SIGNING_WORKER } from '../../src/auth/helpers/signing-pool'
 
 const ROOT = join(__dirname, '..', '..')
 const AUTH = join(ROOT, 'src', 'auth')
@@ -67,4 +70,9 @@ t.test('src/auth is endpoints/, models/ and helpers/ beside the route table and 
 t.test('the username index is written in one place (models/users.ts)', async (t) => {
   const writers = tsFiles(AUTH).filter((f) => /usernames\s*\.\s*(?:put|remove)/.test(readFileSync(f, 'utf8'))).map((f) => relative(AUTH, f))
   t.same(writers, ['models/users.ts'])
+})
+
+t.test('the pools name their worker files from where the helpers now live', async (t) => {
+  // Run from the sources here, the same relative path reaches the .ts beside the compiled .js.
+  for (const worker of [PASSWORD_WORKER, SIGNING_WORKER]) t.ok(existsSync(worker.replace(/\.js$/, '.ts')), relative(ROOT, worker))
 })

@@ -13,6 +13,9 @@ import { SCRYPT_PARAMS, type PasswordTask, type ScryptHash } from '../../../work
 
 export type { ScryptHash }
 
+/** The compiled scrypt worker, from dist/src/auth/helpers/. */
+export const PASSWORD_WORKER = join(__dirname, '..', '..', '..', 'workers', 'crypto', 'password-hash.js')
+
 /** The lane of the server's own hashing (bootstrap, admin API): never refused. */
 export const INTERNAL_LANE = ''
 /** A new lane should start within about this many ms. */
@@ -45,7 +48,7 @@ export class PasswordHasher {
   private checkMs = INITIAL_CHECK_MS
 
   constructor(
-    filename = join(__dirname, '..', '..', '..', 'workers', 'crypto', 'password-hash.js'),
+    filename = PASSWORD_WORKER,
     threads = Math.max(1, Math.min(4, availableParallelism())),
     private readonly waitBudgetMs = WAIT_BUDGET_MS,
   ) {

@@ -13,10 +13,13 @@ export interface KeySigner {
   sign(kid: string, sealed: string, claims: JWTPayload): Promise<string>
 }
 
+/** The compiled signing worker, from dist/src/auth/helpers/. */
+export const SIGNING_WORKER = join(__dirname, '..', '..', '..', 'workers', 'crypto', 'signing-key.js')
+
 export class SigningPool implements KeySigner {
   private readonly pool: Piscina
 
-  constructor(masterKey: Buffer, filename = join(__dirname, '..', '..', '..', 'workers', 'crypto', 'signing-key.js')) {
+  constructor(masterKey: Buffer, filename = SIGNING_WORKER) {
     this.pool = new Piscina({ filename, minThreads: 1, maxThreads: 2, idleTimeout: 60_000, workerData: { masterKey } })
   }
 
