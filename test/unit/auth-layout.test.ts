@@ -67,6 +67,15 @@ t.test('src/auth is endpoints/, models/ and helpers/ beside the route table and 
   }
 })
 
+t.test('models/ and helpers/ never import an endpoint', async (t) => {
+  for (const file of tsFiles(AUTH)) {
+    const rel = relative(AUTH, file)
+    if (rel.startsWith('endpoints/') || !rel.includes('/')) continue
+    const up = [...readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]!).filter((spec) => spec.includes('endpoints/'))
+    t.same(up, [], `src/auth/${rel}`)
+  }
+})
+
 t.test('the username index is written in one place (models/users.ts)', async (t) => {
   const writers = tsFiles(AUTH).filter((f) => /usernames\s*\.\s*(?:put|remove)/.test(readFileSync(f, 'utf8'))).map((f) => relative(AUTH, f))
   t.same(writers, ['models/users.ts'])

@@ -11,8 +11,8 @@ import { ConfigError } from '../../config'
 import { ApiError } from '../../errors'
 import type { AuthModels } from '../models/index'
 import { clientProblem } from './client-rules'
-import { JsonFields, NAME, URI } from '../endpoints/admin/json-body'
-import { EMAIL, PASSWORD, USERNAME } from '../endpoints/admin/users'
+import { JsonFields, NAME, URI } from './json-body'
+import { EMAIL, PASSWORD, USERNAME } from './user-rules'
 
 /** The admin API's password rule, said without echoing the secret into a log. */
 function checkSecret(value: string | undefined, path: string): void {

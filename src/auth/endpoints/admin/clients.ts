@@ -8,7 +8,7 @@ import type { ClientRecord } from '../../models/auth-store'
 import { clientProblem } from '../../helpers/client-rules'
 import { randomToken, sha256 } from '../../helpers/secrets'
 import { admin, deleteOne, getOne, listOf, missing, reply, settle } from './common'
-import { JsonFields, URI, violation, type JsonFields as Fields } from './json-body'
+import { JsonFields, URI, violation, type JsonFields as Fields } from '../../helpers/json-body'
 
 export function clientView(c: ClientRecord): Record<string, unknown> {
   return {

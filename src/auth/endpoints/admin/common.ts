@@ -7,7 +7,7 @@ import type { MethodSpec } from '../../../front/route'
 import type { Services } from '../../../front/services'
 import type { OAuthMethod } from '../../route-types'
 import { NO_STORE } from '../../helpers/token-response'
-import { violation } from './json-body'
+import { violation } from '../../helpers/json-body'
 
 export const ADMIN_SCOPE = 'platform.admin'
 

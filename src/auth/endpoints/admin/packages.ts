@@ -3,7 +3,7 @@
 import type { PackageDecl } from '../../../bootstrap/bootstrap-file'
 import type { Services } from '../../../front/services'
 import { admin, deleteOne, getOne, listOf, reply, settle } from './common'
-import { JsonFields, violation } from './json-body'
+import { JsonFields, violation } from '../../helpers/json-body'
 
 const packages = (s: Services): Services['oauth']['packages'] => s.oauth.packages
 

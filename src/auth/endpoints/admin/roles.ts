@@ -2,7 +2,7 @@
 // the tenants where the user holds it.
 import type { Services } from '../../../front/services'
 import { admin, deleteOne, missing, reply, settle } from './common'
-import { JsonFields } from './json-body'
+import { JsonFields } from '../../helpers/json-body'
 
 export const listRoles = admin({
   body: 'none',

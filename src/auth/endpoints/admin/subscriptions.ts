@@ -7,7 +7,7 @@ import { now } from '../../../clock'
 import type { SubscriptionRecord } from '../../models/auth-store'
 import type { Services } from '../../../front/services'
 import { admin, deleteOne, getOne, iso, reply, settle } from './common'
-import { JsonFields, violation } from './json-body'
+import { JsonFields, violation } from '../../helpers/json-body'
 
 export const listSubscriptions = admin({
   body: 'none',

@@ -1,7 +1,7 @@
 // /oauth2/v1/admin/tenants[/{id}]: tenants and their organization.
 import type { Services } from '../../../front/services'
 import { admin, deleteOne, getOne, listOf, reply, settle } from './common'
-import { JsonFields, violation } from './json-body'
+import { JsonFields, violation } from '../../helpers/json-body'
 
 const tenants = (s: Services): Services['oauth']['tenants'] => s.oauth.tenants
 

@@ -5,11 +5,8 @@
 import type { Services } from '../../../front/services'
 import type { UserRecord } from '../../models/auth-store'
 import { admin, deleteOne, getOne, listOf, missing, reply, settle } from './common'
-import { JsonFields, NAME, violation, type JsonFields as Fields } from './json-body'
-
-export const EMAIL = /^[^\s@"<>]{1,128}@[^\s@"<>]{1,128}$/
-export const USERNAME = /^[^\x00-\x20\x7f]{1,128}$/
-export const PASSWORD = /^[^\x00-\x1f\x7f]{8,1024}$/
+import { JsonFields, NAME, violation, type JsonFields as Fields } from '../../helpers/json-body'
+import { EMAIL, PASSWORD, USERNAME } from '../../helpers/user-rules'
 
 export function userView(u: UserRecord): Record<string, unknown> {
   return { id: u.id, username: u.username, email: u.email, tenants: u.tenants }

@@ -1,7 +1,7 @@
 // Reading the JSON bodies of the admin API: every field is checked, and a
 // bad one is a 400 naming it (`validation_violation` for a value that breaks
 // a rule, `bad_request` for a wrong shape).
-import { ApiError } from '../../../errors'
+import { ApiError } from '../../errors'
 
 /** What an id, tenant, organization, role or scope may be: one scope-token (RFC 6749 3.3), at most 128 characters. */
 export const NAME = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/
