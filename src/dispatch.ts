@@ -4,7 +4,7 @@
 // JSON body's depth and element count (400), run the handler. Any ApiError
 // thrown on the way becomes the error answer.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import { authorize, requireScope } from './auth/bearer'
+import { authorize, requireScope } from './auth/helpers/bearer'
 import { findOAuthRoute } from './auth/routes'
 import { ApiError, ERROR_TYPES } from './errors'
 import { findGraphRoute } from './graph/routes'

@@ -3,13 +3,13 @@
 // <bound address>` when ready. SIGTERM/SIGINT drain: stop accepting, answer
 // what is in flight (bounded), then close the actors and exit.
 import { readFileSync } from 'node:fs'
-import { AccessTokens } from './auth/access-tokens'
-import { applyAuthBootstrap } from './auth/apply-bootstrap'
-import { openAuthStore } from './auth/auth-store'
+import { AccessTokens } from './auth/models/access-tokens'
+import { applyAuthBootstrap } from './auth/helpers/apply-bootstrap'
+import { openAuthStore } from './auth/models/auth-store'
 import { createOAuthServices, sweepOAuth } from './auth/oauth-services'
 import { publishSubscriptionEvents } from './publish-subscription-events'
-import { PasswordHasher } from './auth/password-hasher'
-import { SigningPool } from './auth/signing-pool'
+import { PasswordHasher } from './auth/helpers/password-hasher'
+import { SigningPool } from './auth/helpers/signing-pool'
 import { readBootstrapFile, type Bootstrap } from './bootstrap/bootstrap-file'
 import { now, useOffsetClockFromEnv } from './clock'
 import { ConfigError, isDemoBootstrap, loadConfig, usage, wantsHelp, type Config } from './config'

@@ -2,7 +2,7 @@
 // to its event log as subscriptionCreated_v3 / subscriptionCancelled_v1; the
 // reader and the deprecated shapes are src/events/subscription-events.ts.
 // Composition: it joins the auth service to the actors, so it sits at the root.
-import type { SubscriptionChange, SubscriptionEvents } from './auth/subscription-events'
+import type { SubscriptionChange, SubscriptionEvents } from './auth/helpers/subscription-events'
 import { AUTH_EVENT_LOG } from './events/subscription-events'
 import type { ActorPool } from './shard/actor-pool'
 

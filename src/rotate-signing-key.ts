@@ -15,8 +15,8 @@
 // that no server starts meanwhile.
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { openAuthStore } from './auth/auth-store'
-import { rotateSigningKey } from './auth/signing-keys'
+import { openAuthStore } from './auth/models/auth-store'
+import { rotateSigningKey } from './auth/models/signing-keys'
 import { ConfigError, loadToolConfig, usage, wantsHelp, type ToolConfig } from './config'
 import { loadOrCreateMasterKey } from './crypto/master-key'
 import { describeHolder, tryLockDataDir, type LockHolder } from './lifecycle/data-dir-lock'

@@ -1,21 +1,23 @@
-// What the OAuth endpoints share beside the access tokens and the store:
-// built once in main.ts, reached as `s.oauth`.
-import type { AccessTokens } from './access-tokens'
-import { AttemptLimiter } from './attempt-limiter'
-import type { AuthStore } from './auth-store'
-import { AuthorizationCodes } from './authorization-codes'
-import type { SecretChecks } from './client-authentication'
-import { Lockout } from './lockout'
-import type { PasswordHasher } from './password-hasher'
-import { RefreshTokens } from './refresh-tokens'
-import { Sessions } from './sessions'
-import { SigningKeys } from './signing-keys'
-import { SubscriptionEvents } from './subscription-events'
-import type { KeySigner } from './signing-pool'
-import { UserAuthenticator } from './user-authentication'
-import { VerifiedSecrets } from './verified-secrets'
+// What the OAuth endpoints share beside the access tokens: the models of the
+// auth store and the services over them; built once in main.ts, reached as
+// `s.oauth`.
+import type { AccessTokens } from './models/access-tokens'
+import { AttemptLimiter } from './helpers/attempt-limiter'
+import type { AuthStore } from './models/auth-store'
+import { AuthorizationCodes } from './models/authorization-codes'
+import type { SecretChecks } from './helpers/client-authentication'
+import { authModels, type AuthModels } from './models/index'
+import { Lockout } from './models/lockout'
+import type { PasswordHasher } from './helpers/password-hasher'
+import { RefreshTokens } from './models/refresh-tokens'
+import { Sessions } from './models/sessions'
+import { SigningKeys } from './models/signing-keys'
+import { SubscriptionEvents } from './helpers/subscription-events'
+import type { KeySigner } from './helpers/signing-pool'
+import { UserAuthenticator } from './helpers/user-authentication'
+import { VerifiedSecrets } from './helpers/verified-secrets'
 
-export interface OAuthServices {
+export interface OAuthServices extends AuthModels {
   /** `{PUBLIC_URL}/oauth2/v1`, the `iss` of ID tokens and the discovery document */
   issuer: string
   /** cookies get Secure when the public URL is https */
@@ -24,7 +26,8 @@ export interface OAuthServices {
   refreshTokens: RefreshTokens
   sessions: Sessions
   lockout: Lockout
-  users: UserAuthenticator
+  /** sign-in by username and password, under the lock-out rules */
+  signIn: UserAuthenticator
   /** scrypt client secrets: pool, attempt limiter, recently verified secrets */
   secretChecks: SecretChecks
   keys: SigningKeys
@@ -39,14 +42,17 @@ export function createOAuthServices(
 ): OAuthServices {
   const lockout = new Lockout(store)
   const limiter = new AttemptLimiter()
+  const models = authModels(store)
+  const refreshTokens = new RefreshTokens(store, tokens)
   return {
+    ...models,
     issuer: `${publicUrl}/oauth2/v1`,
     secureCookies: publicUrl.startsWith('https:'),
-    codes: new AuthorizationCodes(store),
-    refreshTokens: new RefreshTokens(store, tokens),
+    codes: new AuthorizationCodes(store, tokens, refreshTokens),
+    refreshTokens,
     sessions: new Sessions(store),
     lockout,
-    users: new UserAuthenticator(store, hasher, lockout, limiter),
+    signIn: new UserAuthenticator(models.users, hasher, lockout, limiter),
     secretChecks: { hasher, limiter, verified: new VerifiedSecrets() },
     keys: new SigningKeys(store, signer, tokens.ttl),
     idTokenTtl: tokens.ttl,

@@ -1,10 +1,10 @@
 // What the routes share: built once in main.ts and passed to every handler.
 // It lives with auth, the lower of the two route families, because it holds
 // auth's stores; the graph routes and the root composition import it from here.
-import type { AccessTokens } from './access-tokens'
-import type { AuthStore } from './auth-store'
+import type { AccessTokens } from './models/access-tokens'
+import type { AuthStore } from './models/auth-store'
 import type { OAuthServices } from './oauth-services'
-import type { PasswordHasher } from './password-hasher'
+import type { PasswordHasher } from './helpers/password-hasher'
 import type { WebhookPolicy } from '../net/webhook-policy'
 import type { Metamodel } from '../model/metamodel'
 import type { AddressSet } from '../net/addresses'

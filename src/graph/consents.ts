@@ -1,8 +1,8 @@
 // /{tenant}/consents...: consent references (docs/contracts.md, Consent). The tenant
 // acts with a manage-scope token; the end customer with a user token whose
 // `sub` is the consent's subject (checked by the shard actor, which holds it).
-import { MANAGE_SCOPE } from '../auth/bearer'
-import type { AccessTokenRecord } from '../auth/auth-store'
+import { MANAGE_SCOPE } from '../auth/helpers/bearer'
+import type { AccessTokenRecord } from '../auth/models/auth-store'
 import { ApiError } from '../errors'
 import type { MethodSpec } from '../auth/services'
 import type { ConsentCaller } from '../contract/messages'

@@ -1,6 +1,6 @@
 // The graph service's routes under /graph/v1/{tenant}/: resource name, the
 // number of segments after it, and per method the handler and scope.
-import { MANAGE_SCOPE, VIEW_SCOPE } from '../auth/bearer'
+import { MANAGE_SCOPE, VIEW_SCOPE } from '../auth/helpers/bearer'
 import * as webhooks from './webhook-routes'
 import type { MethodSpec } from '../auth/services'
 import type { Method } from '../front/route'

@@ -2,7 +2,7 @@
 // Events): the upgrade, with the checks of an HTTP route, and the open
 // streams of one server; each stream is an EventStream (src/graph/event-stream.ts).
 import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocket, WebSocketBehavior } from 'uWebSockets.js'
-import { authorize, bearerToken, VIEW_SCOPE } from '../auth/bearer'
+import { authorize, bearerToken, VIEW_SCOPE } from '../auth/helpers/bearer'
 import type { Services } from '../auth/services'
 import { ApiError } from '../errors'
 import { TenantWakeups } from '../events/event-page'

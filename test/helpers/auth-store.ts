@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openAuthStore, type AuthStore } from '../../src/auth/auth-store'
+import { openAuthStore, type AuthStore } from '../../src/auth/models/auth-store'
 import { useClock } from '../../src/clock'
 
 export interface StoreAndClock {

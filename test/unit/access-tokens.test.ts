@@ -4,9 +4,9 @@ import t from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { AccessTokens } from '../../src/auth/access-tokens'
-import { openAuthStore, type AuthStore } from '../../src/auth/auth-store'
-import { sha256 } from '../../src/auth/secrets'
+import { AccessTokens } from '../../src/auth/models/access-tokens'
+import { openAuthStore, type AuthStore } from '../../src/auth/models/auth-store'
+import { sha256 } from '../../src/auth/helpers/secrets'
 import { useClock } from '../../src/clock'
 
 /** An auth store in a temporary directory and a clock the test moves; both undone at teardown. */

@@ -1,7 +1,7 @@
 // The attempt limiter on the one clock: tokens per source and per account,
 // given back on success, 429 with Retry-After when a bucket is empty.
 import t from 'tap'
-import { AttemptLimiter } from '../../src/auth/attempt-limiter'
+import { AttemptLimiter } from '../../src/auth/helpers/attempt-limiter'
 import { useClock } from '../../src/clock'
 import { ApiError } from '../../src/errors'
 import { AddressSet } from '../../src/net/addresses'

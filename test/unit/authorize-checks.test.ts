@@ -2,18 +2,18 @@
 // redirect locations, PKCE, client registration rules, cookies, escaping.
 import t from 'tap'
 import { createHash } from 'node:crypto'
-import type { ClientRecord } from '../../src/auth/auth-store'
+import type { ClientRecord } from '../../src/auth/models/auth-store'
 import {
   checkDisplay, checkMaxAge, checkNonce, checkParameters, checkPkce, checkPrompt, checkProvider, checkRedirectUri, checkRequestObjects,
   checkResponseMode, checkResponseType, checkScope, parseResponseType,
-} from '../../src/auth/authorize/checks'
-import { errorLocation, successLocation } from '../../src/auth/authorize/respond'
-import { clientProblem, redirectUriProblem } from '../../src/auth/client-rules'
-import { readCookie, setCookie } from '../../src/auth/cookies'
-import { pkceMatches } from '../../src/auth/grants/authorization-code'
-import { escapeHtml } from '../../src/auth/html'
-import { atHash } from '../../src/auth/id-tokens'
-import { sessionIdOf } from '../../src/auth/session-id'
+} from '../../src/auth/endpoints/authorize/checks'
+import { errorLocation, successLocation } from '../../src/auth/endpoints/authorize/respond'
+import { clientProblem, redirectUriProblem } from '../../src/auth/helpers/client-rules'
+import { readCookie, setCookie } from '../../src/auth/helpers/cookies'
+import { pkceMatches } from '../../src/auth/endpoints/grants/authorization-code'
+import { escapeHtml } from '../../src/auth/helpers/html'
+import { atHash } from '../../src/auth/helpers/id-tokens'
+import { sessionIdOf } from '../../src/auth/helpers/session-id'
 import { ApiError } from '../../src/errors'
 
 const client: ClientRecord = {

@@ -5,9 +5,11 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { applyAuthBootstrap } from '../../src/auth/apply-bootstrap'
-import { checkBootstrap } from '../../src/auth/bootstrap-checks'
-import type { ScryptHash } from '../../src/auth/password-hasher'
+import { applyAuthBootstrap } from '../../src/auth/helpers/apply-bootstrap'
+import { checkBootstrap } from '../../src/auth/helpers/bootstrap-checks'
+import type { AuthStore } from '../../src/auth/models/auth-store'
+import { authModels } from '../../src/auth/models/index'
+import type { ScryptHash } from '../../src/auth/helpers/password-hasher'
 import { parseBootstrap, type Bootstrap } from '../../src/bootstrap/bootstrap-file'
 import { ConfigError } from '../../src/config'
 import { SCRYPT_PARAMS } from '../../workers/crypto/password-hash'
@@ -18,8 +20,8 @@ type Doc = Record<string, unknown>
 const fixtureDoc = (): Doc => JSON.parse(readFileSync(FIXTURE, 'utf8')) as Doc
 const list = (doc: Doc, key: string): Doc[] => doc[key] as Doc[]
 
-function refused(t: tap.Test, boot: Bootstrap, store: Parameters<typeof checkBootstrap>[1], pattern: RegExp): string {
-  const err = t.throws(() => checkBootstrap(boot, store)) as Error
+function refused(t: tap.Test, boot: Bootstrap, store: AuthStore, pattern: RegExp): string {
+  const err = t.throws(() => checkBootstrap(boot, authModels(store))) as Error
   t.ok(err instanceof ConfigError, 'a ConfigError (one line at start)')
   t.match(err.message, pattern)
   return err.message
@@ -27,8 +29,8 @@ function refused(t: tap.Test, boot: Bootstrap, store: Parameters<typeof checkBoo
 
 t.test('the test fixtures and the demo pass', async (t) => {
   const { store } = tempAuthStore(t)
-  checkBootstrap(parseBootstrap(fixtureDoc()), store)
-  checkBootstrap(parseBootstrap(JSON.parse(readFileSync(join(__dirname, '..', '..', 'bootstrap', 'demo.json'), 'utf8'))), store)
+  checkBootstrap(parseBootstrap(fixtureDoc()), authModels(store))
+  checkBootstrap(parseBootstrap(JSON.parse(readFileSync(join(__dirname, '..', '..', 'bootstrap', 'demo.json'), 'utf8'))), authModels(store))
   t.pass()
 })
 
@@ -56,7 +58,7 @@ t.test('references may resolve to what the store already holds', async (t) => {
   const { store } = tempAuthStore(t)
   await store.tenants.put('stored', { id: 'stored', org: 'stored-org' })
   const boot = parseBootstrap({ clients: [{ client_id: 'c', client_secret: 'long-enough', tenant: 'stored', grant_types: ['client_credentials'] }] })
-  checkBootstrap(boot, store)
+  checkBootstrap(boot, authModels(store))
   await store.usernames.put('taken', 'someone-else')
   refused(t, parseBootstrap({ tenants: [{ id: 't', org: 'o' }], users: [{ id: 'u', username: 'taken', password: 'long-enough', email: 'u@example.com' }] }), store,
     /users\[0\]\.username "taken" is taken by user "someone-else"/)

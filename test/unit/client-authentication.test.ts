@@ -1,5 +1,5 @@
 import t from 'tap'
-import { invalidClient, presentedCredentials } from '../../src/auth/client-authentication'
+import { invalidClient, presentedCredentials } from '../../src/auth/helpers/client-authentication'
 import { ApiError } from '../../src/errors'
 
 const basic = (id: string, secret: string): string => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`

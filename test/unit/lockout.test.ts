@@ -1,7 +1,7 @@
 // The lock-out rules with an injected clock: the record after each failure,
 // the block from the 15th failure, its exact end, and what does not move it.
 import t from 'tap'
-import { afterFailure, BLOCK_MS, isBlocked, Lockout, MAX_FAILURES, TOO_MANY_ATTEMPTS, tooManyAttempts, WINDOW_MS } from '../../src/auth/lockout'
+import { afterFailure, BLOCK_MS, isBlocked, Lockout, MAX_FAILURES, TOO_MANY_ATTEMPTS, tooManyAttempts, WINDOW_MS } from '../../src/auth/models/lockout'
 import { tempAuthStore } from '../helpers/auth-store'
 
 const MIN = 60_000

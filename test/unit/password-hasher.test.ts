@@ -4,7 +4,7 @@
 // and the server's own hashing is never refused.
 import t from 'tap'
 import { join } from 'node:path'
-import { PasswordHasher } from '../../src/auth/password-hasher'
+import { PasswordHasher } from '../../src/auth/helpers/password-hasher'
 import { ApiError } from '../../src/errors'
 
 const WORKER = join(__dirname, '..', '..', 'dist', 'workers', 'crypto', 'password-hash.js')

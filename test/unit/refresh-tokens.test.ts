@@ -3,10 +3,10 @@
 // (NUL, '%', '/', Unicode); revoking ends them; and an index of an earlier
 // build (`${sub}\0${hash}` strings) is rebuilt.
 import t from 'tap'
-import { AccessTokens } from '../../src/auth/access-tokens'
-import type { GrantFields } from '../../src/auth/auth-store'
+import { AccessTokens } from '../../src/auth/models/access-tokens'
+import type { GrantFields } from '../../src/auth/models/auth-store'
 import { MAX_NAME_CHARS } from '../../src/model/name-limit'
-import { RefreshTokens } from '../../src/auth/refresh-tokens'
+import { RefreshTokens } from '../../src/auth/models/refresh-tokens'
 import { tempAuthStore } from '../helpers/auth-store'
 import { pick, seeded, ATOMS } from '../helpers/key-strings'
 

@@ -2,8 +2,9 @@ import t from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openAuthStore, type ClientRecord } from '../../src/auth/auth-store'
-import { clientCredentialsGrant, scopeString, splitScope } from '../../src/auth/scopes'
+import { authModels } from '../../src/auth/models/index'
+import { openAuthStore, type ClientRecord } from '../../src/auth/models/auth-store'
+import { clientCredentialsGrant, scopeString, splitScope } from '../../src/auth/helpers/scopes'
 import { ApiError } from '../../src/errors'
 
 const VIEW = 'platform.profile_graph_view'
@@ -12,6 +13,7 @@ const EXTRA = 'demo.internal_tools'
 
 const dir = mkdtempSync(join(tmpdir(), 'scopes-test-'))
 const store = openAuthStore(dir)
+const models = authModels(store)
 t.teardown(async () => {
   await store.env.close()
   rmSync(dir, { recursive: true, force: true })
@@ -47,7 +49,7 @@ t.before(async () => {
 })
 
 function invalidScope(t: tap.Test, scope: string, pattern: RegExp): void {
-  const err = t.throws(() => clientCredentialsGrant(store, client, scope), scope) as ApiError
+  const err = t.throws(() => clientCredentialsGrant(models, client, scope), scope) as ApiError
   t.ok(err instanceof ApiError)
   t.equal(err.status, 400)
   t.equal(err.type, 'bad_request')
@@ -70,27 +72,27 @@ t.test('the stored records are read back (sanity of the fixture)', async (t) => 
 })
 
 t.test('no scope: the client tenant and every client scope', async (t) => {
-  t.same(clientCredentialsGrant(store, client, null), { tenant: 'demo', scopes: [VIEW, MANAGE, EXTRA] })
-  t.same(clientCredentialsGrant(store, client, ''), { tenant: 'demo', scopes: [VIEW, MANAGE, EXTRA] })
+  t.same(clientCredentialsGrant(models, client, null), { tenant: 'demo', scopes: [VIEW, MANAGE, EXTRA] })
+  t.same(clientCredentialsGrant(models, client, ''), { tenant: 'demo', scopes: [VIEW, MANAGE, EXTRA] })
 })
 
 t.test('platform.no_tenant: the client tenant', async (t) => {
-  t.same(clientCredentialsGrant(store, client, 'platform.no_tenant'), { tenant: 'demo', scopes: [VIEW, MANAGE, EXTRA] })
-  t.same(clientCredentialsGrant(store, client, `platform.no_tenant ${VIEW}`), { tenant: 'demo', scopes: [VIEW] })
+  t.same(clientCredentialsGrant(models, client, 'platform.no_tenant'), { tenant: 'demo', scopes: [VIEW, MANAGE, EXTRA] })
+  t.same(clientCredentialsGrant(models, client, `platform.no_tenant ${VIEW}`), { tenant: 'demo', scopes: [VIEW] })
 })
 
 t.test("platform.tenant=<own tenant>", async (t) => {
-  t.same(clientCredentialsGrant(store, client, 'platform.tenant=demo'), { tenant: 'demo', scopes: [VIEW, MANAGE, EXTRA] })
-  t.same(clientCredentialsGrant(store, client, `${MANAGE} platform.tenant=demo`), { tenant: 'demo', scopes: [MANAGE] })
+  t.same(clientCredentialsGrant(models, client, 'platform.tenant=demo'), { tenant: 'demo', scopes: [VIEW, MANAGE, EXTRA] })
+  t.same(clientCredentialsGrant(models, client, `${MANAGE} platform.tenant=demo`), { tenant: 'demo', scopes: [MANAGE] })
 })
 
 t.test('platform.tenant=<subscribed tenant>: limited to the package scopes', async (t) => {
-  t.same(clientCredentialsGrant(store, client, 'platform.tenant=acme'), { tenant: 'acme', scopes: [VIEW, MANAGE] })
-  t.same(clientCredentialsGrant(store, client, `platform.tenant=acme ${VIEW}`), { tenant: 'acme', scopes: [VIEW] })
-  t.same(clientCredentialsGrant(store, client, `platform.tenant=acme ${EXTRA}`), { tenant: 'acme', scopes: [] },
+  t.same(clientCredentialsGrant(models, client, 'platform.tenant=acme'), { tenant: 'acme', scopes: [VIEW, MANAGE] })
+  t.same(clientCredentialsGrant(models, client, `platform.tenant=acme ${VIEW}`), { tenant: 'acme', scopes: [VIEW] })
+  t.same(clientCredentialsGrant(models, client, `platform.tenant=acme ${EXTRA}`), { tenant: 'acme', scopes: [] },
     'a client scope the subscription does not give is dropped')
-  t.same(clientCredentialsGrant(store, client, 'platform.tenant=initech'), { tenant: 'initech', scopes: [VIEW] }, 'a reader-only package gives view only')
-  t.same(clientCredentialsGrant(store, client, `platform.tenant=initech ${MANAGE} ${VIEW}`), { tenant: 'initech', scopes: [VIEW] })
+  t.same(clientCredentialsGrant(models, client, 'platform.tenant=initech'), { tenant: 'initech', scopes: [VIEW] }, 'a reader-only package gives view only')
+  t.same(clientCredentialsGrant(models, client, `platform.tenant=initech ${MANAGE} ${VIEW}`), { tenant: 'initech', scopes: [VIEW] })
 })
 
 t.test('an unsubscribed tenant is invalid_scope', async (t) => {
@@ -114,13 +116,13 @@ t.test('platform.tenant with platform.no_tenant, or with no tenant id', async (t
 })
 
 t.test('asked scopes are intersected with the client scopes', async (t) => {
-  t.same(clientCredentialsGrant(store, client, `${VIEW} platform.admin`), { tenant: 'demo', scopes: [VIEW] })
-  t.same(clientCredentialsGrant(store, client, 'platform.admin openid'), { tenant: 'demo', scopes: [] })
-  t.same(clientCredentialsGrant(store, client, `${MANAGE} ${VIEW} ${MANAGE}`), { tenant: 'demo', scopes: [MANAGE, VIEW] }, 'no duplicates, asked order kept')
+  t.same(clientCredentialsGrant(models, client, `${VIEW} platform.admin`), { tenant: 'demo', scopes: [VIEW] })
+  t.same(clientCredentialsGrant(models, client, 'platform.admin openid'), { tenant: 'demo', scopes: [] })
+  t.same(clientCredentialsGrant(models, client, `${MANAGE} ${VIEW} ${MANAGE}`), { tenant: 'demo', scopes: [MANAGE, VIEW] }, 'no duplicates, asked order kept')
   const narrow: ClientRecord = { ...client, client_id: 'narrow', scopes: [VIEW] }
-  t.same(clientCredentialsGrant(store, narrow, null), { tenant: 'demo', scopes: [VIEW] })
-  t.same(clientCredentialsGrant(store, narrow, `${VIEW} ${MANAGE}`), { tenant: 'demo', scopes: [VIEW] })
-  t.same(clientCredentialsGrant(store, narrow, `platform.tenant=acme ${MANAGE}`), { tenant: 'acme', scopes: [] })
+  t.same(clientCredentialsGrant(models, narrow, null), { tenant: 'demo', scopes: [VIEW] })
+  t.same(clientCredentialsGrant(models, narrow, `${VIEW} ${MANAGE}`), { tenant: 'demo', scopes: [VIEW] })
+  t.same(clientCredentialsGrant(models, narrow, `platform.tenant=acme ${MANAGE}`), { tenant: 'acme', scopes: [] })
 })
 
 t.test('scopeString ends with the tenant scope', async (t) => {

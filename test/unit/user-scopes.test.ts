@@ -5,9 +5,10 @@ import t from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openAuthStore, type ClientRecord, type UserRecord } from '../../src/auth/auth-store'
-import { narrowScopes } from '../../src/auth/grants/refresh-token'
-import { grantScopes, parseScopeRequest, plainScopes, scopeString, targetOf, userGrant, userGrantFor } from '../../src/auth/scopes'
+import { authModels } from '../../src/auth/models/index'
+import { openAuthStore, type ClientRecord, type UserRecord } from '../../src/auth/models/auth-store'
+import { narrowScopes } from '../../src/auth/endpoints/grants/refresh-token'
+import { grantScopes, parseScopeRequest, plainScopes, scopeString, targetOf, userGrant, userGrantFor } from '../../src/auth/helpers/scopes'
 import { ApiError } from '../../src/errors'
 
 const VIEW = 'platform.profile_graph_view'
@@ -15,6 +16,7 @@ const MANAGE = 'platform.profile_graph_manage'
 
 const dir = mkdtempSync(join(tmpdir(), 'user-scopes-test-'))
 const store = openAuthStore(dir)
+const models = authModels(store)
 t.teardown(async () => {
   await store.env.close()
   rmSync(dir, { recursive: true, force: true })
@@ -46,52 +48,52 @@ function refused(t: tap.Test, fn: () => unknown, error: string, pattern: RegExp)
 }
 
 t.test('roles in the tenant limit the client scopes', async (t) => {
-  t.same(userGrant(store, client, user({ demo: ['reader'] }), null, 'code'), { tenant: 'demo', scopes: [VIEW] })
-  t.same(userGrant(store, client, user({ demo: ['writer'] }), `${MANAGE}`, 'code'), { tenant: 'demo', scopes: [MANAGE] })
-  t.same(userGrant(store, client, user({ demo: ['admin'] }), null, 'code'), { tenant: 'demo', scopes: [] }, 'a role scope the client lacks')
-  t.same(userGrant(store, client, user({ demo: [] }), null, 'code'), { tenant: 'demo', scopes: [] }, 'a member without roles')
-  t.same(userGrant(store, client, user({ demo: ['ghost-role'] }), null, 'code'), { tenant: 'demo', scopes: [] }, 'an unknown role gives nothing')
+  t.same(userGrant(models, client, user({ demo: ['reader'] }), null, 'code'), { tenant: 'demo', scopes: [VIEW] })
+  t.same(userGrant(models, client, user({ demo: ['writer'] }), `${MANAGE}`, 'code'), { tenant: 'demo', scopes: [MANAGE] })
+  t.same(userGrant(models, client, user({ demo: ['admin'] }), null, 'code'), { tenant: 'demo', scopes: [] }, 'a role scope the client lacks')
+  t.same(userGrant(models, client, user({ demo: [] }), null, 'code'), { tenant: 'demo', scopes: [] }, 'a member without roles')
+  t.same(userGrant(models, client, user({ demo: ['ghost-role'] }), null, 'code'), { tenant: 'demo', scopes: [] }, 'an unknown role gives nothing')
 })
 
 t.test('openid is a protocol scope: granted when asked, and alone it names no service scope', async (t) => {
-  t.same(userGrant(store, client, user({ demo: ['writer'] }), 'openid', 'code'), { tenant: 'demo', scopes: [VIEW, MANAGE, 'openid'] })
-  t.same(userGrant(store, client, user({ demo: ['writer'] }), `openid ${VIEW}`, 'code'), { tenant: 'demo', scopes: [VIEW, 'openid'] })
+  t.same(userGrant(models, client, user({ demo: ['writer'] }), 'openid', 'code'), { tenant: 'demo', scopes: [VIEW, MANAGE, 'openid'] })
+  t.same(userGrant(models, client, user({ demo: ['writer'] }), `openid ${VIEW}`, 'code'), { tenant: 'demo', scopes: [VIEW, 'openid'] })
 })
 
 t.test('code flow: the client tenant; another tenant needs membership and a subscription', async (t) => {
-  refused(t, () => userGrant(store, client, user({ acme: ['writer'] }), null, 'code'), 'access_denied', /not a member of tenant "demo"/)
-  t.same(userGrant(store, client, user({ acme: ['writer'] }), 'platform.tenant=acme', 'code'), { tenant: 'acme', scopes: [VIEW, MANAGE] })
-  t.same(userGrant(store, client, user({ 'acme-eu': ['writer'] }), 'platform.tenant=acme-eu', 'code'), { tenant: 'acme-eu', scopes: [VIEW] })
-  refused(t, () => userGrant(store, client, user({ globex: ['writer'] }), 'platform.tenant=globex', 'code'), 'invalid_scope', /no subscription/)
-  t.same(userGrant(store, client, user({ demo: ['reader'] }), 'platform.no_tenant', 'code'), { tenant: 'demo', scopes: [VIEW] }, 'no_tenant: the client tenant')
-  refused(t, () => userGrant(store, client, user({ acme: ['writer'] }), 'platform.org=acme-org', 'code'), 'invalid_scope', /not supported/)
+  refused(t, () => userGrant(models, client, user({ acme: ['writer'] }), null, 'code'), 'access_denied', /not a member of tenant "demo"/)
+  t.same(userGrant(models, client, user({ acme: ['writer'] }), 'platform.tenant=acme', 'code'), { tenant: 'acme', scopes: [VIEW, MANAGE] })
+  t.same(userGrant(models, client, user({ 'acme-eu': ['writer'] }), 'platform.tenant=acme-eu', 'code'), { tenant: 'acme-eu', scopes: [VIEW] })
+  refused(t, () => userGrant(models, client, user({ globex: ['writer'] }), 'platform.tenant=globex', 'code'), 'invalid_scope', /no subscription/)
+  t.same(userGrant(models, client, user({ demo: ['reader'] }), 'platform.no_tenant', 'code'), { tenant: 'demo', scopes: [VIEW] }, 'no_tenant: the client tenant')
+  refused(t, () => userGrant(models, client, user({ acme: ['writer'] }), 'platform.org=acme-org', 'code'), 'invalid_scope', /not supported/)
 })
 
 t.test('implicit flow: the only tenant, none, several', async (t) => {
-  t.same(userGrant(store, client, user({ acme: ['reader'] }), null, 'implicit'), { tenant: 'acme', scopes: [VIEW] })
-  refused(t, () => userGrant(store, client, user({}), null, 'implicit'), 'access_denied', /belongs to no tenant/)
-  t.same(userGrant(store, client, user({ acme: ['writer'], demo: ['reader'] }), null, 'implicit'), { tenant: 'demo', scopes: [VIEW] }, "several: the client's tenant")
-  refused(t, () => userGrant(store, client, user({ acme: ['writer'], 'acme-eu': ['reader'] }), null, 'implicit'), 'access_denied', /several tenants/)
-  t.same(userGrant(store, client, user({ acme: ['writer'] }), 'openid platform.no_tenant', 'implicit'), { tenant: undefined, scopes: ['openid'] })
+  t.same(userGrant(models, client, user({ acme: ['reader'] }), null, 'implicit'), { tenant: 'acme', scopes: [VIEW] })
+  refused(t, () => userGrant(models, client, user({}), null, 'implicit'), 'access_denied', /belongs to no tenant/)
+  t.same(userGrant(models, client, user({ acme: ['writer'], demo: ['reader'] }), null, 'implicit'), { tenant: 'demo', scopes: [VIEW] }, "several: the client's tenant")
+  refused(t, () => userGrant(models, client, user({ acme: ['writer'], 'acme-eu': ['reader'] }), null, 'implicit'), 'access_denied', /several tenants/)
+  t.same(userGrant(models, client, user({ acme: ['writer'] }), 'openid platform.no_tenant', 'implicit'), { tenant: undefined, scopes: ['openid'] })
 })
 
 t.test('platform.org: the union over the member tenants of that organization', async (t) => {
   const u = user({ acme: ['reader'], 'acme-eu': ['writer'], demo: ['writer'] })
-  t.same(userGrant(store, client, u, 'platform.org=acme-org', 'implicit'), { tenant: undefined, org: 'acme-org', scopes: [VIEW] })
+  t.same(userGrant(models, client, u, 'platform.org=acme-org', 'implicit'), { tenant: undefined, org: 'acme-org', scopes: [VIEW] })
   const w = user({ acme: ['writer'] })
-  t.same(userGrant(store, client, w, 'platform.org=acme-org', 'password'), { tenant: undefined, org: 'acme-org', scopes: [VIEW, MANAGE] })
-  refused(t, () => userGrant(store, client, w, 'platform.org=globex-org', 'password'), 'invalid_scope', /organization "globex-org"/)
-  refused(t, () => userGrant(store, client, w, 'platform.org=acme-org platform.no_tenant', 'password'), 'invalid_scope', /cannot be combined/)
-  refused(t, () => userGrant(store, client, w, 'platform.org=a platform.org=b', 'password'), 'invalid_scope', /only one platform.org/)
-  refused(t, () => userGrant(store, client, w, 'platform.org=', 'password'), 'invalid_scope', /needs an organization id/)
+  t.same(userGrant(models, client, w, 'platform.org=acme-org', 'password'), { tenant: undefined, org: 'acme-org', scopes: [VIEW, MANAGE] })
+  refused(t, () => userGrant(models, client, w, 'platform.org=globex-org', 'password'), 'invalid_scope', /organization "globex-org"/)
+  refused(t, () => userGrant(models, client, w, 'platform.org=acme-org platform.no_tenant', 'password'), 'invalid_scope', /cannot be combined/)
+  refused(t, () => userGrant(models, client, w, 'platform.org=a platform.org=b', 'password'), 'invalid_scope', /only one platform.org/)
+  refused(t, () => userGrant(models, client, w, 'platform.org=', 'password'), 'invalid_scope', /needs an organization id/)
 })
 
 t.test('password grant without a client: what the tenant owns or subscribed to', async (t) => {
-  t.same(userGrant(store, undefined, user({ demo: ['writer'] }), null, 'password'), { tenant: 'demo', scopes: [VIEW, MANAGE] })
-  t.same(userGrant(store, undefined, user({ 'acme-eu': ['writer'] }), null, 'password'), { tenant: 'acme-eu', scopes: [VIEW] })
-  t.same(userGrant(store, undefined, user({ globex: ['writer'] }), null, 'password'), { tenant: 'globex', scopes: [] }, 'nothing subscribed')
-  refused(t, () => userGrant(store, undefined, user({ demo: [], acme: [] }), null, 'password'), 'invalid_scope', /several tenants/)
-  t.same(userGrant(store, client, user({ demo: ['writer'], acme: ['writer'] }), null, 'password'), { tenant: 'demo', scopes: [VIEW, MANAGE] }, "with a client: the client's parent tenant")
+  t.same(userGrant(models, undefined, user({ demo: ['writer'] }), null, 'password'), { tenant: 'demo', scopes: [VIEW, MANAGE] })
+  t.same(userGrant(models, undefined, user({ 'acme-eu': ['writer'] }), null, 'password'), { tenant: 'acme-eu', scopes: [VIEW] })
+  t.same(userGrant(models, undefined, user({ globex: ['writer'] }), null, 'password'), { tenant: 'globex', scopes: [] }, 'nothing subscribed')
+  refused(t, () => userGrant(models, undefined, user({ demo: [], acme: [] }), null, 'password'), 'invalid_scope', /several tenants/)
+  t.same(userGrant(models, client, user({ demo: ['writer'], acme: ['writer'] }), null, 'password'), { tenant: 'demo', scopes: [VIEW, MANAGE] }, "with a client: the client's parent tenant")
 })
 
 t.test('scope strings and stored scopes', async (t) => {
@@ -103,7 +105,7 @@ t.test('scope strings and stored scopes', async (t) => {
   t.same(targetOf({ tenant: undefined, org: 'o' }), { org: 'o' })
   t.same(targetOf({ tenant: undefined }), { none: true })
   t.same(parseScopeRequest('  a  b a ', true), { tenant: undefined, noTenant: false, org: undefined, asked: ['a', 'b'] })
-  t.same(userGrantFor(store, client, user({ demo: ['writer'] }), { tenant: 'demo' }, [], 'code'), { tenant: 'demo', scopes: [VIEW, MANAGE] }, 'an empty ask is no ask')
+  t.same(userGrantFor(models, client, user({ demo: ['writer'] }), { tenant: 'demo' }, [], 'code'), { tenant: 'demo', scopes: [VIEW, MANAGE] }, 'an empty ask is no ask')
 })
 
 t.test('refresh narrowing: the intersection, never more; the tenant may not change', async (t) => {

@@ -1,0 +1,101 @@
+// /oauth2/v1/admin/clients[/{id}[/secret]]: OAuth clients. The server makes
+// every secret it hands out (256 random bits, shown once, stored as
+// SHA-256); a public client (`"public": true`) has none and must use PKCE.
+// Deleting a client ends its tokens and codes.
+import { randomBytes } from 'node:crypto'
+import type { Services } from '../../services'
+import type { ClientRecord } from '../../models/auth-store'
+import { clientProblem } from '../../helpers/client-rules'
+import { randomToken, sha256 } from '../../helpers/secrets'
+import { admin, deleteOne, getOne, listOf, missing, reply, settle } from './common'
+import { JsonFields, URI, violation, type JsonFields as Fields } from '../../helpers/json-body'
+
+export function clientView(c: ClientRecord): Record<string, unknown> {
+  return {
+    client_id: c.client_id,
+    tenant: c.tenant,
+    public: c.secret === undefined,
+    secret_hash: c.secret === undefined ? null : c.secret.alg,
+    redirect_uris: c.redirect_uris,
+    scopes: c.scopes,
+    grant_types: c.grant_types,
+  }
+}
+
+function checked(s: Services, c: ClientRecord): ClientRecord {
+  if (!s.oauth.tenants.exists(c.tenant)) throw violation(`tenant "${c.tenant}" does not exist`)
+  const problem = clientProblem({ ...c, public: c.secret === undefined })
+  if (problem !== undefined) throw violation(problem)
+  return c
+}
+
+function settings(f: Fields, base: Pick<ClientRecord, 'tenant' | 'redirect_uris' | 'scopes' | 'grant_types'> | undefined): Pick<ClientRecord, 'tenant' | 'redirect_uris' | 'scopes' | 'grant_types'> {
+  return {
+    tenant: f.has('tenant') || base === undefined ? f.string('tenant') : base.tenant,
+    redirect_uris: f.has('redirect_uris') || base === undefined ? f.strings('redirect_uris', URI) : base.redirect_uris,
+    scopes: f.has('scopes') || base === undefined ? f.strings('scopes') : base.scopes,
+    grant_types: f.has('grant_types') || base === undefined ? f.strings('grant_types') : base.grant_types,
+  }
+}
+
+const clients = (s: Services): Services['oauth']['clients'] => s.oauth.clients
+const save = (s: Services, c: ClientRecord): Promise<void> => s.oauth.clients.save(c.client_id, c)
+
+export const listClients = listOf(clients, clientView)
+export const getClient = getOne('client', clients, clientView)
+
+export const createClient = admin({
+  body: 'json',
+  handle(s, ex, _params, body) {
+    const f = JsonFields.parse(body)
+    const clientId = f.optionalString('client_id') ?? randomBytes(16).toString('base64url')
+    if (s.oauth.clients.exists(clientId)) throw violation(`client "${clientId}" exists: PUT /admin/clients/${clientId} changes it`)
+    const secret = f.boolean('public') ? undefined : randomToken()
+    const client = checked(s, {
+      client_id: clientId, ...settings(f, undefined), secret: secret === undefined ? undefined : { alg: 'sha256', hash: sha256(secret) },
+    })
+    settle(ex, async () => {
+      await save(s, client)
+      reply(ex, 201, secret === undefined ? clientView(client) : { ...clientView(client), client_secret: secret })
+    })
+  },
+})
+
+export const updateClient = admin({
+  body: 'json',
+  handle(s, ex, [id], body) {
+    const existing = s.oauth.clients.find(id!)
+    if (existing === undefined) throw missing('client', id!)
+    const client = checked(s, { ...existing, ...settings(JsonFields.parse(body), existing) })
+    settle(ex, async () => {
+      await save(s, client)
+      reply(ex, 200, clientView(client))
+    })
+  },
+})
+
+/** A new generated secret; the old one stops working at once. */
+export const rotateClientSecret = admin({
+  body: 'none',
+  handle(s, ex, [id]) {
+    const existing = s.oauth.clients.find(id!)
+    if (existing === undefined) throw missing('client', id!)
+    if (existing.secret === undefined) throw violation(`client "${id}" is public: it has no secret`)
+    const secret = randomToken()
+    const client: ClientRecord = { ...existing, secret: { alg: 'sha256', hash: sha256(secret) } }
+    settle(ex, async () => {
+      await save(s, client)
+      reply(ex, 200, { ...clientView(client), client_secret: secret })
+    })
+  },
+})
+
+/** DELETE also ends the client's tokens and codes. */
+export const deleteClient = deleteOne('client', clients, {
+  async cascade(s, client) {
+    const id = client.client_id
+    await s.oauth.refreshTokens.revokeWhere((r) => r.client === id)
+    await s.tokens.revokeWhere((r) => r.client === id)
+    s.oauth.codes.removeForClient(id)
+  },
+})

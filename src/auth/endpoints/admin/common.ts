@@ -1,0 +1,83 @@
+// What the admin handlers share: the platform.admin scope on every route,
+// JSON answers that are never cached, 404s, and running a write to
+// completion (durable) before answering.
+import { ApiError } from '../../../errors'
+import type { Exchange } from '../../../front/exchange'
+import type { MethodSpec } from '../../services'
+import type { Services } from '../../services'
+import type { OAuthMethod } from '../../route-types'
+import { NO_STORE } from '../../helpers/token-response'
+import { violation } from '../../helpers/json-body'
+
+export const ADMIN_SCOPE = 'platform.admin'
+
+export function admin(spec: MethodSpec<string[]>): OAuthMethod {
+  return { ...spec, scope: ADMIN_SCOPE }
+}
+
+export function reply(ex: Exchange, status: number, value: unknown): void {
+  ex.json(status, JSON.stringify(value), NO_STORE)
+}
+
+export const missing = (kind: string, id: string): ApiError => new ApiError('element_not_found', `${kind} "${id}" does not exist`)
+
+/** Runs an asynchronous handler body; its failure becomes the error answer. */
+export function settle(ex: Exchange, work: () => Promise<void>): void {
+  work().catch((err: unknown) => ex.error(err))
+}
+
+/** The ISO 8601 form (with offset) of an epoch-ms time. */
+export const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** What the generic handlers need of a model (models/keyed.ts, models/users.ts). */
+export interface Collection<T> {
+  find(id: string): T | undefined
+  all(): T[]
+  remove(id: string): Promise<void>
+  /** Waits until every write so far is durable. */
+  durable(): Promise<void>
+}
+
+/** GET of a collection: every record, shown through `view`. */
+export function listOf<T>(model: (s: Services) => Collection<T>, view: (v: T) => unknown = (v) => v): OAuthMethod {
+  return admin({
+    body: 'none',
+    handle(s, ex) {
+      reply(ex, 200, model(s).all().map(view))
+    },
+  })
+}
+
+/** GET of one record by the path's id. */
+export function getOne<T>(kind: string, model: (s: Services) => Collection<T>, view: (v: T) => unknown = (v) => v): OAuthMethod {
+  return admin({
+    body: 'none',
+    handle(s, ex, [id]) {
+      const value = model(s).find(id!)
+      if (value === undefined) throw missing(kind, id!)
+      reply(ex, 200, view(value))
+    },
+  })
+}
+
+/** DELETE of one record; `refuse` names what still depends on it, `cascade` ends what goes with it. */
+export function deleteOne<T>(
+  kind: string, model: (s: Services) => Collection<T>,
+  options: { refuse?: (s: Services, id: string) => string | undefined; cascade?: (s: Services, value: T) => Promise<void> } = {},
+): OAuthMethod {
+  return admin({
+    body: 'none',
+    handle(s, ex, [id]) {
+      const value = model(s).find(id!)
+      if (value === undefined) throw missing(kind, id!)
+      const refusal = options.refuse?.(s, id!)
+      if (refusal !== undefined) throw violation(refusal)
+      settle(ex, async () => {
+        await model(s).remove(id!)
+        await options.cascade?.(s, value)
+        await model(s).durable()
+        ex.empty(204)
+      })
+    },
+  })
+}

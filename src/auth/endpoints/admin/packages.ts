@@ -1,0 +1,39 @@
+// /oauth2/v1/admin/packages[/{id}]: packages, their provider tenant and the
+// services they include with the scopes each defines.
+import type { PackageDecl } from '../../../bootstrap/bootstrap-file'
+import type { Services } from '../../services'
+import { admin, deleteOne, getOne, listOf, reply, settle } from './common'
+import { JsonFields, violation } from '../../helpers/json-body'
+
+const packages = (s: Services): Services['oauth']['packages'] => s.oauth.packages
+
+function subscribed(s: Services, id: string): string | undefined {
+  const subs = s.oauth.subscriptions.ofPackage(id).map((sub) => `"${sub.id}"`)
+  return subs.length === 0 ? undefined : `package "${id}" has subscriptions ${subs.join(', ')}: cancel them first`
+}
+
+export const listPackages = listOf(packages)
+export const getPackage = getOne('package', packages)
+export const deletePackage = deleteOne('package', packages, { refuse: subscribed })
+
+export const replacePackage = admin({
+  body: 'json',
+  handle(s, ex, [id], body) {
+    const f = JsonFields.parse(body)
+    const provider = f.object('provider')
+    const pkg: PackageDecl = {
+      id: id!,
+      version: f.string('version'),
+      provider: { id: provider.string('id'), org: provider.string('org') },
+      includedServices: f.objects('includedServices').map((svc) => ({ id: svc.string('id'), name: svc.text('name'), scopes: svc.strings('scopes') })),
+    }
+    const tenant = s.oauth.tenants.find(pkg.provider.id)
+    if (tenant === undefined) throw violation(`provider.id: tenant "${pkg.provider.id}" does not exist`)
+    if (tenant.org !== pkg.provider.org) throw violation(`provider.org: tenant "${tenant.id}" belongs to organization "${tenant.org}"`)
+    const existed = s.oauth.packages.exists(id!)
+    settle(ex, async () => {
+      await s.oauth.packages.save(pkg.id, pkg)
+      reply(ex, existed ? 200 : 201, pkg)
+    })
+  },
+})

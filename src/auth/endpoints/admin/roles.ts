@@ -1,0 +1,37 @@
+// /oauth2/v1/admin/roles[/{name}]: roles and the scopes each gives a user in
+// the tenants where the user holds it.
+import type { Services } from '../../services'
+import { admin, deleteOne, missing, reply, settle } from './common'
+import { JsonFields } from '../../helpers/json-body'
+
+export const listRoles = admin({
+  body: 'none',
+  handle(s, ex) {
+    const roles: Record<string, string[]> = {}
+    for (const [key, value] of s.oauth.roles.entries()) roles[key] = value
+    reply(ex, 200, roles)
+  },
+})
+
+export const getRole = admin({
+  body: 'none',
+  handle(s, ex, [name]) {
+    const scopes = s.oauth.roles.find(name!)
+    if (scopes === undefined) throw missing('role', name!)
+    reply(ex, 200, { name, scopes })
+  },
+})
+
+export const replaceRole = admin({
+  body: 'json',
+  handle(s, ex, [name], body) {
+    const scopes = JsonFields.parse(body).strings('scopes')
+    const existed = s.oauth.roles.exists(name!)
+    settle(ex, async () => {
+      await s.oauth.roles.save(name!, scopes)
+      reply(ex, existed ? 200 : 201, { name, scopes })
+    })
+  },
+})
+
+export const deleteRole = deleteOne('role', (s: Services) => s.oauth.roles)

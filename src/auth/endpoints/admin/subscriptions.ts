@@ -1,0 +1,50 @@
+// /oauth2/v1/admin/subscriptions[/{id}]: a tenant's subscription to a
+// package. Creating and cancelling (DELETE) call the subscription-events
+// seam, whose publisher appends the spec's section 6 events
+// (src/events/subscription-events.ts).
+import { randomUUID } from 'node:crypto'
+import { now } from '../../../clock'
+import type { SubscriptionRecord } from '../../models/auth-store'
+import type { Services } from '../../services'
+import { admin, deleteOne, getOne, iso, reply, settle } from './common'
+import { JsonFields, violation } from '../../helpers/json-body'
+
+export const listSubscriptions = admin({
+  body: 'none',
+  handle(s, ex) {
+    const tenant = ex.query.get('tenant')
+    reply(ex, 200, s.oauth.subscriptions.all().filter((v) => tenant === null || v.tenant === tenant))
+  },
+})
+
+export const getSubscription = getOne('subscription', (s: Services) => s.oauth.subscriptions)
+
+export const createSubscription = admin({
+  body: 'json',
+  handle(s, ex, _params, body) {
+    const f = JsonFields.parse(body)
+    const sub: SubscriptionRecord = { id: f.optionalString('id') ?? randomUUID(), tenant: f.string('tenant'), package: f.string('package'), validFrom: iso(now()) }
+    const tenant = s.oauth.tenants.find(sub.tenant)
+    const pkg = s.oauth.packages.find(sub.package)
+    if (tenant === undefined) throw violation(`tenant "${sub.tenant}" does not exist`)
+    if (pkg === undefined) throw violation(`package "${sub.package}" does not exist`)
+    if (s.oauth.subscriptions.exists(sub.id)) throw violation(`subscription "${sub.id}" exists`)
+    for (const value of s.oauth.subscriptions.all()) {
+      if (value.tenant === sub.tenant && value.package === sub.package) throw violation(`tenant "${sub.tenant}" already subscribes to "${sub.package}" (subscription "${value.id}")`)
+    }
+    settle(ex, async () => {
+      await s.oauth.subscriptions.save(sub.id, sub)
+      s.oauth.subscriptionEvents.created(sub, tenant, pkg)
+      reply(ex, 201, sub)
+    })
+  },
+})
+
+/** DELETE cancels: the subscription goes, and the seam hears of it. */
+export const cancelSubscription = deleteOne('subscription', (s: Services) => s.oauth.subscriptions, {
+  async cascade(s, sub) {
+    const tenant = s.oauth.tenants.find(sub.tenant)
+    const pkg = s.oauth.packages.find(sub.package)
+    if (tenant !== undefined && pkg !== undefined) s.oauth.subscriptionEvents.cancelled(sub, tenant, pkg, iso(now()))
+  },
+})

@@ -1,0 +1,45 @@
+// /oauth2/v1/admin/tenants[/{id}]: tenants and their organization.
+import type { Services } from '../../services'
+import { admin, deleteOne, getOne, listOf, reply, settle } from './common'
+import { JsonFields, violation } from '../../helpers/json-body'
+
+const tenants = (s: Services): Services['oauth']['tenants'] => s.oauth.tenants
+
+/** What still refers to a tenant (it cannot be deleted then). */
+function references(s: Services, id: string): string | undefined {
+  const refs: string[] = []
+  for (const c of s.oauth.clients.ofTenant(id)) refs.push(`client "${c.client_id}"`)
+  for (const sub of s.oauth.subscriptions.ofTenant(id)) refs.push(`subscription "${sub.id}"`)
+  for (const pkg of s.oauth.packages.providedBy(id)) refs.push(`package "${pkg.id}"`)
+  for (const u of s.oauth.users.memberOf(id)) refs.push(`user "${u.id}"`)
+  return refs.length === 0 ? undefined : `tenant "${id}" is still used by ${refs.join(', ')}`
+}
+
+export const listTenants = listOf(tenants)
+export const getTenant = getOne('tenant', tenants)
+export const deleteTenant = deleteOne('tenant', tenants, { refuse: references })
+
+export const createTenant = admin({
+  body: 'json',
+  handle(s, ex, _params, body) {
+    const f = JsonFields.parse(body)
+    const tenant = { id: f.string('id'), org: f.string('org') }
+    if (s.oauth.tenants.exists(tenant.id)) throw violation(`tenant "${tenant.id}" exists: PUT /admin/tenants/${tenant.id} changes it`)
+    settle(ex, async () => {
+      await s.oauth.tenants.save(tenant.id, tenant)
+      reply(ex, 201, tenant)
+    })
+  },
+})
+
+export const replaceTenant = admin({
+  body: 'json',
+  handle(s, ex, [id], body) {
+    const tenant = { id: id!, org: JsonFields.parse(body).string('org') }
+    const existed = s.oauth.tenants.exists(id!)
+    settle(ex, async () => {
+      await s.oauth.tenants.save(tenant.id, tenant)
+      reply(ex, existed ? 200 : 201, tenant)
+    })
+  },
+})

@@ -1,0 +1,57 @@
+// GET /oauth2/v1/.well-known/openid-configuration (OpenID Connect Discovery
+// 1.0, RFC 8414) and the JWKS it points at.
+import type { OAuthMethod } from '../route-types'
+import { GRANT_TYPES } from '../helpers/client-rules'
+import { NO_TENANT_SCOPE, OPENID_SCOPE } from '../helpers/scopes'
+
+export const JWKS_PATH = '.well-known/jwks.json'
+
+export function discoveryDocument(issuer: string, serviceScopes: readonly string[]): Record<string, unknown> {
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/authorize`,
+    token_endpoint: `${issuer}/token`,
+    userinfo_endpoint: `${issuer}/userinfo`,
+    jwks_uri: `${issuer}/${JWKS_PATH}`,
+    revocation_endpoint: `${issuer}/revoke`,
+    end_session_endpoint: `${issuer}/end_session`,
+    tokeninfo_endpoint: `${issuer}/tokeninfo`,
+    refresh_tokens_endpoint: `${issuer}/refreshtokens`,
+    response_types_supported: ['code', 'token', 'id_token token'],
+    response_modes_supported: ['query', 'fragment'],
+    grant_types_supported: GRANT_TYPES,
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['RS256'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    code_challenge_methods_supported: ['S256', 'plain'],
+    scopes_supported: [OPENID_SCOPE, NO_TENANT_SCOPE, ...serviceScopes],
+    claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'email', 'preferred_username'],
+    display_values_supported: ['page', 'popup'],
+    prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    authorization_response_iss_parameter_supported: true,
+    platform_id_providers_supported: ['idp_default', 'idp_legacy'],
+  }
+}
+
+const CACHE = { 'cache-control': 'public, max-age=300' }
+
+export const discoveryEndpoint: OAuthMethod = {
+  body: 'none',
+  handle(s, ex) {
+    const scopes = new Set<string>()
+    for (const value of s.oauth.packages.all()) for (const service of value.includedServices) for (const sc of service.scopes) scopes.add(sc)
+    ex.json(200, JSON.stringify(discoveryDocument(s.oauth.issuer, [...scopes].sort())), CACHE)
+  },
+}
+
+/** Keys may change at a rotation: clients refetch on an unknown kid, and may cache a minute. */
+export const jwksEndpoint: OAuthMethod = {
+  body: 'none',
+  handle(s, ex) {
+    ex.json(200, JSON.stringify(s.oauth.keys.jwks()), { 'cache-control': 'public, max-age=60' })
+  },
+}

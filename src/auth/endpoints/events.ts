@@ -1,0 +1,19 @@
+// GET /oauth2/v1/events?after=&limit=&wait=&schema=: the subscription events
+// of the platform.authorization topic (scope platform.admin), with the
+// graph's cursor and long-poll rules. `schema=subscriptionCreated_v2` or
+// `_v1` asks for the deprecated payloads of subscriptionCreated.
+import { ApiError } from '../../errors'
+import { serveEventPage } from '../../events/cursor-read'
+import { AUTH_EVENT_LOG, CREATED_SCHEMAS, rewritePage, type CreatedSchema } from '../../events/subscription-events'
+import { admin } from './admin/common'
+
+export const eventsEndpoint = admin({
+  body: 'none',
+  handle(s, ex) {
+    const asked = ex.query.get('schema') ?? 'subscriptionCreated_v3'
+    if (!(CREATED_SCHEMAS as readonly string[]).includes(asked)) {
+      throw new ApiError('bad_request', `schema must be one of ${CREATED_SCHEMAS.join(', ')}`)
+    }
+    serveEventPage(s, ex, AUTH_EVENT_LOG, (body) => rewritePage(body, asked as CreatedSchema))
+  },
+})

@@ -1,0 +1,50 @@
+// GET and POST /oauth2/v1/userinfo (OpenID Connect Core 5.3): the claims of
+// the user of an access token that was granted `openid`. The token comes as
+// a Bearer header, or (POST) as the form parameter access_token (RFC 6750).
+import { ApiError } from '../../errors'
+import { readBody } from '../../front/body'
+import type { Exchange } from '../../front/exchange'
+import { requireMediaType } from '../../front/media-type'
+import type { Services } from '../services'
+import { insufficientScope, liveBearer } from '../helpers/bearer'
+import { invalidRequest, invalidToken } from '../helpers/oauth-errors'
+import type { OAuthMethod } from '../route-types'
+import { OPENID_SCOPE } from '../helpers/scopes'
+import { NO_STORE } from '../helpers/token-response'
+
+function answer(s: Services, ex: Exchange, authorization: string): void {
+  const { record } = liveBearer(s.tokens, authorization)
+  if (!record.scopes.includes(OPENID_SCOPE)) throw insufficientScope(OPENID_SCOPE)
+  const user = record.sub === undefined ? undefined : s.oauth.users.find(record.sub)
+  if (user === undefined) throw invalidToken('the access token belongs to no user')
+  ex.json(200, JSON.stringify({ sub: user.id, preferred_username: user.username, email: user.email }), NO_STORE)
+}
+
+export const userinfoGet: OAuthMethod = {
+  body: 'none',
+  handle(s, ex) {
+    answer(s, ex, ex.headers.authorization)
+  },
+}
+
+/** The body is optional (a Bearer header is enough), so it is read here rather than by the dispatcher. */
+export const userinfoPost: OAuthMethod = {
+  body: 'none',
+  handle(s, ex) {
+    if (ex.headers['content-type'] === '' && (ex.headers['content-length'] === '' || ex.headers['content-length'] === '0')) {
+      answer(s, ex, ex.headers.authorization)
+      return
+    }
+    requireMediaType(ex.headers['content-type'], 'form')
+    readBody(ex.res, s.maxBody, ex.headers['content-length'], (body) => {
+      try {
+        const form = new URLSearchParams(body.toString('utf8'))
+        const token = form.get('access_token')
+        if (token !== null && ex.headers.authorization !== '') throw invalidRequest('send the access token once: header or body')
+        answer(s, ex, token === null ? ex.headers.authorization : `Bearer ${token}`)
+      } catch (err) {
+        ex.error(err)
+      }
+    }, (err: ApiError) => ex.error(err, { closeConnection: true }))
+  },
+}

@@ -1,0 +1,61 @@
+// Bearer token checks, all here: the one every graph call starts with (a
+// live token, the scope the endpoint needs, the token's tenant equal to the
+// path's tenant), and the ones of the admin API, /userinfo and /refreshtokens.
+import { ApiError } from '../../errors'
+import type { AccessTokenRecord } from '../models/auth-store'
+import type { AccessTokens } from '../models/access-tokens'
+
+export const VIEW_SCOPE = 'platform.profile_graph_view'
+export const MANAGE_SCOPE = 'platform.profile_graph_manage'
+
+export function bearerToken(authorization: string): string | undefined {
+  if (authorization.length < 8 || authorization.slice(0, 7).toLowerCase() !== 'bearer ') return undefined
+  const token = authorization.slice(7).trim()
+  return token === '' ? undefined : token
+}
+
+/** The bearer token of `authorization` and its live record; 401 without one. */
+export function liveBearer(tokens: AccessTokens, authorization: string): { token: string; record: AccessTokenRecord } {
+  const token = bearerToken(authorization)
+  if (token === undefined) {
+    throw new ApiError('insufficient_credentials', 'an access token is required: Authorization: Bearer <ACCESS_TOKEN>', {
+      headers: { 'www-authenticate': 'Bearer' },
+    })
+  }
+  const record = tokens.verify(token)
+  if (record === undefined) {
+    throw new ApiError('insufficient_credentials', 'the access token is invalid, expired or revoked', {
+      headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+    })
+  }
+  return { token, record }
+}
+
+export function insufficientScope(scope: string): ApiError {
+  return new ApiError('insufficient_scope', `the access token lacks the scope ${scope}`, {
+    headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+  })
+}
+
+/** A live token with `scope`, whatever its tenant (the admin API). */
+export function requireScope(tokens: AccessTokens, authorization: string, scope: string): AccessTokenRecord {
+  const { record } = liveBearer(tokens, authorization)
+  if (!record.scopes.includes(scope)) throw insufficientScope(scope)
+  return record
+}
+
+/**
+ * With `allowSubject`, a user token (one with a `sub`) of the tenant passes
+ * without the scope: the route then acts for that end customer only (the
+ * consent routes check the consent's subject).
+ */
+export function authorize(tokens: AccessTokens, authorization: string, scope: string, tenant: string, allowSubject = false): AccessTokenRecord {
+  const { record } = liveBearer(tokens, authorization)
+  if (!record.scopes.includes(scope) && !(allowSubject && record.sub !== undefined)) {
+    throw insufficientScope(scope)
+  }
+  if (record.tenant !== tenant) {
+    throw new ApiError('forbidden', `the access token is not valid for tenant "${tenant}"`)
+  }
+  return record
+}

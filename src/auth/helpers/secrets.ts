@@ -1,0 +1,18 @@
+// Random tokens and their hashes. Access tokens and server-generated client
+// secrets carry 256 bits of entropy, so a plain SHA-256 is enough to store them.
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { pooledRandomBytes } from '../../crypto/random-pool'
+
+export function randomToken(): string {
+  return pooledRandomBytes(32).toString('base64url')
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('base64url')
+}
+
+export function equalHashes(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}

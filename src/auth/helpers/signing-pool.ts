@@ -1,0 +1,37 @@
+// The front thread's handle on the piscina pool that generates RSA keys and
+// signs ID tokens (workers/crypto/signing-key.ts); the master key goes to the
+// workers once, as workerData.
+import { Piscina } from 'piscina'
+import { join } from 'node:path'
+import type { JWTPayload } from 'jose'
+import type { GeneratedKey, SigningTask } from '../../../workers/crypto/signing-key'
+
+export type { GeneratedKey }
+
+export interface KeySigner {
+  generate(): Promise<GeneratedKey>
+  sign(kid: string, sealed: string, claims: JWTPayload): Promise<string>
+}
+
+/** The compiled signing worker, from dist/src/auth/helpers/. */
+export const SIGNING_WORKER = join(__dirname, '..', '..', '..', 'workers', 'crypto', 'signing-key.js')
+
+export class SigningPool implements KeySigner {
+  private readonly pool: Piscina
+
+  constructor(masterKey: Buffer, filename = SIGNING_WORKER) {
+    this.pool = new Piscina({ filename, minThreads: 1, maxThreads: 2, idleTimeout: 60_000, workerData: { masterKey } })
+  }
+
+  async generate(): Promise<GeneratedKey> {
+    return (await this.pool.run({ op: 'generate' } satisfies SigningTask)) as GeneratedKey
+  }
+
+  async sign(kid: string, sealed: string, claims: JWTPayload): Promise<string> {
+    return (await this.pool.run({ op: 'sign', kid, sealed, claims } satisfies SigningTask)) as string
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy()
+  }
+}

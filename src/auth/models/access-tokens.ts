@@ -1,0 +1,110 @@
+// Opaque access tokens: 256 random bits handed to the client, only their
+// SHA-256 stored. Verified tokens are cached in memory by their hash; every
+// revocation goes through `revoke`/`revokeHash` so the cache forgets at once.
+// An index by expiry lets the sweep read only the tokens that have expired.
+import { durable } from './auth-store'
+import { now } from '../../clock'
+import type { AccessTokenRecord, AuthStore, GrantFields } from './auth-store'
+import { randomToken, sha256 } from '../helpers/secrets'
+
+const CACHE_LIMIT = 100_000
+
+export interface MintedToken<R> {
+  token: string
+  hash: string
+  record: R
+}
+
+export class AccessTokens {
+  private readonly cache = new Map<string, AccessTokenRecord>()
+
+  constructor(private readonly store: AuthStore, private readonly ttlSeconds: number) {
+    indexTokensOfEarlierBuilds(store)
+  }
+
+  get ttl(): number {
+    return this.ttlSeconds
+  }
+
+  /** A new token and its record, not yet stored (see `put`). */
+  mint(fields: GrantFields & { refresh?: string }): MintedToken<AccessTokenRecord> {
+    const token = randomToken()
+    const t = now()
+    const record: AccessTokenRecord = { clientAuthenticated: true, ...fields, iat: t, exp: t + this.ttlSeconds * 1000 }
+    return { token, hash: sha256(token), record }
+  }
+
+  /** Stores a minted token (inside or outside a transaction). */
+  put(minted: MintedToken<AccessTokenRecord>): void {
+    void this.store.accessTokens.put(minted.hash, minted.record)
+    void this.store.accessTokenExpiry.put([minted.record.exp, minted.hash], 1)
+  }
+
+  /** Stores the token durably before it is handed out. */
+  async issue(fields: GrantFields & { refresh?: string }): Promise<{ token: string; record: AccessTokenRecord }> {
+    const minted = this.mint(fields)
+    this.put(minted)
+    await durable(this.store)
+    return { token: minted.token, record: minted.record }
+  }
+
+  /** The live record of a token, or undefined when unknown, revoked or expired. */
+  verify(token: string): AccessTokenRecord | undefined {
+    return this.verifyHash(sha256(token))
+  }
+
+  verifyHash(hash: string): AccessTokenRecord | undefined {
+    let record = this.cache.get(hash)
+    if (record === undefined) {
+      record = this.store.accessTokens.get(hash)
+      if (record === undefined) return undefined
+      if (this.cache.size >= CACHE_LIMIT) this.cache.clear()
+      this.cache.set(hash, record)
+    }
+    if (record.exp <= now()) {
+      this.cache.delete(hash)
+      return undefined
+    }
+    return record
+  }
+
+  async revoke(token: string): Promise<boolean> {
+    return this.revokeHash(sha256(token))
+  }
+
+  async revokeHash(hash: string): Promise<boolean> {
+    const record = this.store.accessTokens.get(hash)
+    if (record === undefined) return false
+    this.remove(hash, record.exp)
+    await durable(this.store)
+    return true
+  }
+
+  private remove(hash: string, exp: number): void {
+    this.cache.delete(hash)
+    void this.store.accessTokens.remove(hash)
+    void this.store.accessTokenExpiry.remove([exp, hash])
+  }
+
+  /** Revokes every token matching `which` (a scan: for admin deletions, not the data path). */
+  async revokeWhere(which: (r: AccessTokenRecord) => boolean): Promise<number> {
+    const found = [...this.store.accessTokens.getRange()].filter(({ value }) => which(value))
+    for (const { key, value } of found) this.remove(key, value.exp)
+    await durable(this.store)
+    return found.length
+  }
+
+  /** Deletes expired tokens, reading only those (the expiry index); run periodically. */
+  async sweep(): Promise<number> {
+    const expired = [...this.store.accessTokenExpiry.getKeys({ end: [now() + 1] })] as [number, string][]
+    for (const [exp, hash] of expired) this.remove(hash, exp)
+    await durable(this.store)
+    return expired.length
+  }
+}
+
+/** Tokens stored before the expiry index existed get their entries once, at start. */
+function indexTokensOfEarlierBuilds(store: AuthStore): void {
+  if (store.accessTokenExpiry.getKeysCount({ limit: 1 }) > 0) return
+  for (const { key, value } of store.accessTokens.getRange()) void store.accessTokenExpiry.put([value.exp, key], 1)
+}
