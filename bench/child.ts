@@ -1,31 +1,49 @@
 // Starts a node entry as a child process and waits for its `listening <url>`
-// line; stops it with SIGTERM (SIGKILL after a timeout).
+// line; stops it with SIGTERM (SIGKILL after a timeout). The bench and the
+// tests (test/helpers/server.ts) both start the server through here.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { onCleanup } from './cleanup'
 
 export interface Child {
   url: string
   pid: number
+  proc: ChildProcess
   output(): string
+  /** SIGTERM, then SIGKILL if it has not exited within 15 s. */
   stop(): Promise<void>
+  /** SIGKILL at once (a crash, for fault tests). */
+  kill(): Promise<void>
 }
 
-export async function startChild(
-  label: string, entry: string, args: readonly string[], nodeArgs: readonly string[] = [], startTimeoutMs = 60_000,
-): Promise<Child> {
-  const proc: ChildProcess = spawn(process.execPath, [...nodeArgs, entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+export interface ChildOptions {
+  /** Node's own flags (--cpu-prof ...), before the entry. */
+  nodeArgs?: readonly string[]
+  /** The child's environment (default: this process's). */
+  env?: NodeJS.ProcessEnv
+  startTimeoutMs?: number
+}
+
+export async function startChild(label: string, entry: string, args: readonly string[], options: ChildOptions = {}): Promise<Child> {
+  const startTimeoutMs = options.startTimeoutMs ?? 60_000
+  const proc: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), entry, ...args], { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   proc.stdout!.on('data', (d: Buffer) => { out += d.toString() })
   proc.stderr!.on('data', (d: Buffer) => { out += d.toString() })
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()))
+  const running = (): boolean => proc.exitCode === null && proc.signalCode === null
   const forget = onCleanup(() => stop())
   async function stop(): Promise<void> {
     forget()
-    if (proc.exitCode !== null || proc.signalCode !== null) return
+    if (!running()) return
     proc.kill('SIGTERM')
     const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000)
     await exited
     clearTimeout(timer)
+  }
+  async function kill(): Promise<void> {
+    forget()
+    if (running()) proc.kill('SIGKILL')
+    await exited
   }
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -42,8 +60,9 @@ export async function startChild(
     proc.stdout!.on('data', onData)
     proc.once('exit', (code, signal) => {
       clearTimeout(timer)
+      forget()
       reject(new Error(`${label} exited (${code ?? signal}) before listening:\n${out}`))
     })
   })
-  return { url, pid: proc.pid!, output: () => out, stop }
+  return { url, pid: proc.pid!, proc, output: () => out, stop, kill }
 }

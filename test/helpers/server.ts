@@ -1,25 +1,20 @@
 // Starts the real server (the compiled entry) on a free port with a temporary
-// data directory, and cleans everything up when the test ends.
-import { spawn, type ChildProcess } from 'node:child_process'
+// data directory, through the process starter the bench uses too
+// (bench/child.ts), and cleans everything up when the test ends.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { request } from 'undici'
 import { Graph, createConsent } from './client'
+import { startChild, type Child } from '../../bench/child'
 
 export const ROOT = resolve(__dirname, '..', '..')
 export const ENTRY = join(ROOT, 'dist', 'src', 'main.js')
 export const FIXTURE_BOOTSTRAP = join(ROOT, 'test', 'fixtures', 'bootstrap.json')
 
-export interface Server {
-  url: string
+/** A server under test: the bench's child process (bench/child.ts) and the data directory it was given. */
+export interface Server extends Child {
   dataDir: string
-  proc: ChildProcess
-  output: () => string
-  /** SIGTERM and wait for exit. */
-  stop(): Promise<void>
-  /** SIGKILL and wait for exit. */
-  kill(): Promise<void>
 }
 
 export interface StartOptions {
@@ -32,38 +27,15 @@ export function tempDir(prefix = 'graph-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
 }
 
+/** The compiled server on a free port, with the fixture bootstrap, `dataDir`/data and a master key in `dataDir`/secrets. */
 export async function startServer(options: StartOptions = {}): Promise<Server> {
   const dataDir = options.dataDir ?? tempDir()
   const args = [
-    ENTRY, '--port', '0', '--data-dir', join(dataDir, 'data'), '--bootstrap', FIXTURE_BOOTSTRAP,
+    '--port', '0', '--data-dir', join(dataDir, 'data'), '--bootstrap', FIXTURE_BOOTSTRAP,
     '--master-key-file', join(dataDir, 'secrets', 'master.key'), '--workers', '2', ...(options.args ?? []),
   ]
-  const proc = spawn(process.execPath, args, { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  proc.stdout!.on('data', (d: Buffer) => { out += d.toString() })
-  proc.stderr!.on('data', (d: Buffer) => { out += d.toString() })
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()))
-  const url = await new Promise<string>((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000)
-    const onData = (): void => {
-      const m = /^listening (\S+)$/m.exec(out)
-      if (m !== null) {
-        clearTimeout(timer)
-        proc.stdout!.off('data', onData)
-        resolvePromise(m[1]!)
-      }
-    }
-    proc.stdout!.on('data', onData)
-    proc.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`server exited with ${code}:\n${out}`))
-    })
-  })
-  const waitExit = async (signal: NodeJS.Signals): Promise<void> => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal)
-    await exited
-  }
-  return { url, dataDir, proc, output: () => out, stop: () => waitExit('SIGTERM'), kill: () => waitExit('SIGKILL') }
+  const child = await startChild('server', ENTRY, args, { env: { ...process.env, ...options.env }, startTimeoutMs: 30_000 })
+  return { ...child, dataDir }
 }
 
 export function removeDir(dir: string): void {
