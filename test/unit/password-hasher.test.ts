@@ -41,3 +41,11 @@ t.test('a new lane is refused when the waiting lanes fill the budget; internal w
   t.equal((await internal).alg, 'scrypt', 'internal hashing waits its turn, never refused')
   t.equal(await hasher.verify('right', stored, 'user:d'), true, 'once the lanes drained, the new one is served')
 })
+
+t.test('a burst of 16 clients starting at once all get their checks (the default budget)', async (t) => {
+  const hasher = new PasswordHasher(WORKER, 2)
+  t.teardown(() => hasher.close())
+  const stored = await hasher.hash('right')
+  const results = await Promise.all(Array.from({ length: 16 }, (_, i) => hasher.verify('right', stored, `client:bench-client-${i}`).then((ok) => ok, (e: unknown) => e)))
+  t.same(results, Array.from({ length: 16 }, () => true), 'none refused with 503')
+})

@@ -18,8 +18,8 @@ export const PASSWORD_WORKER = join(__dirname, '..', '..', '..', 'workers', 'cry
 
 /** The lane of the server's own hashing (bootstrap, admin API): never refused. */
 export const INTERNAL_LANE = ''
-/** A new lane should start within about this many ms. */
-const WAIT_BUDGET_MS = 500
+/** A new lane should start within about this many ms (enough for a burst of a few dozen clients starting at once; an attack is held by the attempt limiter first). */
+const WAIT_BUDGET_MS = 3000
 /** Checks one account may have waiting (the attempt limiter keeps it lower). */
 const MAX_PER_LANE = 64
 /** First guess of one check's duration, until measured. */
