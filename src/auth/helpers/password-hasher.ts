@@ -94,7 +94,8 @@ export class PasswordHasher {
       // The slot is free (and the next check started) before the caller hears the answer.
       this.pool.run(w.task).then(
         (value: unknown) => {
-          this.checkMs = this.checkMs * 0.8 + (performance.now() - started) * 0.2
+          // One slow sample (a cold worker thread starting) moves the estimate by at most 20%.
+          this.checkMs = this.checkMs * 0.8 + Math.min(performance.now() - started, 2 * this.checkMs) * 0.2
           this.running--
           this.next()
           w.resolve(value)
