@@ -28,9 +28,20 @@ export class GroupCommit {
   constructor(private readonly outbox: Outbox, private readonly hooks: CommitHooks) {}
 
   commit(store: ShardStore, items: WriteItem[], time: number): void {
-    const sc = this.hooks.context(store, time)
+    let sc = this.hooks.context(store, time)
     const done = store.env
-      .transaction(() => items.map((item) => this.applyAlone(sc, item)))
+      .transaction(() => {
+        // Fast path: the whole batch in one child transaction. Only if a write
+        // throws is it rolled back and the batch run again, each write in a
+        // child of its own, so that the failing one fails alone.
+        try {
+          return store.env.childTransaction(() => items.map((item) => this.hooks.run(sc, item.op))) as unknown as OpResult[]
+        } catch {
+          forgetUncommitted(store)
+          sc = this.hooks.context(store, time)
+          return items.map((item) => this.applyAlone(sc, item))
+        }
+      })
       .then(async (results) => {
         await store.env.flushed
         // Crypto-shredding after the revocation is durable (store/consents.ts says why the order).
