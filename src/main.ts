@@ -25,6 +25,7 @@ import { Metamodel } from './model/metamodel'
 import { Urls } from './contract/urls'
 import { ActorPool, ShardRefused } from './shard/actor-pool'
 import { openDataDir, recordFormat } from './data-dir'
+import { environmentsOf, verifyEnvironments } from './lmdb-check'
 import { AddressSet } from './net/addresses'
 
 const SWEEP_INTERVAL_MS = 10 * 60_000
@@ -62,6 +63,8 @@ async function main(): Promise<void> {
   // Before anything in the directory is opened: a second server would serve stale caches and lose writes.
   const lock = await lockDataDir(config.dataDir, 'the server')
   const opened = openDataDir(config.dataDir, config.masterKeyFile, config.shards, now())
+  // Every page read once, in a child process, before this one opens anything: a damaged page refuses the start.
+  await verifyEnvironments(environmentsOf(config.dataDir))
   const { manifest, created, masterKey } = opened
   if (!created && manifest.shards !== config.shards && (process.argv.includes('--shards') || process.env.SHARDS !== undefined)) {
     console.error(`note: ${config.dataDir} was created with ${manifest.shards} shards; --shards applies only to a new data directory`)

@@ -60,6 +60,18 @@ t.test('damaged data directories are refused with a message', async (t) => {
     ['data.mdb deleted', (r) => rmSync(join(shardsOf(r)[0]!, 'data.mdb')), /data\.mdb is missing/],
     ['a directory in place of data.mdb', (r) => { const p = join(shardsOf(r)[0]!, 'data.mdb'); rmSync(p); mkdirSync(p) }, /data\.mdb is not a regular file/],
     ['garbage over the meta pages', (r) => { const p = join(shardsOf(r)[0]!, 'data.mdb'); const b = readFileSync(p); b.fill(0x41, 0, 8192); writeFileSync(p, b) }, /does not start with an LMDB meta page/],
+    ['garbage over the data pages of a shard', (r) => {
+      const p = join(shard(r), 'data.mdb')
+      const b = readFileSync(p)
+      b.fill(0x41, 8192)
+      writeFileSync(p, b)
+    }, /data\.mdb is damaged: /],
+    ['garbage over the data pages of the auth store', (r) => {
+      const p = join(r, 'data', 'auth', 'data.mdb')
+      const b = readFileSync(p)
+      b.fill(0x41, 8192)
+      writeFileSync(p, b)
+    }, /auth\/data\.mdb is damaged: /],
     ['manifest.json deleted', (r) => rmSync(join(r, 'data', 'manifest.json')), /holds data .* but no manifest\.json/],
     ['manifest.json garbage', (r) => writeFileSync(join(r, 'data', 'manifest.json'), '{"format":'), /manifest .* is unreadable/],
     ['a newer disk format', (r) => {

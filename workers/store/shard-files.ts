@@ -39,9 +39,9 @@ const restore = 'restore the shard directory from a backup, or move the data dir
  * `existing`: the data directory was made by an earlier start, so every shard
  * must already have its environment.
  */
-export function verifyShardFiles(dir: string, shard: number, existing: boolean): void {
+export function verifyShardFiles(dir: string, shard: number | string, existing: boolean): void {
   const data = join(dir, 'data.mdb')
-  const where = `shard ${shard} (${dir})`
+  const where = typeof shard === 'number' ? `shard ${shard} (${dir})` : `${shard} (${dir})`
   if (!existsSync(data)) {
     if (existing) throw new ShardDamage(`${where}: data.mdb is missing; ${restore}`)
     return
