@@ -85,3 +85,19 @@ export function serverForFile(tap: { before(fn: () => Promise<void>): void; tear
   })
   return fixture
 }
+
+/**
+ * A server of one test's own (options of its own): a token and a consent of
+ * tenant `demo` as in serverForFile; stopped and its directory removed at the
+ * test's teardown.
+ */
+export async function serverForTest(t: { teardown(fn: () => Promise<void>): void }, options: StartOptions = {}): Promise<FileFixture> {
+  const server = await startServer(options)
+  t.teardown(async () => {
+    await server.stop()
+    removeDir(server.dataDir)
+  })
+  const token = await getToken(server.url)
+  const consent = await createConsent(server.url, 'demo', token, 'subject-1')
+  return { server, token, consent, graph: new Graph(server.url, 'demo', token, consent) }
+}

@@ -4,7 +4,7 @@ import t from 'tap'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { Graph, call, createConsent } from '../helpers/client'
-import { getToken, removeDir, serverForFile, startServer, type Server } from '../helpers/server'
+import { getToken, serverForFile, serverForTest, type Server } from '../helpers/server'
 
 const fixture = serverForFile(t)
 let server: Server
@@ -120,11 +120,7 @@ t.test('tokens are stored only as hashes', async (t) => {
 })
 
 t.test('an expired token is refused at once', async (t) => {
-  const short = await startServer({ env: { ACCESS_TOKEN_TTL: '1' } })
-  t.teardown(async () => {
-    await short.stop()
-    removeDir(short.dataDir)
-  })
+  const { server: short } = await serverForTest(t, { env: { ACCESS_TOKEN_TTL: '1' } })
   const g = new Graph(short.url, 'demo', await getToken(short.url))
   t.equal((await g.get('nodes/core/customer/x')).status, 404, 'valid while fresh')
   await new Promise((r) => setTimeout(r, 2500))

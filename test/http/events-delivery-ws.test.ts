@@ -12,7 +12,7 @@ import { connect, type Socket } from 'node:net'
 import { WebSocket } from 'undici'
 import { createConsent, enc, Graph, pool } from '../helpers/client'
 import { logEnd, readLog, type Envelope } from '../helpers/event-log'
-import { getToken, removeDir, serverForFile, startServer, type Server } from '../helpers/server'
+import { getToken, serverForFile, serverForTest, type FileFixture } from '../helpers/server'
 
 const fixture = serverForFile(t)
 
@@ -174,15 +174,8 @@ t.test('the stream path without an upgrade is a clear 400; other requests still 
   t.equal((await g.put('nodes/core/customer/ws-route', {})).status, 204)
 })
 
-/** A server of the test's own, with these options, stopped and removed at teardown, and a token for it. */
-async function ownServer(t: { teardown(fn: () => Promise<void>): void }, args: string[]): Promise<{ server: Server; token: string }> {
-  const server = await startServer({ args })
-  t.teardown(async () => {
-    await server.stop()
-    removeDir(server.dataDir)
-  })
-  return { server, token: await getToken(server.url) }
-}
+/** A server of the test's own, with these options (test/helpers/server.ts). */
+const ownServer = (t: { teardown(fn: () => Promise<void>): void }, args: string[]): Promise<FileFixture> => serverForTest(t, { args })
 
 t.test('open streams per tenant are capped: one more is refused at the upgrade with 503 until one closes', async (t) => {
   const { server, token } = await ownServer(t, ['--max-streams-per-tenant', '2'])

@@ -5,7 +5,7 @@
 import t from 'tap'
 import { Graph, call, createConsent } from '../helpers/client'
 import type { Envelope } from '../helpers/event-log'
-import { getToken, removeDir, serverForFile, startServer, tempDir, type Server } from '../helpers/server'
+import { getToken, removeDir, serverForFile, serverForTest, startServer, tempDir, type Server } from '../helpers/server'
 
 interface Page { events: Envelope[]; next: number }
 
@@ -161,14 +161,7 @@ t.test('cursor read: validation and long-poll', async (t) => {
 })
 
 t.test('retention by count: a cursor older than what is kept is 410', async (t) => {
-  const dir = tempDir()
-  const small = await startServer({ dataDir: dir, env: { EVENT_RETENTION_COUNT: '5' } })
-  t.teardown(async () => {
-    await small.stop()
-    removeDir(dir)
-  })
-  const token = await getToken(small.url)
-  const sg = new Graph(small.url, 'demo', token, await createConsent(small.url, 'demo', token, 's'))
+  const { graph: sg } = await serverForTest(t, { env: { EVENT_RETENTION_COUNT: '5' } })
   for (let i = 0; i < 8; i++) await sg.put(`nodes/core/customer/n${i}`, {})
   const res = await sg.get('events?after=0')
   t.equal(res.status, 410)
