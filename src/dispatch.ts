@@ -14,7 +14,8 @@ import { Exchange } from './front/exchange'
 import { checkJsonLimits } from './front/json-limits'
 import { requireMediaType } from './front/media-type'
 import type { Method } from './front/route'
-import type { MethodSpec, Services } from './auth/services'
+import type { Services } from './services'
+import type { RouteMethod } from './front/route'
 
 const notFound = (ex: Exchange): ApiError => new ApiError('element_not_found', `no route for ${ex.method} ${ex.rawPath}`)
 
@@ -23,7 +24,7 @@ function methodNotAllowed(ex: Exchange, methods: object): ApiError {
   return new ApiError('method_not_allowed', `${ex.method} is not allowed here; allowed: ${allow}`, { headers: { allow } })
 }
 
-function run<P>(s: Services, ex: Exchange, spec: MethodSpec<P>, params: P): void {
+function run<P>(s: Services, ex: Exchange, spec: RouteMethod<P, Services>, params: P): void {
   if (spec.body === 'none') {
     spec.handle(s, ex, params, undefined)
     return

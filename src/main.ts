@@ -20,7 +20,7 @@ import { listen } from './server'
 import { drain, inFlight } from './front/in-flight'
 import { lockDataDir } from './lifecycle/data-dir-lock'
 import { privateDataDir, privateUmask } from './lifecycle/file-modes'
-import type { Services } from './auth/services'
+import type { Services } from './services'
 import { Metamodel } from './model/metamodel'
 import { Urls } from './contract/urls'
 import { ActorPool, ShardRefused } from './shard/actor-pool'
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   services = {
     publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody,
     jsonLimits: { maxDepth: config.maxJsonDepth, maxElements: config.maxJsonElements },
-    maxStreamsPerTenant: config.maxStreamsPerTenant, pool, metamodel, authStore, hasher, tokens, oauth,
+    maxStreamsPerTenant: config.maxStreamsPerTenant, pool, metamodel, hasher, tokens, oauth,
     webhookPolicy, trustProxy: new AddressSet(config.trustProxy),
   }
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)

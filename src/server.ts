@@ -7,7 +7,7 @@ import { EventStreams, STREAM_PATTERN } from './graph/ws-stream'
 import { dispatch } from './dispatch'
 import { Exchange } from './front/exchange'
 import { isDraining } from './front/in-flight'
-import type { Services } from './auth/services'
+import type { Services } from './services'
 
 export interface Listening {
   port: number

@@ -4,7 +4,7 @@
 import { MANAGE_SCOPE } from '../auth/helpers/bearer'
 import type { AccessTokenRecord } from '../auth/models/auth-store'
 import { ApiError } from '../errors'
-import type { MethodSpec } from '../auth/services'
+import type { GraphHandler } from './services'
 import type { ConsentCaller } from '../contract/messages'
 import { answer } from '../front/answer'
 import type { GraphParams } from './params'
@@ -12,7 +12,7 @@ import { checkKeyBytes } from '../front/key-length'
 import { parseJson } from '../front/parse-json'
 import { MAX_ID_BYTES, MAX_PROPERTY_BYTES } from './validate'
 
-type Spec = MethodSpec<GraphParams>
+type Spec = GraphHandler<GraphParams>
 
 function caller(token: AccessTokenRecord): ConsentCaller {
   if (token.scopes.includes(MANAGE_SCOPE) || token.sub === undefined) return { kind: 'tenant' }

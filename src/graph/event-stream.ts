@@ -9,7 +9,7 @@
 // consumer that does not read therefore costs the server one page and one
 // high-water mark of memory, never the backlog.
 import type { WebSocket } from 'uWebSockets.js'
-import type { Services } from '../auth/services'
+import type { GraphServices } from './services'
 import { readHead, readPage, type LoggedEvent, type TenantWakeups } from '../events/event-page'
 
 export const PAGE_SIZE = 100
@@ -58,7 +58,7 @@ export class EventStream {
   private retry: NodeJS.Timeout | undefined
   private readonly unsubscribe: () => void
 
-  constructor(private readonly ws: WebSocket<StreamData>, private readonly s: Services, wakeups: TenantWakeups, private readonly data: StreamData) {
+  constructor(private readonly ws: WebSocket<StreamData>, private readonly s: GraphServices, wakeups: TenantWakeups, private readonly data: StreamData) {
     // Subscribed before the first read, so no append can slip between them.
     this.unsubscribe = wakeups.add(data.tenant, () => this.wake())
   }

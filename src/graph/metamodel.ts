@@ -1,10 +1,10 @@
 // GET /{tenant}/metamodel[/nodes/{ns}/{type} | /relations/{6 segments}]: the
 // definitions the `schema` URLs of every answer point to.
 import { ApiError } from '../errors'
-import type { MethodSpec } from '../auth/services'
+import type { GraphHandler } from './services'
 import type { GraphParams } from './params'
 
-type Spec = MethodSpec<GraphParams>
+type Spec = GraphHandler<GraphParams>
 
 export const getMetamodel: Spec = {
   body: 'none',

@@ -1,10 +1,10 @@
 // GET /{tenant}/neighbours/{fromNode}: streamed, source node first.
-import type { MethodSpec } from '../auth/services'
+import type { GraphHandler } from './services'
 import { streamFormat, streamScan } from '../front/stream'
 import type { GraphParams } from './params'
 import { nodeRef } from './validate'
 
-export const getNeighbours: MethodSpec<GraphParams> = {
+export const getNeighbours: GraphHandler<GraphParams> = {
   body: 'none',
   handle(s, ex, { tenant, rest }) {
     const node = nodeRef(rest[0]!, rest[1]!, rest[2]!)

@@ -1,6 +1,6 @@
 // /{tenant}/nodes/...: count (HEAD), list, and a node and its properties.
 import { ApiError } from '../errors'
-import type { MethodSpec } from '../auth/services'
+import type { GraphHandler } from './services'
 import { streamFormat, streamScan } from '../front/stream'
 import { answer } from '../front/answer'
 import { traceId, writeContext } from './write-context'
@@ -10,7 +10,7 @@ import { parseCriterion } from './query-q'
 import { parseJson } from '../front/parse-json'
 import { limitParam, nodeRef, propertiesBody, propertyKey } from './validate'
 
-type Spec = MethodSpec<GraphParams>
+type Spec = GraphHandler<GraphParams>
 
 export const countNodes: Spec = {
   body: 'none',

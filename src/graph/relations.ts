@@ -1,12 +1,12 @@
 // /{tenant}/relations/{fromNode}/{toNode}/{relationship} and the counter POST.
-import type { MethodSpec } from '../auth/services'
+import type { GraphHandler } from './services'
 import { answer } from '../front/answer'
 import { traceId, writeContext } from './write-context'
 import { checkCounter, checkRelationWrite } from './metamodel-check'
 import type { GraphParams } from './params'
 import { RESERVED_RELATION_NAMES, counterName, propertiesBody, relationRef } from './validate'
 
-type Spec = MethodSpec<GraphParams>
+type Spec = GraphHandler<GraphParams>
 
 export const getRelation: Spec = {
   body: 'none',

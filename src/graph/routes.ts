@@ -2,7 +2,7 @@
 // number of segments after it, and per method the handler and scope.
 import { MANAGE_SCOPE, VIEW_SCOPE } from '../auth/helpers/bearer'
 import * as webhooks from './webhook-routes'
-import type { MethodSpec } from '../auth/services'
+import type { GraphHandler } from './services'
 import type { Method } from '../front/route'
 import * as consents from './consents'
 import { readEvents } from './events'
@@ -12,7 +12,7 @@ import * as nodes from './nodes'
 import type { GraphParams } from './params'
 import * as relations from './relations'
 
-export interface GraphMethod extends MethodSpec<GraphParams> {
+export interface GraphMethod extends GraphHandler<GraphParams> {
   scope: string
   /** A user token of the tenant may call it without the scope, for its own subject only. */
   allowSubject?: boolean
@@ -27,9 +27,9 @@ export interface GraphRoute {
   methods: Partial<Record<Method, GraphMethod>>
 }
 
-const view = (spec: MethodSpec<GraphParams>): GraphMethod => ({ ...spec, scope: VIEW_SCOPE })
-const manage = (spec: MethodSpec<GraphParams>): GraphMethod => ({ ...spec, scope: MANAGE_SCOPE })
-const manageOrSubject = (spec: MethodSpec<GraphParams>): GraphMethod => ({ ...spec, scope: MANAGE_SCOPE, allowSubject: true })
+const view = (spec: GraphHandler<GraphParams>): GraphMethod => ({ ...spec, scope: VIEW_SCOPE })
+const manage = (spec: GraphHandler<GraphParams>): GraphMethod => ({ ...spec, scope: MANAGE_SCOPE })
+const manageOrSubject = (spec: GraphHandler<GraphParams>): GraphMethod => ({ ...spec, scope: MANAGE_SCOPE, allowSubject: true })
 
 export const GRAPH_ROUTES: readonly GraphRoute[] = [
   { resource: 'nodes', arity: 2, methods: { HEAD: view(nodes.countNodes), GET: view(nodes.listNodes) } },

@@ -5,7 +5,7 @@
 // A URL whose host is a non-public address or a local/metadata name is
 // refused at once (src/net/webhook-policy.ts); delivery checks the resolved address.
 import { ApiError } from '../errors'
-import type { MethodSpec } from '../auth/services'
+import type { GraphHandler } from './services'
 import { answer } from '../front/answer'
 import type { GraphParams } from './params'
 import { checkKeyBytes } from '../front/key-length'
@@ -14,7 +14,7 @@ import { MAX_ID_BYTES } from './validate'
 import type { Operation } from '../contract/messages'
 import type { WebhookPolicy } from '../net/webhook-policy'
 
-type Spec = MethodSpec<GraphParams>
+type Spec = GraphHandler<GraphParams>
 
 export const MAX_URL_BYTES = 2048
 

@@ -3,7 +3,7 @@
 // streams of one server; each stream is an EventStream (src/graph/event-stream.ts).
 import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import { authorize, bearerToken, VIEW_SCOPE } from '../auth/helpers/bearer'
-import type { Services } from '../auth/services'
+import type { GraphServices } from './services'
 import { ApiError } from '../errors'
 import { TenantWakeups } from '../events/event-page'
 import { Exchange } from '../front/exchange'
@@ -58,7 +58,7 @@ export class EventStreams {
     for (const ws of [...this.sockets]) ws.end(CLOSE.goingAway, 'the server is shutting down; reconnect from the last sequence received')
   }
 
-  behavior(services: () => Services | undefined): WebSocketBehavior<StreamData> {
+  behavior(services: () => GraphServices | undefined): WebSocketBehavior<StreamData> {
     return {
       maxPayloadLength: 4096,
       maxBackpressure: MAX_BACKPRESSURE_BYTES,
@@ -79,7 +79,7 @@ export class EventStreams {
    * normal JSON error and status when they fail. Browsers, which cannot set
    * headers on a WebSocket, may put the token in `access_token`.
    */
-  private upgrade(s: Services | undefined, res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
+  private upgrade(s: GraphServices | undefined, res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
     const key = req.getHeader('sec-websocket-key')
     const protocols = req.getHeader('sec-websocket-protocol')
     const extensions = req.getHeader('sec-websocket-extensions')
@@ -101,7 +101,7 @@ export class EventStreams {
     }
   }
 
-  private opened(ws: WebSocket<StreamData>, s: Services | undefined): void {
+  private opened(ws: WebSocket<StreamData>, s: GraphServices | undefined): void {
     this.sockets.add(ws)
     const data = ws.getUserData()
     const open = this.count(data.tenant)

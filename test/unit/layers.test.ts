@@ -24,6 +24,7 @@ const LAYERS: string[][] = [
   ['src/auth'],
   ['src/graph'],
   // composition at the root
+  ['src/services'],
   ['src/dispatch', 'src/data-dir', 'src/lmdb-check', 'src/publish-subscription-events', 'workers/shard-actor', 'workers/verify-lmdb'],
   ['src/server'],
   ['src/main', 'src/rotate-signing-key'],

@@ -10,7 +10,7 @@
 // page (or 204 for a program).
 import { ApiError } from '../../errors'
 import type { Exchange, ResponseHeaders } from '../../front/exchange'
-import type { Services } from '../services'
+import type { AuthServices } from '../services'
 import { redirect } from './authorize/respond'
 import { readCookie, setCookie } from '../helpers/cookies'
 import { sendSignOutPage, signOutConfirmed } from '../helpers/end-session-page'
@@ -24,7 +24,7 @@ import { SESSION_COOKIE } from '../models/sessions'
 const badRequest = (message: string): ApiError => new ApiError('bad_request', message, { oauth: { error: 'invalid_request', error_description: message } })
 
 /** The client asking, from the hint or client_id (which must agree when both are given). */
-async function clientOf(s: Services, params: URLSearchParams): Promise<{ clientId: string; hintSub: string | undefined }> {
+async function clientOf(s: AuthServices, params: URLSearchParams): Promise<{ clientId: string; hintSub: string | undefined }> {
   const hint = single(params, 'id_token_hint')
   const clientId = single(params, 'client_id')
   if (hint !== undefined && hint !== '') {
@@ -41,7 +41,7 @@ async function clientOf(s: Services, params: URLSearchParams): Promise<{ clientI
   return { clientId, hintSub: undefined }
 }
 
-async function endSession(s: Services, ex: Exchange, params: URLSearchParams): Promise<void> {
+async function endSession(s: AuthServices, ex: Exchange, params: URLSearchParams): Promise<void> {
   const { clientId, hintSub } = await clientOf(s, params)
   const client = s.oauth.clients.find(clientId)
   if (client === undefined) throw badRequest(`unknown client_id "${clientId}"`)
@@ -74,7 +74,7 @@ async function endSession(s: Services, ex: Exchange, params: URLSearchParams): P
   }
 }
 
-function answer(s: Services, ex: Exchange, params: URLSearchParams): void {
+function answer(s: AuthServices, ex: Exchange, params: URLSearchParams): void {
   endSession(s, ex, params).catch((err: unknown) => {
     if (err instanceof ApiError) sendErrorPage(ex, err)
     else ex.error(err)

@@ -4,7 +4,7 @@
 // listing shows public identifiers, never the tokens. DELETE ends them and
 // the access tokens issued with them (204).
 import type { Exchange } from '../../front/exchange'
-import type { Services } from '../services'
+import type { AuthServices } from '../services'
 import { ApiError } from '../../errors'
 import { liveBearer } from '../helpers/bearer'
 import { single } from '../helpers/oauth-errors'
@@ -12,7 +12,7 @@ import type { OAuthMethod } from '../route-types'
 import type { StoredRefreshToken } from '../models/refresh-tokens'
 import { NO_STORE } from '../helpers/token-response'
 
-function selected(s: Services, ex: Exchange): StoredRefreshToken[] {
+function selected(s: AuthServices, ex: Exchange): StoredRefreshToken[] {
   const { record } = liveBearer(s.tokens, ex.headers.authorization)
   if (record.sub === undefined) throw new ApiError('forbidden', 'refresh tokens are managed with an access token issued for a user')
   const query = ex.query

@@ -7,7 +7,7 @@
 // revoked tokens are ignored (200). Revoking a refresh token also revokes the
 // access tokens issued with it.
 import type { Exchange } from '../../front/exchange'
-import type { Services } from '../services'
+import type { AuthServices } from '../services'
 import { requestSource } from '../../net/client-source'
 import type { ClientRecord, GrantFields } from '../models/auth-store'
 import { authenticateClient, invalidClient, presentedCredentials } from '../helpers/client-authentication'
@@ -18,7 +18,7 @@ import { NO_STORE } from '../helpers/token-response'
 
 type Found = { kind: 'access' | 'refresh'; hash: string; record: GrantFields }
 
-function find(s: Services, token: string): Found | undefined {
+function find(s: AuthServices, token: string): Found | undefined {
   const hash = sha256(token)
   const access = s.tokens.verifyHash(hash)
   if (access !== undefined) return { kind: 'access', hash, record: access }
@@ -26,12 +26,12 @@ function find(s: Services, token: string): Found | undefined {
   return refresh === undefined ? undefined : { kind: 'refresh', hash, record: refresh }
 }
 
-async function revokeFound(s: Services, found: Found): Promise<void> {
+async function revokeFound(s: AuthServices, found: Found): Promise<void> {
   if (found.kind === 'access') await s.tokens.revokeHash(found.hash)
   else await s.oauth.refreshTokens.revokeHash(found.hash)
 }
 
-async function revoke(s: Services, ex: Exchange, form: URLSearchParams): Promise<void> {
+async function revoke(s: AuthServices, ex: Exchange, form: URLSearchParams): Promise<void> {
   const tokens = form.getAll('token').filter((t) => t !== '')
   if (tokens.length === 0) throw invalidRequest('token is required')
   const creds = presentedCredentials(ex.headers.authorization, form)

@@ -1,6 +1,6 @@
 // POST /oauth2/v1/token: one grant per file under grants/.
 import type { Exchange } from '../../front/exchange'
-import type { Services } from '../services'
+import type { AuthServices } from '../services'
 import { authorizationCode } from './grants/authorization-code'
 import { clientCredentials } from './grants/client-credentials'
 import { password } from './grants/password'
@@ -9,7 +9,7 @@ import { invalidRequest, oauthError, single } from '../helpers/oauth-errors'
 import type { OAuthMethod } from '../route-types'
 import { sendTokenResponse, type TokenResponse } from '../helpers/token-response'
 
-type GrantHandler = (s: Services, ex: Exchange, form: URLSearchParams) => Promise<TokenResponse>
+type GrantHandler = (s: AuthServices, ex: Exchange, form: URLSearchParams) => Promise<TokenResponse>
 
 const GRANTS: Record<string, GrantHandler> = {
   authorization_code: authorizationCode,

@@ -2,7 +2,7 @@
 // (tenant, scopes, allowedServices, client, subject, expiry, session id).
 // The token may also come as a Bearer header. An unknown, expired or revoked
 // token is 401 with the error body.
-import type { Services } from '../services'
+import type { AuthServices } from '../services'
 import type { AccessTokenRecord } from '../models/auth-store'
 import { bearerToken } from '../helpers/bearer'
 import { invalidRequest, invalidToken } from '../helpers/oauth-errors'
@@ -18,8 +18,8 @@ export interface AllowedService {
   scopes: string[]
 }
 
-/** Services the token's tenant owns or subscribed to whose scopes the token carries. */
-export function allowedServices(s: Services, record: AccessTokenRecord): AllowedService[] {
+/** AuthServices the token's tenant owns or subscribed to whose scopes the token carries. */
+export function allowedServices(s: AuthServices, record: AccessTokenRecord): AllowedService[] {
   const scopes = new Set(plainScopes(record.scopes))
   const subscribed = new Set<string>()
   if (record.tenant !== undefined) {

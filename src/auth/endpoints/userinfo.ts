@@ -5,14 +5,14 @@ import { ApiError } from '../../errors'
 import { readBody } from '../../front/body'
 import type { Exchange } from '../../front/exchange'
 import { requireMediaType } from '../../front/media-type'
-import type { Services } from '../services'
+import type { AuthServices } from '../services'
 import { insufficientScope, liveBearer } from '../helpers/bearer'
 import { invalidRequest, invalidToken } from '../helpers/oauth-errors'
 import type { OAuthMethod } from '../route-types'
 import { OPENID_SCOPE } from '../helpers/scopes'
 import { NO_STORE } from '../helpers/token-response'
 
-function answer(s: Services, ex: Exchange, authorization: string): void {
+function answer(s: AuthServices, ex: Exchange, authorization: string): void {
   const { record } = liveBearer(s.tokens, authorization)
   if (!record.scopes.includes(OPENID_SCOPE)) throw insufficientScope(OPENID_SCOPE)
   const user = record.sub === undefined ? undefined : s.oauth.users.find(record.sub)

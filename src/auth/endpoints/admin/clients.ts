@@ -3,7 +3,7 @@
 // SHA-256); a public client (`"public": true`) has none and must use PKCE.
 // Deleting a client ends its tokens and codes.
 import { randomBytes } from 'node:crypto'
-import type { Services } from '../../services'
+import type { AuthServices } from '../../services'
 import type { ClientRecord } from '../../models/auth-store'
 import { clientProblem } from '../../helpers/client-rules'
 import { randomToken, sha256 } from '../../helpers/secrets'
@@ -22,7 +22,7 @@ export function clientView(c: ClientRecord): Record<string, unknown> {
   }
 }
 
-function checked(s: Services, c: ClientRecord): ClientRecord {
+function checked(s: AuthServices, c: ClientRecord): ClientRecord {
   if (!s.oauth.tenants.exists(c.tenant)) throw violation(`tenant "${c.tenant}" does not exist`)
   const problem = clientProblem({ ...c, public: c.secret === undefined })
   if (problem !== undefined) throw violation(problem)
@@ -38,8 +38,8 @@ function settings(f: Fields, base: Pick<ClientRecord, 'tenant' | 'redirect_uris'
   }
 }
 
-const clients = (s: Services): Services['oauth']['clients'] => s.oauth.clients
-const save = (s: Services, c: ClientRecord): Promise<void> => s.oauth.clients.save(c.client_id, c)
+const clients = (s: AuthServices): AuthServices['oauth']['clients'] => s.oauth.clients
+const save = (s: AuthServices, c: ClientRecord): Promise<void> => s.oauth.clients.save(c.client_id, c)
 
 export const listClients = listOf(clients, clientView)
 export const getClient = getOne('client', clients, clientView)

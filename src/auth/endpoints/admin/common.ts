@@ -4,7 +4,7 @@
 import { ApiError } from '../../../errors'
 import type { Exchange } from '../../../front/exchange'
 import type { MethodSpec } from '../../services'
-import type { Services } from '../../services'
+import type { AuthServices } from '../../services'
 import type { OAuthMethod } from '../../route-types'
 import { NO_STORE } from '../../helpers/token-response'
 import { violation } from '../../helpers/json-body'
@@ -39,7 +39,7 @@ export interface Collection<T> {
 }
 
 /** GET of a collection: every record, shown through `view`. */
-export function listOf<T>(model: (s: Services) => Collection<T>, view: (v: T) => unknown = (v) => v): OAuthMethod {
+export function listOf<T>(model: (s: AuthServices) => Collection<T>, view: (v: T) => unknown = (v) => v): OAuthMethod {
   return admin({
     body: 'none',
     handle(s, ex) {
@@ -49,7 +49,7 @@ export function listOf<T>(model: (s: Services) => Collection<T>, view: (v: T) =>
 }
 
 /** GET of one record by the path's id. */
-export function getOne<T>(kind: string, model: (s: Services) => Collection<T>, view: (v: T) => unknown = (v) => v): OAuthMethod {
+export function getOne<T>(kind: string, model: (s: AuthServices) => Collection<T>, view: (v: T) => unknown = (v) => v): OAuthMethod {
   return admin({
     body: 'none',
     handle(s, ex, [id]) {
@@ -62,8 +62,8 @@ export function getOne<T>(kind: string, model: (s: Services) => Collection<T>, v
 
 /** DELETE of one record; `refuse` names what still depends on it, `cascade` ends what goes with it. */
 export function deleteOne<T>(
-  kind: string, model: (s: Services) => Collection<T>,
-  options: { refuse?: (s: Services, id: string) => string | undefined; cascade?: (s: Services, value: T) => Promise<void> } = {},
+  kind: string, model: (s: AuthServices) => Collection<T>,
+  options: { refuse?: (s: AuthServices, id: string) => string | undefined; cascade?: (s: AuthServices, value: T) => Promise<void> } = {},
 ): OAuthMethod {
   return admin({
     body: 'none',

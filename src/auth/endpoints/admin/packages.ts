@@ -1,13 +1,13 @@
 // /oauth2/v1/admin/packages[/{id}]: packages, their provider tenant and the
 // services they include with the scopes each defines.
 import type { PackageDecl } from '../../../bootstrap/bootstrap-file'
-import type { Services } from '../../services'
+import type { AuthServices } from '../../services'
 import { admin, deleteOne, getOne, listOf, reply, settle } from './common'
 import { JsonFields, violation } from '../../helpers/json-body'
 
-const packages = (s: Services): Services['oauth']['packages'] => s.oauth.packages
+const packages = (s: AuthServices): AuthServices['oauth']['packages'] => s.oauth.packages
 
-function subscribed(s: Services, id: string): string | undefined {
+function subscribed(s: AuthServices, id: string): string | undefined {
   const subs = s.oauth.subscriptions.ofPackage(id).map((sub) => `"${sub.id}"`)
   return subs.length === 0 ? undefined : `package "${id}" has subscriptions ${subs.join(', ')}: cancel them first`
 }

@@ -1,6 +1,6 @@
 // /oauth2/v1/admin/roles[/{name}]: roles and the scopes each gives a user in
 // the tenants where the user holds it.
-import type { Services } from '../../services'
+import type { AuthServices } from '../../services'
 import { admin, deleteOne, missing, reply, settle } from './common'
 import { JsonFields } from '../../helpers/json-body'
 
@@ -34,4 +34,4 @@ export const replaceRole = admin({
   },
 })
 
-export const deleteRole = deleteOne('role', (s: Services) => s.oauth.roles)
+export const deleteRole = deleteOne('role', (s: AuthServices) => s.oauth.roles)

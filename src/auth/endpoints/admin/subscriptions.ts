@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import { now } from '../../../clock'
 import type { SubscriptionRecord } from '../../models/auth-store'
-import type { Services } from '../../services'
+import type { AuthServices } from '../../services'
 import { admin, deleteOne, getOne, iso, reply, settle } from './common'
 import { JsonFields, violation } from '../../helpers/json-body'
 
@@ -17,7 +17,7 @@ export const listSubscriptions = admin({
   },
 })
 
-export const getSubscription = getOne('subscription', (s: Services) => s.oauth.subscriptions)
+export const getSubscription = getOne('subscription', (s: AuthServices) => s.oauth.subscriptions)
 
 export const createSubscription = admin({
   body: 'json',
@@ -41,7 +41,7 @@ export const createSubscription = admin({
 })
 
 /** DELETE cancels: the subscription goes, and the seam hears of it. */
-export const cancelSubscription = deleteOne('subscription', (s: Services) => s.oauth.subscriptions, {
+export const cancelSubscription = deleteOne('subscription', (s: AuthServices) => s.oauth.subscriptions, {
   async cascade(s, sub) {
     const tenant = s.oauth.tenants.find(sub.tenant)
     const pkg = s.oauth.packages.find(sub.package)

@@ -1,12 +1,12 @@
 // /oauth2/v1/admin/tenants[/{id}]: tenants and their organization.
-import type { Services } from '../../services'
+import type { AuthServices } from '../../services'
 import { admin, deleteOne, getOne, listOf, reply, settle } from './common'
 import { JsonFields, violation } from '../../helpers/json-body'
 
-const tenants = (s: Services): Services['oauth']['tenants'] => s.oauth.tenants
+const tenants = (s: AuthServices): AuthServices['oauth']['tenants'] => s.oauth.tenants
 
 /** What still refers to a tenant (it cannot be deleted then). */
-function references(s: Services, id: string): string | undefined {
+function references(s: AuthServices, id: string): string | undefined {
   const refs: string[] = []
   for (const c of s.oauth.clients.ofTenant(id)) refs.push(`client "${c.client_id}"`)
   for (const sub of s.oauth.subscriptions.ofTenant(id)) refs.push(`subscription "${sub.id}"`)

@@ -2,7 +2,7 @@
 // username, email, and roles per tenant. Passwords are hashed with scrypt in
 // the pool and never shown. A password change does not end a lock-out.
 // Deleting a user ends their tokens and sessions.
-import type { Services } from '../../services'
+import type { AuthServices } from '../../services'
 import type { UserRecord } from '../../models/auth-store'
 import { admin, deleteOne, getOne, listOf, missing, reply, settle } from './common'
 import { JsonFields, NAME, violation, type JsonFields as Fields } from '../../helpers/json-body'
@@ -12,12 +12,12 @@ export function userView(u: UserRecord): Record<string, unknown> {
   return { id: u.id, username: u.username, email: u.email, tenants: u.tenants }
 }
 
-function checkTenants(s: Services, tenants: Record<string, string[]>): void {
+function checkTenants(s: AuthServices, tenants: Record<string, string[]>): void {
   for (const t of Object.keys(tenants)) if (!s.oauth.tenants.exists(t)) throw violation(`tenants: tenant "${t}" does not exist`)
 }
 
 /** Stores the user; the username must be free. */
-async function save(s: Services, user: UserRecord): Promise<void> {
+async function save(s: AuthServices, user: UserRecord): Promise<void> {
   if (!await s.oauth.users.save(user)) throw violation(`username "${user.username}" is taken`)
 }
 
@@ -29,7 +29,7 @@ function fields(f: Fields, base: UserRecord | undefined): Pick<UserRecord, 'user
   }
 }
 
-const users = (s: Services): Services['oauth']['users'] => s.oauth.users
+const users = (s: AuthServices): AuthServices['oauth']['users'] => s.oauth.users
 
 export const listUsers = listOf(users, userView)
 export const getUser = getOne('user', users, userView)

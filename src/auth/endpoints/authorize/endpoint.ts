@@ -6,7 +6,7 @@
 import { now } from '../../../clock'
 import { ApiError } from '../../../errors'
 import type { Exchange } from '../../../front/exchange'
-import type { Services } from '../../services'
+import type { AuthServices } from '../../services'
 import { requestSource } from '../../../net/client-source'
 import type { UserRecord } from '../../models/auth-store'
 import { readCookie, setCookie } from '../../helpers/cookies'
@@ -31,7 +31,7 @@ interface Identity {
 
 const INVALID_CREDENTIALS = 'Invalid username or password.'
 
-function sessionCookies(s: Services, cookie: string): string[] {
+function sessionCookies(s: AuthServices, cookie: string): string[] {
   const secure = s.oauth.secureCookies
   return [
     setCookie(SESSION_COOKIE, cookie, { secure, sameSite: 'Lax', maxAge: SESSION_TTL_MS / 1000 }),
@@ -40,7 +40,7 @@ function sessionCookies(s: Services, cookie: string): string[] {
 }
 
 /** A sign-in form post; undefined when the answer (form again, error) was already sent. */
-async function signIn(s: Services, ex: Exchange, req: AuthorizationRequest, form: URLSearchParams): Promise<{ identity: Identity; cookies: string[] } | undefined> {
+async function signIn(s: AuthServices, ex: Exchange, req: AuthorizationRequest, form: URLSearchParams): Promise<{ identity: Identity; cookies: string[] } | undefined> {
   if (!csrfValid(ex, form.get('csrf'), new URL(s.publicUrl).origin)) {
     throw new ApiError('forbidden', 'the sign-in form expired or was not sent from this server: start again from the application')
   }
@@ -85,7 +85,7 @@ const recentEnough = (req: AuthorizationRequest, authTime: number): boolean => r
  * this server issued to this very client), or a live session; unless the
  * request asks for a fresh sign-in (prompt=login, max_age).
  */
-async function knownIdentity(s: Services, ex: Exchange, req: AuthorizationRequest, prompt = req.prompt): Promise<Identity | undefined> {
+async function knownIdentity(s: AuthServices, ex: Exchange, req: AuthorizationRequest, prompt = req.prompt): Promise<Identity | undefined> {
   if (prompt === 'login') return undefined
   if (req.idTokenHint !== undefined) {
     const hint = await verifyIdTokenHint(s.oauth.keys, s.oauth.issuer, req.idTokenHint, req.client.client_id)
@@ -110,7 +110,7 @@ async function knownIdentity(s: Services, ex: Exchange, req: AuthorizationReques
  * session or hint names. prompt=login was met by the sign-in that led to the
  * page, so it is not asked again; max_age still is.
  */
-async function consentAnswer(s: Services, ex: Exchange, req: AuthorizationRequest, form: URLSearchParams): Promise<Identity | undefined> {
+async function consentAnswer(s: AuthServices, ex: Exchange, req: AuthorizationRequest, form: URLSearchParams): Promise<Identity | undefined> {
   if (!csrfValid(ex, form.get('csrf'), new URL(s.publicUrl).origin)) {
     throw new ApiError('forbidden', 'the consent form expired or was not sent from this server: start again from the application')
   }
@@ -119,7 +119,7 @@ async function consentAnswer(s: Services, ex: Exchange, req: AuthorizationReques
 }
 
 /** The code (code flow) or the tokens (implicit flows) for the user, sent to the redirect URI. */
-async function grantAndRedirect(s: Services, ex: Exchange, req: AuthorizationRequest, identity: Identity, cookies: string[], consented: boolean): Promise<void> {
+async function grantAndRedirect(s: AuthServices, ex: Exchange, req: AuthorizationRequest, identity: Identity, cookies: string[], consented: boolean): Promise<void> {
   const { user } = identity
   const client = req.client
   let grant
@@ -157,7 +157,7 @@ async function grantAndRedirect(s: Services, ex: Exchange, req: AuthorizationReq
 }
 
 /** Cookies set on the way (a new session) go out with whatever answer follows, a redirect error included. */
-async function authorize(s: Services, ex: Exchange, all: URLSearchParams, cookies: string[]): Promise<void> {
+async function authorize(s: AuthServices, ex: Exchange, all: URLSearchParams, cookies: string[]): Promise<void> {
   const req = validateAuthorizationRequest(s.oauth.clients, ex, authorizationParams(all))
   let identity: Identity | undefined
   // Only the consent form's own post counts as consent; a sign-in post never does.
@@ -177,7 +177,7 @@ async function authorize(s: Services, ex: Exchange, all: URLSearchParams, cookie
   await grantAndRedirect(s, ex, req, identity, cookies, consented)
 }
 
-function answer(s: Services, ex: Exchange, all: URLSearchParams): void {
+function answer(s: AuthServices, ex: Exchange, all: URLSearchParams): void {
   const cookies: string[] = []
   authorize(s, ex, all, cookies).catch((err: unknown) => {
     if (err instanceof RedirectError) redirect(ex, errorLocation(err.target, err.error, err.description, s.oauth.issuer), { 'set-cookie': cookies })

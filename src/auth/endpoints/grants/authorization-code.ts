@@ -5,7 +5,7 @@
 // exchange gave.
 import { createHash } from 'node:crypto'
 import type { Exchange } from '../../../front/exchange'
-import type { Services } from '../../services'
+import type { AuthServices } from '../../services'
 import { requestSource } from '../../../net/client-source'
 import type { CodeRecord, GrantFields } from '../../models/auth-store'
 import { tokenClient } from '../../helpers/client-authentication'
@@ -35,7 +35,7 @@ function narrowed(record: CodeRecord, scopeParam: string | undefined): string[] 
   return grantScopes({ tenant: record.tenant, org: record.org, scopes })
 }
 
-export async function authorizationCode(s: Services, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
+export async function authorizationCode(s: AuthServices, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
   const { client, authenticated } = await tokenClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, requestSource(ex, s.trustProxy))
   requireGrantType(client, 'authorization_code')
   const code = single(form, 'code')

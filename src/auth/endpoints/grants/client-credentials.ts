@@ -1,7 +1,7 @@
 // grant_type=client_credentials: a confidential client, authenticated by
 // Basic or body credentials, gets a token for its tenant or a subscriber.
 import type { Exchange } from '../../../front/exchange'
-import type { Services } from '../../services'
+import type { AuthServices } from '../../services'
 import { requestSource } from '../../../net/client-source'
 import { invalidClient, tokenClient } from '../../helpers/client-authentication'
 import { single } from '../../helpers/oauth-errors'
@@ -9,7 +9,7 @@ import { clientCredentialsGrant, grantScopes, scopeString } from '../../helpers/
 import { SESSION_ID_PARAM, sessionIdOf } from '../../helpers/session-id'
 import { requireGrantType, type TokenResponse } from '../../helpers/token-response'
 
-export async function clientCredentials(s: Services, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
+export async function clientCredentials(s: AuthServices, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
   const { client, authenticated } = await tokenClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, requestSource(ex, s.trustProxy))
   if (!authenticated) throw invalidClient(`client "${client.client_id}" is public: client_credentials needs a client secret`, false)
   requireGrantType(client, 'client_credentials')

@@ -3,7 +3,7 @@
 // authentication follows the table of spec 5.2 (passwordGrantClient). No
 // refresh token.
 import type { Exchange } from '../../../front/exchange'
-import type { Services } from '../../services'
+import type { AuthServices } from '../../services'
 import { requestSource } from '../../../net/client-source'
 import { passwordGrantClient } from '../../helpers/client-authentication'
 import { tooManyAttempts } from '../../models/lockout'
@@ -15,7 +15,7 @@ import { requireGrantType, type TokenResponse } from '../../helpers/token-respon
 
 export const LEGACY_PROVIDER = 'idp_legacy'
 
-export async function password(s: Services, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
+export async function password(s: AuthServices, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
   const provider = single(form, 'platform_id_provider')
   if (provider !== undefined && provider !== LEGACY_PROVIDER) {
     throw invalidRequest(`the password grant is served by platform_id_provider=${LEGACY_PROVIDER} only, not "${provider}"`)

@@ -4,7 +4,7 @@
 // user, client and tenant allow today (a role taken away is not given back
 // by an old refresh token). No refresh token in the answer.
 import type { Exchange } from '../../../front/exchange'
-import type { Services } from '../../services'
+import type { AuthServices } from '../../services'
 import { requestSource } from '../../../net/client-source'
 import { ApiError } from '../../../errors'
 import type { RefreshTokenRecord } from '../../models/auth-store'
@@ -26,7 +26,7 @@ export function narrowScopes(record: Pick<RefreshTokenRecord, 'tenant' | 'org' |
   return req.asked === undefined ? granted : granted.filter((s) => req.asked!.includes(s))
 }
 
-export async function refreshToken(s: Services, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
+export async function refreshToken(s: AuthServices, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
   const { client, authenticated } = await tokenClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, requestSource(ex, s.trustProxy))
   const token = single(form, 'refresh_token')
   if (token === undefined || token === '') throw invalidRequest('refresh_token is required')

@@ -1,0 +1,24 @@
+// What the graph routes' handlers are handed (built once in src/main.ts;
+// the root composition, src/services.ts, is this and the auth part).
+import type { AccessTokens } from '../auth/models/access-tokens'
+import type { Urls } from '../contract/urls'
+import type { RouteMethod } from '../front/route'
+import type { Metamodel } from '../model/metamodel'
+import type { WebhookPolicy } from '../net/webhook-policy'
+import type { ActorPool } from '../shard/actor-pool'
+
+export interface GraphServices {
+  publicUrl: string
+  urls: Urls
+  pool: ActorPool
+  metamodel: Metamodel
+  /** bearer tokens (the WebSocket upgrade checks its own) */
+  tokens: AccessTokens
+  /** At most this many open event streams per tenant (ws-stream.ts). */
+  maxStreamsPerTenant: number
+  /** where tenants' webhooks may point */
+  webhookPolicy: WebhookPolicy
+}
+
+/** A route method of the graph service: its handler gets the GraphServices. */
+export type GraphHandler<P> = RouteMethod<P, GraphServices>

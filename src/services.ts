@@ -1,0 +1,11 @@
+// Everything the routes are handed, built once in main.ts: what the graph
+// routes declare (graph/services.ts), what the authorization service's
+// declare (auth/services.ts), and what the dispatcher itself needs.
+import type { AuthServices } from './auth/services'
+import type { JsonLimits } from './front/json-limits'
+import type { GraphServices } from './graph/services'
+
+export type Services = AuthServices & GraphServices & {
+  /** Depth and element bounds of every JSON request body, checked before it is parsed. */
+  jsonLimits: JsonLimits
+}
