@@ -11,9 +11,9 @@ import * as adminKeys from './endpoints/admin/signing-keys'
 import * as adminSubscriptions from './endpoints/admin/subscriptions'
 import * as adminTenants from './endpoints/admin/tenants'
 import * as adminUsers from './endpoints/admin/users'
-import { authorizeGet, authorizePost } from './endpoints/authorize/endpoint'
+import { authorizeEndpoint } from './endpoints/authorize/endpoint'
 import { discoveryEndpoint, JWKS_PATH, jwksEndpoint } from './endpoints/discovery'
-import { endSessionGet, endSessionPost } from './endpoints/end-session'
+import { endSessionEndpoint } from './endpoints/end-session'
 import { eventsEndpoint } from './endpoints/events'
 import { nameTooLong } from '../model/name-limit'
 import { deleteRefreshTokens, listRefreshTokens } from './endpoints/refreshtokens'
@@ -28,13 +28,13 @@ export type OAuthMethods = Partial<Record<Method, OAuthMethod>>
 export const OAUTH_ROUTES: readonly [string, OAuthMethods][] = [
   ['.well-known/openid-configuration', { GET: discoveryEndpoint }],
   [JWKS_PATH, { GET: jwksEndpoint }],
-  ['authorize', { GET: authorizeGet, POST: authorizePost }],
+  ['authorize', authorizeEndpoint],
   ['token', { POST: tokenEndpoint }],
   ['revoke', { POST: revokeEndpoint }],
   ['tokeninfo', { GET: tokeninfoEndpoint }],
   ['userinfo', { GET: userinfoGet, POST: userinfoPost }],
   ['refreshtokens', { GET: listRefreshTokens, DELETE: deleteRefreshTokens }],
-  ['end_session', { GET: endSessionGet, POST: endSessionPost }],
+  ['end_session', endSessionEndpoint],
   ['events', { GET: eventsEndpoint }],
   ['admin/tenants', { GET: adminTenants.listTenants, POST: adminTenants.createTenant }],
   ['admin/tenants/:id', { GET: adminTenants.getTenant, PUT: adminTenants.replaceTenant, DELETE: adminTenants.deleteTenant }],

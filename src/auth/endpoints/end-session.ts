@@ -18,7 +18,7 @@ import { sendErrorPage, sendPage, wantsHtml } from '../helpers/html'
 import { verifyLogoutHint } from '../helpers/id-tokens'
 import { nameTooLong } from '../../model/name-limit'
 import { single } from '../helpers/oauth-errors'
-import type { OAuthMethod } from '../route-types'
+import { queryOrForm } from '../route-types'
 import { SESSION_COOKIE } from '../models/sessions'
 
 const badRequest = (message: string): ApiError => new ApiError('bad_request', message, { oauth: { error: 'invalid_request', error_description: message } })
@@ -81,17 +81,5 @@ function answer(s: AuthServices, ex: Exchange, params: URLSearchParams): void {
   })
 }
 
-export const endSessionGet: OAuthMethod = {
-  body: 'none',
-  handle(s, ex) {
-    answer(s, ex, ex.query)
-  },
-}
-
 /** RP-Initiated Logout allows the same request as a form post; the confirmation page posts here too. */
-export const endSessionPost: OAuthMethod = {
-  body: 'form',
-  handle(s, ex, _params, body) {
-    answer(s, ex, new URLSearchParams(body!.toString('utf8')))
-  },
-}
+export const endSessionEndpoint = queryOrForm(answer)

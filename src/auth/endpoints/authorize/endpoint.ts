@@ -14,7 +14,7 @@ import { sendErrorPage, wantsHtml } from '../../helpers/html'
 import { signIdToken, verifyIdTokenHint } from '../../helpers/id-tokens'
 import { TOO_MANY_ATTEMPTS, tooManyAttempts } from '../../models/lockout'
 import { nameTooLong } from '../../../model/name-limit'
-import type { OAuthMethod } from '../../route-types'
+import { queryOrForm } from '../../route-types'
 import { grantScopes, scopeString, userGrant } from '../../helpers/scopes'
 import { SESSION_COOKIE, SESSION_TTL_MS, type LiveSession } from '../../models/sessions'
 import { sendConsentPage } from './consent-page'
@@ -186,16 +186,4 @@ function answer(s: AuthServices, ex: Exchange, all: URLSearchParams): void {
   })
 }
 
-export const authorizeGet: OAuthMethod = {
-  body: 'none',
-  handle(s, ex) {
-    answer(s, ex, ex.query)
-  },
-}
-
-export const authorizePost: OAuthMethod = {
-  body: 'form',
-  handle(s, ex, _params, body) {
-    answer(s, ex, new URLSearchParams(body!.toString('utf8')))
-  },
-}
+export const authorizeEndpoint = queryOrForm(answer)
