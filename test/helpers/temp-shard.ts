@@ -3,6 +3,7 @@
 // the store's operations can be tested in-process, one by one. Writes run
 // the way the actor runs them: inside one write transaction, answered once
 // it is flushed, with revoked consents' key slots destroyed after that.
+import type { Envelope } from './event-log'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -124,16 +125,6 @@ export const listed = (from: string, to: string, id = 'r1'): RelationRef => ({ f
 /** An undeclared (customer-owned) relation type between any two nodes. */
 export const knows = (from: NodeRef, to: NodeRef, id = 'r1'): RelationRef => ({ from, to, rel: { ns: 'core', type: 'knows', id } })
 
-/** An event envelope of the log (spec 6), parsed. */
-export interface Envelope {
-  id: string
-  sequence: number
-  tenant: string
-  operation: string
-  schema: string
-  payload: Record<string, unknown>
-  time: number
-}
 
 /** Every event of the tenant's log still kept, oldest first. */
 export function eventsOf(store: ShardStore, tenant: string): Envelope[] {
