@@ -32,6 +32,20 @@ export class DataKeys {
     return key
   }
 
+  /**
+   * Whether the slot holds a key that opens under the master key, without
+   * keeping it: the start-up check reads every slot, and caching them all
+   * would hold every consent's key in memory before any is used.
+   */
+  opens(slot: number): boolean {
+    if (this.cache.has(slot)) return true
+    const wrapped = this.file.read(slot)
+    if (wrapped === undefined) return false
+    const key = open(this.masterKey, wrapped, DataKeys.aad(slot))
+    key?.fill(0)
+    return key !== undefined
+  }
+
   destroy(slot: number): void {
     const cached = this.cache.get(slot)
     if (cached !== undefined) cached.fill(0)

@@ -17,7 +17,7 @@ export function verifyKeys(store: ShardStore): void {
     throw new ShardDamage(`${where}: keys.bin is missing or truncated: it holds ${Math.floor(size / SLOT_BYTES)} of the ${slots} key slots recorded; ${restore}`)
   }
   for (const { key, value } of store.consents.getRange()) {
-    if (value.status === 'granted' && store.keys.get(value.slot) === undefined) {
+    if (value.status === 'granted' && !store.keys.opens(value.slot)) {
       const { tenant, ref } = consentOf(key)
       throw new ShardDamage(`${where}: the key of granted consent ${ref} of tenant ${tenant} (slot ${value.slot}) is destroyed or does not open with this master key; ${restore}`)
     }
@@ -25,7 +25,7 @@ export function verifyKeys(store: ShardStore): void {
   for (const { key, value } of store.keySlots.getRange()) {
     const tenant = tenantOfSlotKey(key)
     if (tenant === undefined) continue
-    if (store.keys.get(value) === undefined) {
+    if (!store.keys.opens(value)) {
       throw new ShardDamage(`${where}: the key of tenant ${tenant} (slot ${value}) is destroyed or does not open with this master key; ${restore}`)
     }
   }
