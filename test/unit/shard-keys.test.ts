@@ -3,37 +3,14 @@
 // reads back as its element alone), and the key-slot counter cannot be a
 // tenant's slot.
 import t from 'tap'
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { newKeySlot, tenantSlot } from '../../workers/store/consents'
 import { appendEvent, head, pruneEvents, readEvents } from '../../workers/store/events'
 import { LEGACY_NEXT_SLOT_KEY, NEXT_SLOT_KEY } from '../../workers/store/keys'
-import { closeShard, openShard, type ShardStore } from '../../workers/store/shard-store'
-
-const MASTER = randomBytes(32)
-
-function tempShard(t: { teardown(fn: () => Promise<void>): void }): { dir: string; store: () => ShardStore; reopen(): Promise<void> } {
-  const dir = mkdtempSync(join(tmpdir(), 'shard-keys-test-'))
-  let store = openShard(dir, 0, MASTER)
-  t.teardown(async () => {
-    await closeShard(store)
-    rmSync(dir, { recursive: true, force: true })
-  })
-  return {
-    dir,
-    store: () => store,
-    async reopen() {
-      await closeShard(store)
-      store = openShard(dir, 0, MASTER)
-    },
-  }
-}
+import { migrateShard } from '../../workers/store/migrate-shard'
+import { tempShard } from '../helpers/temp-shard'
 
 t.test('time retention drops each tenant\'s old events, whatever the tenant is called', async (t) => {
-  const shard = tempShard(t)
-  const store = shard.store()
+  const { store } = tempShard(t)
   const tenants = ['demo', 'd', 'a\u0000b', 'x'.repeat(64), '%2F/é']
   await store.env.transaction(() => {
     for (const tenant of tenants) for (let i = 0; i < 5; i++) appendEvent(store, tenant, 'CREATE', 'nodes/core/customer', { i }, undefined, 1000 + i)
@@ -48,15 +25,16 @@ t.test('time retention drops each tenant\'s old events, whatever the tenant is c
   }
 })
 
-t.test('a tenant named "nextSlot" gets a slot of its own, and the old counter moves on open', async (t) => {
+t.test('a tenant named "nextSlot" gets a slot of its own, and the old counter moves at the migrating start', async (t) => {
   const shard = tempShard(t)
-  let store = shard.store()
+  let store = shard.store
   // A data directory of an earlier build: the counter under ['nextSlot'].
   await store.env.transaction(() => {
     store.keySlots.putSync(LEGACY_NEXT_SLOT_KEY, 7)
   })
   await shard.reopen()
-  store = shard.store()
+  store = shard.store
+  migrateShard(store, 1, 2)
   t.equal(store.keySlots.get(NEXT_SLOT_KEY), 7, 'the counter moved')
   t.equal(store.keySlots.get(LEGACY_NEXT_SLOT_KEY), undefined, 'and left the name a tenant may have')
 

@@ -1,8 +1,7 @@
 // Disk format migrations of a shard (src/shard/manifest.ts lists the
 // formats). Each step runs in one write transaction and is idempotent, so a
-// crash during a migration is finished by the next start. Steps see only the
-// databases they need, so opening a shard (shard-store.ts) can run them
-// without an import cycle.
+// crash during a migration is finished by the next start. They run where a
+// start opens its shards (workers/actor/open-shards.ts), and only there.
 import type { Database, RootDatabase } from 'lmdb'
 import { LEGACY_NEXT_SLOT_KEY, NEXT_SLOT_KEY, nodeOfKey, ownedKey, type Key } from './keys'
 import type { ShardValues } from './schema'
@@ -16,7 +15,7 @@ export interface MigratedStore {
 
 /**
  * Builds before NEXT_SLOT_KEY kept the counter under ['nextSlot'], which is
- * also where a tenant named "nextSlot" keeps its slot: moved once, at open.
+ * also where a tenant named "nextSlot" keeps its slot: moved by the migration from format 1.
  */
 export function migrateSlotCounter(store: MigratedStore): void {
   const legacy = store.keySlots.get(LEGACY_NEXT_SLOT_KEY)

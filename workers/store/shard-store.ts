@@ -6,7 +6,6 @@ import { KEY_OPTIONS } from '../../src/contract/key-encoding'
 import { DataKeys } from '../crypto/data-keys'
 import { KeyFile } from '../crypto/key-file'
 import type { Key } from './keys'
-import { migrateSlotCounter } from './migrate-shard'
 import type { ConsentRecord, EventHead, ShardValues } from './schema'
 
 /**
@@ -85,7 +84,7 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer, max
   })
   const sub = <Name extends keyof ShardValues>(name: Name): Db<Name> => env.openDB<ShardValues[Name], Key>(name, DB_OPTIONS)
   const keyFile = new KeyFile(join(shardPath(dataDir, shard), 'keys.bin'))
-  const store: ShardStore = {
+  return {
     shard,
     env,
     nodes: sub('nodes'),
@@ -105,8 +104,6 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer, max
     keyFile,
     maxEventsPerTenant,
   }
-  migrateSlotCounter(store)
-  return store
 }
 
 /** After a failed transaction: the caches may hold what it did not commit. */
