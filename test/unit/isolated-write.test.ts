@@ -2,25 +2,10 @@
 // a revocation is on disk before its key slot is destroyed, and start-up
 // finishes one a crash interrupted.
 import t from 'tap'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { applyIsolated } from '../../workers/store/isolated-write'
 import { createConsent, finishRevocations, getConsentRecord, revokeConsent } from '../../workers/store/consents'
-import { closeShard, openShard, type ShardStore } from '../../workers/store/shard-store'
 import { ok, type OpResult } from '../../workers/store/result'
-
-function tempShard(t: { teardown(fn: () => Promise<void>): void }): { store: ShardStore; dir: string; masterKey: Buffer } {
-  const dir = mkdtempSync(join(tmpdir(), 'isolated-write-'))
-  const masterKey = randomBytes(32)
-  const store = openShard(dir, 0, masterKey)
-  t.teardown(async () => {
-    await closeShard(store).catch(() => undefined)
-    rmSync(dir, { recursive: true, force: true })
-  })
-  return { store, dir, masterKey }
-}
+import { tempShard } from '../helpers/temp-shard'
 
 t.test('a throwing write is rolled back alone; the others of the batch commit', async (t) => {
   const { store } = tempShard(t)
