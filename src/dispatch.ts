@@ -6,6 +6,8 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { authorize, requireScope } from './auth/helpers/bearer'
 import { findOAuthRoute } from './auth/routes'
+import { rootWellKnownPath } from './auth/endpoints/discovery'
+import { answerCors } from './cors-policy'
 import { ApiError, ERROR_TYPES } from './errors'
 import { findGraphRoute } from './graph/routes'
 import { tenantSegment } from './graph/validate'
@@ -63,9 +65,12 @@ function oauth(s: Services, ex: Exchange, segments: string[]): void {
 export function dispatch(s: Services, res: HttpResponse, req: HttpRequest): void {
   const ex = new Exchange(res, req, s.publicUrl)
   try {
+    if (answerCors(s, ex)) return
     const segments = ex.segments
     if (segments[1] === 'v1' && segments[0] === 'graph') graph(s, ex, segments)
     else if (segments[1] === 'v1' && segments[0] === 'oauth2') oauth(s, ex, segments)
+    // RFC 8414's path form of the metadata URL; any other path there finds no route ('?').
+    else if (segments[0] === '.well-known') oauth(s, ex, ['oauth2', 'v1', ...(rootWellKnownPath(s.oauth.issuer, segments) ?? ['?'])])
     else if (segments.length === 1 && segments[0] === 'errors' && ex.method === 'GET') ex.json(200, JSON.stringify(ERROR_TYPES))
     else throw notFound(ex)
   } catch (err) {

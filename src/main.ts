@@ -98,6 +98,7 @@ async function main(): Promise<void> {
     jsonLimits: { maxDepth: config.maxJsonDepth, maxElements: config.maxJsonElements },
     maxStreamsPerTenant: config.maxStreamsPerTenant, pool, metamodel, hasher, tokens, oauth,
     webhookPolicy, trustProxy: new AddressSet(config.trustProxy),
+    corsOrigins: new Set(config.corsOrigins),
   }
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, webhookOptions)

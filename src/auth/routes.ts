@@ -15,6 +15,7 @@ import { authorizeEndpoint } from './endpoints/authorize/endpoint'
 import { discoveryEndpoint, JWKS_PATH, jwksEndpoint } from './endpoints/discovery'
 import { endSessionEndpoint } from './endpoints/end-session'
 import { eventsEndpoint } from './endpoints/events'
+import { introspectEndpoint } from './endpoints/introspect'
 import { nameTooLong } from '../model/name-limit'
 import { deleteRefreshTokens, listRefreshTokens } from './endpoints/refreshtokens'
 import { revokeEndpoint } from './endpoints/revoke'
@@ -31,6 +32,8 @@ export const OAUTH_ROUTES: readonly [string, OAuthMethods][] = [
   ['authorize', authorizeEndpoint],
   ['token', { POST: tokenEndpoint }],
   ['revoke', { POST: revokeEndpoint }],
+  ['introspect', { POST: introspectEndpoint }],
+  ['.well-known/oauth-authorization-server', { GET: discoveryEndpoint }],
   ['tokeninfo', { GET: tokeninfoEndpoint }],
   ['userinfo', { GET: userinfoGet, POST: userinfoPost }],
   ['refreshtokens', { GET: listRefreshTokens, DELETE: deleteRefreshTokens }],

@@ -21,6 +21,7 @@ export interface ClientDecl {
   redirect_uris: string[]
   scopes: string[]
   grant_types: string[]
+  cors_origins: string[]
 }
 export interface UserDecl {
   id: string
@@ -138,6 +139,7 @@ export function parseBootstrap(doc: Json): Bootstrap {
         redirect_uris: arr(c.redirect_uris, `${p}.redirect_uris`, str),
         scopes: arr(c.scopes, `${p}.scopes`, str),
         grant_types: arr(c.grant_types, `${p}.grant_types`, str),
+        cors_origins: arr(c.cors_origins, `${p}.cors_origins`, str),
       }
     }),
     roles: record(o.roles, 'roles', (x, p, name) => {

@@ -25,6 +25,7 @@ const LAYERS: string[][] = [
   ['src/graph'],
   // composition at the root
   ['src/services'],
+  ['src/cors-policy'],
   ['src/dispatch', 'src/data-dir', 'src/lmdb-check', 'src/publish-subscription-events', 'workers/shard-actor', 'workers/verify-lmdb'],
   ['src/server'],
   ['src/main', 'src/rotate-signing-key'],

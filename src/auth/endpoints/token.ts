@@ -6,6 +6,7 @@ import { clientCredentials } from './grants/client-credentials'
 import { password } from './grants/password'
 import { refreshToken } from './grants/refresh-token'
 import { invalidRequest, oauthError, single } from '../helpers/oauth-errors'
+import { requireClientOrigin } from '../helpers/client-cors'
 import type { OAuthMethod } from '../route-types'
 import { sendTokenResponse, type TokenResponse } from '../helpers/token-response'
 
@@ -22,6 +23,7 @@ export const tokenEndpoint: OAuthMethod = {
   body: 'form',
   handle(s, ex, _params, body) {
     const form = new URLSearchParams(body!.toString('utf8'))
+    requireClientOrigin(s, ex, form)
     const grantType = single(form, 'grant_type')
     if (grantType === undefined || grantType === '') throw invalidRequest('grant_type is required')
     const grant = Object.prototype.hasOwnProperty.call(GRANTS, grantType) ? GRANTS[grantType] : undefined

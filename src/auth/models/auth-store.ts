@@ -28,6 +28,8 @@ export interface ClientRecord {
   redirect_uris: string[]
   scopes: string[]
   grant_types: string[]
+  /** Origins besides those of the redirect URIs whose pages may call the token, userinfo, revoke, introspection and end-session endpoints (CORS). */
+  cors_origins?: string[]
   /** Keyed digest of the bootstrap file's secret with this hash: an unchanged file skips scrypt at start. */
   bootstrapDigest?: string
 }
