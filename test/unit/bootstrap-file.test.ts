@@ -26,7 +26,7 @@ t.test('the demo bootstrap parses completely', async (t) => {
     client_id: 'demo-enricher', client_secret: 'demo-secret', tenant: 'demo',
     redirect_uris: ['http://127.0.0.1:8080/callback'],
     scopes: ['platform.profile_graph_view', 'platform.profile_graph_manage'],
-    grant_types: ['client_credentials'],
+    grant_types: ['client_credentials'], cors_origins: [],
   }])
   t.same(b.roles, {
     'graph-reader': ['platform.profile_graph_view'],
@@ -69,7 +69,7 @@ t.test('defaults: user id, client secret and lists, type owner and open, searcha
   })
   t.same(b.users[0], { id: 'bob', username: 'bob', password: 'pw', email: 'bob@example.com', tenants: {} }, 'id defaults to the username')
   t.equal(b.users[1]?.id, 'u-7')
-  t.same(b.clients[0], { client_id: 'public-app', client_secret: undefined, tenant: 'demo', redirect_uris: [], scopes: [], grant_types: [] })
+  t.same(b.clients[0], { client_id: 'public-app', client_secret: undefined, tenant: 'demo', redirect_uris: [], scopes: [], grant_types: [], cors_origins: [] })
   t.same(b.metamodel.demo?.nodes['a/b'], { owner: 'customer', open: false, properties: {} }, 'owner customer, closed')
   t.same(b.metamodel.demo?.relations['a/b/a/b/r/s'], { owner: 'tenant', open: true, properties: {} })
 })
