@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { Histogram } from '../../bench/histogram'
 import { runOpenLoop } from '../../bench/open-loop'
 import { parseOptions, parseTenants } from '../../bench/options'
-import { cpuMicrosPerRequest } from '../../bench/proc'
+import { cpuMicrosPerRequest, readCpuSeconds } from '../../bench/proc'
 import { FixedRateSchedule, OPEN_LOOP_FRACTIONS, correctedLatencyMs, inWindow, keptSchedule, rateFor } from '../../bench/schedule'
 
 t.test('the schedule sends request i at start + i / rate, whatever happened before', async (t) => {
@@ -84,6 +84,18 @@ t.test('percentiles: exact below 128 us, within 1/64 above, never lower than the
 t.test('front thread CPU per request', async (t) => {
   t.equal(cpuMicrosPerRequest(0.5, 20_000), 25)
   t.ok(Number.isNaN(cpuMicrosPerRequest(0.5, 0)))
+})
+
+t.test('the main thread\'s CPU is read from /proc/<pid>/task/<pid>/stat', { skip: process.platform !== 'linux' }, async (t) => {
+  const before = readCpuSeconds(process.pid, process.pid)
+  const start = process.cpuUsage()
+  let x = 0
+  // Burn 300 ms of this (main) thread's CPU; /proc counts it in 10 ms ticks.
+  while (process.cpuUsage(start).user < 300_000) x += Math.sqrt(x + 1)
+  const used = readCpuSeconds(process.pid, process.pid) - before
+  t.ok(x > 0)
+  t.ok(used >= 0.2, `main thread used ${used} s of CPU`)
+  t.ok(readCpuSeconds(process.pid) >= used, 'the process counts at least its main thread')
 })
 
 t.test('--tenants: one count or a list; the full run reports 16 and 1', async (t) => {
