@@ -63,6 +63,16 @@ export interface OpenLoopRun {
   verdict: GoalVerdict | undefined
 }
 
+/** The open-loop generator against the ceiling at the pass's highest rate: does it keep its schedule on its own? */
+export interface GeneratorCheck {
+  scenario: string
+  tenants: number
+  ratePerS: number
+  ceiling: Measured
+  sendLagP99Ms: number
+  keptSchedule: boolean
+}
+
 export interface OpenLoopScenario {
   name: string
   tenants: number
@@ -90,6 +100,7 @@ export interface RunResults {
   load: PhaseReport[]
   throughput: ScenarioResult[]
   openLoop: OpenLoopScenario[]
+  generatorChecks: GeneratorCheck[]
   /** The disk's own write + fdatasync latency, probed in the data directory's filesystem before the service started. */
   fsync: FsyncProbeResult
   memory: { servicePeakRssAnonMb: number; servicePeakRssFileMb: number; ceilingPeakRssAnonMb: number }
@@ -157,6 +168,11 @@ export function markdown(res: RunResults): string {
   lines.push('')
   lines.push(`${fsyncLine(res.fsync)}.`)
   if (res.openLoop.length > 0) lines.push('', ...openLoopMarkdown(res.settings.latencyConnections, res.openLoop))
+  for (const g of res.generatorChecks) {
+    lines.push('', `Generator check (${g.tenants} tenant(s)): ${g.scenario} at ${int(g.ratePerS)} req/s against the ceiling: ${int(g.ceiling.okRps)} req/s, `
+      + `p99 ${ms(g.ceiling.latency.p99)} ms, send lag p99 ${ms(g.sendLagP99Ms)} ms: ${g.keptSchedule ? 'the generator kept its schedule' : 'the generator fell BEHIND its schedule even against the ceiling'} `
+      + `(generator ${cores(g.ceiling.generatorCores)} cores, other ${cores(g.ceiling.otherCores)}).`)
+  }
   lines.push('')
   lines.push('Data load through the API (64 connections, no pipelining, tenants interleaved):')
   lines.push('')

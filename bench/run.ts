@@ -22,7 +22,7 @@ import { preload } from './preload'
 import { probePipelining } from './pipelining-probe'
 import { CpuMeter, MachineCpuMeter, cpuMicrosPerRequest, MemorySampler, diskBytes, readLoadAverage, waitForQuiet } from './proc'
 import { CEILING_ENTRY, ROOT, prepareService, startService, tempDir } from './service'
-import { markdown, measured, writeJson, writeResults, type Measured, type OpenLoopRun, type OpenLoopScenario, type RunResults, type ScenarioResult } from './report'
+import { markdown, measured, writeJson, writeResults, type GeneratorCheck, type Measured, type OpenLoopRun, type OpenLoopScenario, type RunResults, type ScenarioResult } from './report'
 import { runScale, scaleMarkdown } from './scale'
 import { OPEN_LOOP_FRACTIONS, rateFor } from './schedule'
 import { selectScenarios, sourceFor, type Scenario, type ScenarioContext } from './scenarios'
@@ -115,6 +115,26 @@ async function throughputPass(service: Target, ceiling: Target, ctx: ScenarioCon
     out.push({ name: s.name, tenants: ctx.tenants, stands: s.stands, ...shape, service: v, ceiling: c, ratio: c.okRps > 0 ? v.okRps / c.okRps : Number.NaN, goal: s.goal })
   }
   return out
+}
+
+/**
+ * Can the generator keep the highest rate of the open-loop pass? The same
+ * generator against the ceiling (whose answers cost next to nothing) at the
+ * pass's highest rate, with the requests of the scenario that has it.
+ */
+async function generatorCheck(ceiling: Target, ctx: ScenarioContext, o: Options, scenarios: Scenario[], maxima: readonly ScenarioResult[]): Promise<GeneratorCheck | undefined> {
+  const top = OPEN_LOOP_FRACTIONS[OPEN_LOOP_FRACTIONS.length - 1]!
+  const best = maxima.reduce<ScenarioResult | undefined>((a, m) => (a === undefined || m.service.okRps > a.service.okRps ? m : a), undefined)
+  const scenario = scenarios.find((s) => s.name === best?.name)
+  if (best === undefined || scenario === undefined || !(best.service.okRps >= 1)) return undefined
+  const ratePerS = rateFor(best.service.okRps, top)
+  const connections = scenario.shape?.connections ?? o.latencyConnections
+  const { m, r } = await measure(ceiling, (onWindow) => runOpenLoop({
+    origin: ceiling.child.url, connections, ratePerS, warmupMs: o.warmupMs, durationMs: o.durationMs, next: sourceFor(scenario, ctx), onWindow,
+  }), o)
+  log(`  generator check: ${scenario.name} at ${ratePerS}/s against the ceiling: ${Math.round(m.okRps)} req/s, p99 ${m.latency.p99} ms, `
+    + `send lag p99 ${r.sendLagP99Ms} ms (${r.keptSchedule ? 'kept its schedule' : 'BEHIND its schedule'}), generator ${m.generatorCores.toFixed(2)} cores`)
+  return { scenario: scenario.name, tenants: ctx.tenants, ratePerS, ceiling: m, sendLagP99Ms: r.sendLagP99Ms, keptSchedule: r.keptSchedule }
 }
 
 /** Fixed rates at 25/50/75% of each scenario's closed-loop maximum (the service's 2xx req/s in `maxima`). */
@@ -249,6 +269,7 @@ async function main(): Promise<number> {
 
     const throughput: ScenarioResult[] = []
     const openLoop: OpenLoopScenario[] = []
+    const generatorChecks: GeneratorCheck[] = []
     for (const tenants of o.tenants) {
       const ctx: ScenarioContext = { headers, data: d, tenants }
       // With one tenant, put-node is already the hot-tenant run.
@@ -257,6 +278,8 @@ async function main(): Promise<number> {
       const rows = await throughputPass(service, ceiling, ctx, o, these)
       throughput.push(...rows)
       if (o.skipLatency) continue
+      const check = await generatorCheck(ceiling, ctx, o, these, rows)
+      if (check !== undefined) generatorChecks.push(check)
       log(`open-loop pass, ${tenants} tenant(s): fixed rates at ${OPEN_LOOP_FRACTIONS.map((f) => `${f * 100}%`).join(', ')} of each maximum; disk fsync p99 ${fsync.p99} ms`)
       openLoop.push(...await openLoopPass(service, ctx, o, these, rows, fsync.p99))
     }
@@ -278,6 +301,7 @@ async function main(): Promise<number> {
       load,
       throughput,
       openLoop,
+      generatorChecks,
       fsync,
       memory: { servicePeakRssAnonMb: service.memory.peakAnonMb, servicePeakRssFileMb: service.memory.peakFileMb, ceilingPeakRssAnonMb: ceiling.memory.peakAnonMb },
       dataDirMb: diskBytes(layout.dataDir) / 2 ** 20,
