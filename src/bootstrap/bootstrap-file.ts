@@ -38,6 +38,8 @@ export interface Bootstrap {
   roles: Record<string, string[]>
   users: UserDecl[]
   metamodel: MetamodelDoc
+  /** custom identity providers, each a JSON object checked by the admin API's rules (src/auth/federation/provider-fields.ts) */
+  identityProviders: Record<string, unknown>[]
 }
 
 type Json = unknown
@@ -156,6 +158,7 @@ export function parseBootstrap(doc: Json): Bootstrap {
       }
     }),
     metamodel: record(o.metamodel, 'metamodel', tenantMetamodel),
+    identityProviders: arr(o.identityProviders, 'identityProviders', obj),
   }
 }
 

@@ -1,0 +1,21 @@
+// What /authorize asks of the federation: whether platform_id_provider
+// names a custom identity provider, and where to send the browser for it.
+// An upstream that cannot be reached (its discovery document) is reported
+// to the client as server_error, never a 500.
+import type { AuthServices } from '../services'
+import { RedirectError, type AuthorizationRequest } from '../endpoints/authorize/request'
+import { upstreamAuthorizationUrl } from './start-sign-in'
+import { UpstreamError } from './upstream-http'
+
+export const isCustomProvider = (s: AuthServices) => (id: string): boolean => s.oauth.federation.providers.exists(id)
+
+export async function upstreamLocation(s: AuthServices, req: AuthorizationRequest, upstream: string): Promise<string> {
+  const provider = s.oauth.federation.providers.find(upstream)
+  if (provider === undefined) throw new RedirectError(req, 'invalid_request', `identity provider "${upstream}" no longer exists`)
+  try {
+    return await upstreamAuthorizationUrl(s.oauth.federation, s.oauth.issuer, provider, req.params)
+  } catch (err) {
+    if (err instanceof UpstreamError) throw new RedirectError(req, 'server_error', `identity provider "${provider.id}" is not available: ${err.message}`)
+    throw err
+  }
+}
