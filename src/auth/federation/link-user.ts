@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import type { JWTPayload } from 'jose'
 import { SCRYPT_PARAMS } from '../../../workers/crypto/password-hash'
-import { NAME } from '../helpers/json-body'
+import { USERNAME } from '../helpers/user-rules'
 import type { UserRecord } from '../models/auth-store'
 import type { IdentityProviderRecord } from '../models/identity-providers'
 import type { Users } from '../models/users'
@@ -40,7 +40,7 @@ function byVerifiedEmail(users: Users, provider: IdentityProviderRecord, claims:
 
 function newUser(users: Users, provider: IdentityProviderRecord, claims: JWTPayload & { sub: string }, tenants: Record<string, string[]>): UserRecord {
   const username = claim(claims, provider.claims.username)
-  if (username === undefined || !NAME.test(username)) {
+  if (username === undefined || !USERNAME.test(username)) {
     throw new LinkRefused(`identity provider "${provider.id}" sent no usable "${provider.claims.username}" claim for the username`)
   }
   if (users.ownerOf(username) !== undefined) {
