@@ -54,7 +54,7 @@ t.test('readBootstrapFile reads the demo file', async (t) => {
 })
 
 t.test('every key is optional', async (t) => {
-  t.same(parseBootstrap({}), { tenants: [], packages: [], subscriptions: [], clients: [], roles: {}, users: [], metamodel: {} })
+  t.same(parseBootstrap({}), { tenants: [], packages: [], subscriptions: [], clients: [], roles: {}, users: [], metamodel: {}, identityProviders: [] })
   t.same(EMPTY_BOOTSTRAP, parseBootstrap({}))
 })
 

@@ -4,7 +4,7 @@
 import { ConfigError } from '../../config'
 import { ApiError } from '../../errors'
 import { JsonFields } from '../helpers/json-body'
-import { durable, type AuthStore } from '../models/auth-store'
+import type { AuthStore } from '../models/auth-store'
 import { authModels } from '../models/index'
 import { IdentityProviders, type IdentityProviderRecord } from '../models/identity-providers'
 import { providerProblem, readProviderFields } from './provider-fields'
@@ -29,9 +29,5 @@ export async function applyIdentityProviderBootstrap(store: AuthStore, docs: rea
       throw err
     }
   })
-  const providers = new IdentityProviders(store)
-  await store.env.transaction(() => {
-    for (const r of records) providers.putSync(r.id, r)
-  })
-  await durable(store)
+  await new IdentityProviders(store).storeAll(records)
 }

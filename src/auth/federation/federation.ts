@@ -1,7 +1,7 @@
 // What the federation endpoints share: the providers, links and pending
 // sign-ins of the auth store, the discovery and key caches, and the key
 // that seals the providers' client secrets.
-import { durable, type AuthStore } from '../models/auth-store'
+import type { AuthStore } from '../models/auth-store'
 import { IdentityLinks, IdentityProviders, UpstreamStates, type IdentityProviderRecord } from '../models/identity-providers'
 import { Discovery } from './discovery'
 import { sealSecret, unsealSecret } from './sealed-secret'
@@ -14,17 +14,10 @@ export class Federation {
   readonly discovery = new Discovery()
   readonly keys = new UpstreamKeys()
 
-  constructor(private readonly store: AuthStore, private readonly secretKey: Buffer) {
+  constructor(store: AuthStore, private readonly secretKey: Buffer) {
     this.providers = new IdentityProviders(store)
     this.links = new IdentityLinks(store)
     this.states = new UpstreamStates(store)
-  }
-
-  /** Writes of several models made atomic (a new user and its link). */
-  async transaction<T>(work: () => T): Promise<T> {
-    const out = await this.store.env.transaction(work)
-    await durable(this.store)
-    return out
   }
 
   seal(provider: string, secret: string | undefined): string | undefined {

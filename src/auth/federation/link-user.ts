@@ -57,16 +57,8 @@ export async function linkedUser(fed: Federation, users: Users, provider: Identi
   if (existing !== undefined) return existing
   const rule = provider.provisioning
   const user = 'tenants' in rule ? newUser(users, provider, claims, rule.tenants) : byVerifiedEmail(users, provider, claims)
-  const created = !users.exists(user.id)
-  const taken = await fed.transaction(() => {
-    if (created) {
-      // Checked again inside the transaction: a concurrent sign-in may have taken the username.
-      if (users.ownerOf(user.username) !== undefined) return true
-      users.putSync(user)
-    }
-    fed.links.putSync(provider.id, claims.sub, user.id)
-    return false
-  })
+  // A new user is checked again inside the transaction: a concurrent sign-in may have taken the username.
+  const taken = !await fed.links.link(users, provider.id, claims.sub, user, !users.exists(user.id))
   if (taken) throw new LinkRefused(`the username "${user.username}" from identity provider "${provider.id}" belongs to another user of this server`)
   return user
 }

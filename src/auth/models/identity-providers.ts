@@ -2,10 +2,11 @@
 // upstream each one names, the links from an upstream subject to one local
 // user (keyed by provider and upstream `sub`, never by e-mail), and the
 // pending upstream sign-ins (our `state`, single use, short-lived).
-import { durable, type AuthStore } from './auth-store'
+import { durable, type AuthStore, type UserRecord } from './auth-store'
 import { now } from '../../clock'
 import { sha256 } from '../helpers/secrets'
 import { Keyed } from './keyed'
+import type { Users } from './users'
 
 /** What a first-time upstream user becomes: a new user with these roles, or an existing user with the same verified e-mail. */
 export type Provisioning = { tenants: Record<string, string[]> } | { link_by_verified_email: true }
@@ -39,6 +40,14 @@ export class IdentityProviders extends Keyed<IdentityProviderRecord> {
   constructor(store: AuthStore) {
     super(store, store.identityProviders)
   }
+
+  /** Upserts the bootstrap file's providers in one transaction. */
+  async storeAll(records: readonly IdentityProviderRecord[]): Promise<void> {
+    await this.store.env.transaction(() => {
+      for (const r of records) this.putSync(r.id, r)
+    })
+    await durable(this.store)
+  }
 }
 
 export class IdentityLinks {
@@ -48,9 +57,22 @@ export class IdentityLinks {
     return this.store.identityLinks.get([provider, upstreamSub])
   }
 
-  /** Links inside the caller's transaction. */
-  putSync(provider: string, upstreamSub: string, userId: string): void {
-    this.store.identityLinks.putSync([provider, upstreamSub], userId)
+  /**
+   * Links the upstream subject to `user`, storing the user first when it is
+   * new, in one transaction; false (nothing stored) when a new user's
+   * username was taken meanwhile.
+   */
+  async link(users: Users, provider: string, upstreamSub: string, user: UserRecord, isNew: boolean): Promise<boolean> {
+    const linked = await this.store.env.transaction(() => {
+      if (isNew) {
+        if (users.ownerOf(user.username) !== undefined) return false
+        users.putSync(user)
+      }
+      this.store.identityLinks.putSync([provider, upstreamSub], user.id)
+      return true
+    })
+    await durable(this.store)
+    return linked
   }
 
   /** Every link of a provider (a deleted provider ends them). */

@@ -22,7 +22,7 @@ import { errorLocation, redirect, successLocation } from './respond'
 import { flowOf, RedirectError, type AuthorizationRequest } from './request'
 import { CSRF_COOKIE, csrfValid, sendSignInPage } from './sign-in-page'
 import { authorizationParams, validateAuthorizationRequest } from './validate'
-import { isCustomProvider, upstreamLocation } from '../../federation/authorize-upstream'
+import { isCustomProvider, upstreamLocation } from './upstream'
 
 export interface Identity {
   user: UserRecord

@@ -2,10 +2,10 @@
 // names a custom identity provider, and where to send the browser for it.
 // An upstream that cannot be reached (its discovery document) is reported
 // to the client as server_error, never a 500.
-import type { AuthServices } from '../services'
-import { RedirectError, type AuthorizationRequest } from '../endpoints/authorize/request'
-import { upstreamAuthorizationUrl } from './start-sign-in'
-import { UpstreamError } from './upstream-http'
+import type { AuthServices } from '../../services'
+import { RedirectError, type AuthorizationRequest } from './request'
+import { upstreamAuthorizationUrl } from '../../federation/start-sign-in'
+import { UpstreamError } from '../../federation/upstream-http'
 
 export const isCustomProvider = (s: AuthServices) => (id: string): boolean => s.oauth.federation.providers.exists(id)
 
