@@ -8,6 +8,7 @@ import { authorize, requireScope } from './auth/helpers/bearer'
 import { findOAuthRoute } from './auth/routes'
 import { ApiError, ERROR_TYPES } from './errors'
 import { findGraphRoute } from './graph/routes'
+import { forward } from './gateway/forward'
 import { tenantSegment } from './graph/validate'
 import { readBody } from './front/body'
 import { Exchange } from './front/exchange'
@@ -66,6 +67,7 @@ export function dispatch(s: Services, res: HttpResponse, req: HttpRequest): void
     const segments = ex.segments
     if (segments[1] === 'v1' && segments[0] === 'graph') graph(s, ex, segments)
     else if (segments[1] === 'v1' && segments[0] === 'oauth2') oauth(s, ex, segments)
+    else if (segments[0] === 'gateway') forward(s, ex, req)
     else if (segments.length === 1 && segments[0] === 'errors' && ex.method === 'GET') ex.json(200, JSON.stringify(ERROR_TYPES))
     else throw notFound(ex)
   } catch (err) {

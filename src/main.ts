@@ -29,6 +29,7 @@ import { ActorPool, ShardRefused } from './shard/actor-pool'
 import { openDataDir, recordFormat } from './data-dir'
 import { environmentsOf, verifyEnvironments } from './lmdb-check'
 import { AddressSet } from './net/addresses'
+import { GatewayLimits } from './gateway/limits'
 
 const SWEEP_INTERVAL_MS = 10 * 60_000
 
@@ -102,6 +103,7 @@ async function main(): Promise<void> {
     jsonLimits: { maxDepth: config.maxJsonDepth, maxElements: config.maxJsonElements },
     maxStreamsPerTenant: config.maxStreamsPerTenant, pool, metamodel, hasher, tokens, oauth,
     webhookPolicy, trustProxy: new AddressSet(config.trustProxy),
+    gateway: new GatewayLimits({ timeoutMs: config.gatewayTimeoutMs, maxConcurrent: config.gatewayMaxConcurrent }),
   }
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, webhookOptions)
