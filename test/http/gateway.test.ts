@@ -14,12 +14,13 @@ import { request } from 'undici'
 import { adminToken, call, clientToken, oauthServerForFile, type Json } from '../helpers/oauth'
 import type { Answer } from '../helpers/client'
 
-const env = oauthServerForFile(t, { args: ['--gateway-timeout', '1s'] })
+const env = oauthServerForFile(t, { args: ['--gateway-timeout', '1s', '--gateway-max-concurrent', '2'] })
 let upstream: HttpServer
 let SOURCE: string
 let admin: Record<string, string>
 let demoToken: string
 
+const BIG_PIECES = 256
 const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5))
 
 /** Writes `text` in pieces cut at the given character offsets. */
@@ -57,6 +58,14 @@ async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.end(gzipSync(JSON.stringify({ self: `${SOURCE}/gzip` })))
   } else if (path === '/redirect') {
     res.writeHead(302, { location: `${SOURCE}/json?x=1`, link: `<${SOURCE}/p/2>; rel="next", <https://other.example/p>; rel="help"` })
+    res.end()
+  } else if (path === '/big') {
+    // 64 KiB pieces, each with the source URL across its end: written as fast as the socket takes them.
+    res.writeHead(200, { 'content-type': 'text/plain' })
+    const piece = `${'x'.repeat(65536 - 21)} ${SOURCE}/p `
+    for (let i = 0; i < BIG_PIECES; i++) {
+      if (!res.write(piece)) await new Promise((resolve) => res.once('drain', resolve))
+    }
     res.end()
   } else if (path === '/slow') {
     setTimeout(() => { if (!res.destroyed) res.end('late') }, 5000)
@@ -154,6 +163,30 @@ t.test('a large request body streams to the service', async (t) => {
   const res = await request(`${proxy()}/echo`, { method: 'POST', headers: { authorization: `Bearer ${demoToken}`, 'content-type': 'application/octet-stream' }, body: big })
   t.equal(res.statusCode, 200)
   t.equal(((await res.body.json()) as { bodyLength: number }).bodyLength, big.length)
+})
+
+t.test('a large response streams through the rewrite to a slow reader, whole', async (t) => {
+  const res = await request(`${proxy()}/big`, { headers: { authorization: `Bearer ${demoToken}` }, highWaterMark: 16 * 1024 })
+  let text = ''
+  let reads = 0
+  for await (const chunk of res.body) {
+    text += (chunk as Buffer).toString('latin1')
+    if (++reads % 64 === 0) await pause()
+  }
+  t.equal(res.statusCode, 200)
+  t.equal(text.split(` ${proxy()}/p `).length - 1, BIG_PIECES, 'every URL rewritten')
+  t.notOk(text.includes(SOURCE), 'none left')
+  t.equal(text.length, BIG_PIECES * (65536 - 20 + proxy().length + 3), 'every byte')
+})
+
+t.test('past GATEWAY_MAX_CONCURRENT requests to one service, the next is 503 with Retry-After', async (t) => {
+  const slow = [get('/slow'), get('/slow')]
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const third = await get('/echo')
+  t.equal(third.status, 503)
+  t.equal(third.headers['retry-after'], '1')
+  t.same((await Promise.all(slow)).map((r) => r.status), [504, 504])
+  t.equal((await get('/echo')).status, 200, 'the slots are given back')
 })
 
 t.test('a slow service is 504, a dead one 502, with the error body', async (t) => {
