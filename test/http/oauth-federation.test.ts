@@ -42,11 +42,14 @@ const ABSOLUTE = (base: string, location: string): string => new URL(location, b
  * in as `login`, or abort), back to the client's redirect URI; returns
  * where the client was sent and the URL of our callback on the way.
  */
-async function signInUpstream(ua: UserAgent, provider: string, login: string | 'abort', state = 'st'): Promise<{ landed: string; callback: string }> {
+async function signInUpstream(
+  ua: UserAgent, provider: string, login: string | 'abort', state = 'st', stopAtCallback = false,
+): Promise<{ landed: string; callback: string }> {
   let url = ua.authorizeUrl({ client_id: 'web-app', response_type: 'code', scope: 'openid', state, redirect_uri: CLIENT_CALLBACK, platform_id_provider: provider })
   let callback = ''
   for (let step = 0; step < 20; step++) {
     if (url.startsWith(`${env.issuer}/idp/`)) callback = url
+    if (callback !== '' && stopAtCallback) return { landed: '', callback }
     const res = await ua.send('GET', url)
     if (res.status >= 300 && res.status < 400) {
       const next = ABSOLUTE(url, String(res.headers.location))
@@ -173,6 +176,17 @@ t.test('a replayed state is refused', async (t) => {
   t.match(replay.text, /unknown, expired or already finished/)
   const forged = await ua.send('GET', `${env.issuer}/idp/upstream/callback?state=made-up&code=x`)
   t.equal(forged.status, 400)
+})
+
+t.test('the callback finishes only in the browser that started the sign-in (login CSRF)', async (t) => {
+  const attacker = new UserAgent(env.issuer)
+  const { callback } = await signInUpstream(attacker, 'upstream', 'dan', 'csrf', true)
+  t.ok(attacker.cookies.has('platform_upstream'), 'the binding cookie was set')
+  const victim = new UserAgent(env.issuer)
+  const res = await victim.send('GET', callback)
+  t.equal(res.status, 400)
+  t.match(res.text, /started in another browser/)
+  t.notOk(victim.cookies.has('platform_session'), 'the victim is not signed in as the attacker')
 })
 
 t.test('nobody was provisioned by the refused sign-ins', async (t) => {

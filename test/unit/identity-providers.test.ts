@@ -62,7 +62,7 @@ t.test('a bad provider in the bootstrap file stops the start, naming it', async 
 t.test('an upstream state is taken once, and not after it expired', async (t) => {
   const { store, clock } = tempAuthStore(t)
   const states = new UpstreamStates(store)
-  const pending = { provider: 'corp', nonce: 'n', codeVerifier: 'v', params: 'client_id=web-app' }
+  const pending = { provider: 'corp', browser: 'b', nonce: 'n', codeVerifier: 'v', params: 'client_id=web-app' }
   await states.save('state-1', pending)
   t.match(await states.take('state-1'), pending)
   t.equal(await states.take('state-1'), undefined, 'a replay finds nothing')

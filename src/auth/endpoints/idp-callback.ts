@@ -13,6 +13,7 @@ import { grantAndRedirect, sessionCookies, settleAuthorization } from './authori
 import { RedirectError } from './authorize/request'
 import { validateAuthorizationRequest } from './authorize/validate'
 import { isCustomProvider } from './authorize/upstream'
+import { sameBrowser } from '../federation/browser-binding'
 import { IdTokenRefused, verifyUpstreamIdToken } from '../federation/id-token'
 import { LinkRefused, linkedUser } from '../federation/link-user'
 import { exchangeCode } from '../federation/token-exchange'
@@ -27,6 +28,9 @@ async function finish(s: AuthServices, ex: Exchange, providerId: string, cookies
   const pending = state === '' ? undefined : await fed.states.take(state)
   if (pending === undefined || pending.provider !== providerId) {
     throw new ApiError('bad_request', `this sign-in through identity provider "${providerId}" is unknown, expired or already finished: start again from the application`)
+  }
+  if (!sameBrowser(ex.headers.cookie, pending.browser)) {
+    throw new ApiError('bad_request', `this sign-in through identity provider "${providerId}" was started in another browser: start again from the application`)
   }
   const req = validateAuthorizationRequest(s.oauth.clients, ex, new URLSearchParams(pending.params), isCustomProvider(s))
   const provider = fed.providers.find(providerId)

@@ -3,18 +3,19 @@
 // original authorization request waits under the state's hash until the
 // callback takes it (once).
 import { createHash } from 'node:crypto'
-import { randomToken } from '../helpers/secrets'
+import { randomToken, sha256 } from '../helpers/secrets'
 import type { IdentityProviderRecord } from '../models/identity-providers'
 import { callbackUrl, type Federation } from './federation'
 
+/** `browser`: the browser's binding cookie value (sign-in-binding.ts). */
 export async function upstreamAuthorizationUrl(
-  fed: Federation, issuer: string, provider: IdentityProviderRecord, params: URLSearchParams,
+  fed: Federation, issuer: string, provider: IdentityProviderRecord, params: URLSearchParams, browser: string,
 ): Promise<string> {
   const meta = await fed.discovery.metadata(provider.issuer)
   const state = randomToken()
   const nonce = randomToken()
   const codeVerifier = randomToken()
-  await fed.states.save(state, { provider: provider.id, nonce, codeVerifier, params: params.toString() })
+  await fed.states.save(state, { provider: provider.id, browser: sha256(browser), nonce, codeVerifier, params: params.toString() })
   const url = new URL(meta.authorization_endpoint)
   const scopes = provider.scopes.includes('openid') ? provider.scopes : ['openid', ...provider.scopes]
   const query = {

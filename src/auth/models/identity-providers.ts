@@ -26,6 +26,8 @@ export interface IdentityProviderRecord {
 
 export interface UpstreamStateRecord {
   provider: string
+  /** SHA-256 of the browser binding cookie: the callback must come from the browser that started the sign-in */
+  browser: string
   nonce: string
   codeVerifier: string
   /** the original authorization request's parameters, finished after the callback */

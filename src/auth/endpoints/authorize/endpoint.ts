@@ -171,7 +171,7 @@ async function authorize(s: AuthServices, ex: Exchange, all: URLSearchParams, co
   } else {
     identity = consented ? await consentAnswer(s, ex, req, all) : await knownIdentity(s, ex, req)
     if (identity === undefined && req.upstream !== undefined) {
-      redirect(ex, await upstreamLocation(s, req, req.upstream), { 'set-cookie': cookies })
+      redirect(ex, await upstreamLocation(s, ex, req, req.upstream, cookies), { 'set-cookie': cookies })
       return
     }
     if (identity === undefined) {
