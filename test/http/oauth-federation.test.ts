@@ -110,6 +110,15 @@ t.test('the admin API shows a provider without its secret, with the redirect URI
   const badIssuer = await putProvider('bad', { issuer: 'ftp://x', client_id: 'x', link_by_verified_email: true })
   t.match(badIssuer.json<Json>().message, /must be an http or https URL/)
   t.equal((await call('GET', providerUrl('bad'), admin)).status, 404)
+
+  // An update without client_secret keeps the sealed one (the sign-ins below use it); null makes the client public.
+  const kept = await putProvider('upstream', { issuer: op.issuer, client_id: 'platform', provisioning: { tenants: { demo: ['graph-reader'] } } })
+  t.equal(kept.status, 200)
+  t.equal(kept.json<Json>().client_secret_set, true)
+  const pub = await putProvider('public', { issuer: op.issuer, client_id: 'spa', client_secret: null, link_by_verified_email: true })
+  t.equal(pub.json<Json>().client_secret_set, false)
+  t.equal((await call('DELETE', providerUrl('public'), admin)).status, 204)
+  t.equal((await call('GET', providerUrl('public'), admin)).status, 404)
 })
 
 t.test('first sign-in provisions a user and links it; the second reuses the link', async (t) => {
@@ -187,6 +196,14 @@ t.test('the callback finishes only in the browser that started the sign-in (logi
   t.equal(res.status, 400)
   t.match(res.text, /started in another browser/)
   t.notOk(victim.cookies.has('platform_session'), 'the victim is not signed in as the attacker')
+})
+
+t.test('deleting a local user ends its link: the next upstream sign-in provisions a new user', async (t) => {
+  const before = await codeAndSub((await signInUpstream(new UserAgent(env.issuer), 'upstream', 'frank')).landed)
+  t.equal((await call('DELETE', `${env.issuer}/admin/users/${before.sub}`, admin)).status, 204)
+  const after = await codeAndSub((await signInUpstream(new UserAgent(env.issuer), 'upstream', 'frank')).landed)
+  t.not(after.sub, before.sub)
+  t.equal((await call('GET', `${env.issuer}/admin/users/${after.sub}`, admin)).json<Json>().username, 'frank')
 })
 
 t.test('nobody was provisioned by the refused sign-ins', async (t) => {

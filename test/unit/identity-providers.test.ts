@@ -50,6 +50,7 @@ t.test('a bad provider in the bootstrap file stops the start, naming it', async 
     [{ id: 'x', issuer: 'https://a.example', client_id: 'c', provisioning: { tenants: { nowhere: [] } } }, /tenant "nowhere" does not exist/],
     [{ id: 'x', issuer: 'mailto:a', client_id: 'c', link_by_verified_email: true }, /must be an http or https URL/],
     [{ issuer: 'https://a.example', client_id: 'c', link_by_verified_email: true }, /identityProviders\[0\]\.id must be a string/],
+    [{ id: 'idp_legacy', issuer: 'https://a.example', client_id: 'c', link_by_verified_email: true }, /built-in identity provider/],
   ]
   for (const [doc, message] of cases) {
     const err = await applyIdentityProviderBootstrap(store, parseBootstrap({ identityProviders: [doc] }).identityProviders, KEY).catch((e: unknown) => e)

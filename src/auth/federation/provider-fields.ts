@@ -28,6 +28,7 @@ function clientSecretOf(f: JsonFields): string | null | undefined {
 }
 
 export function readProviderFields(f: JsonFields, id: string): ProviderFields {
+  if (id === 'idp_default' || id === 'idp_legacy') throw violation(`"${id}" is the name of a built-in identity provider`)
   const issuer = f.string('issuer', URI)
   if (!/^https?:\/\/[^/?#]+/.test(issuer) || /[?#]/.test(issuer)) throw violation(`issuer "${issuer}" must be an http or https URL without query or fragment`)
   const claims = f.has('claims') ? f.object('claims') : undefined
