@@ -10,6 +10,7 @@ import { rootWellKnownPath } from './auth/endpoints/discovery'
 import { answerCors } from './cors-policy'
 import { ApiError, ERROR_TYPES } from './errors'
 import { findGraphRoute } from './graph/routes'
+import { forward } from './gateway/forward'
 import { tenantSegment } from './graph/validate'
 import { readBody } from './front/body'
 import { Exchange } from './front/exchange'
@@ -71,6 +72,7 @@ export function dispatch(s: Services, res: HttpResponse, req: HttpRequest): void
     else if (segments[1] === 'v1' && segments[0] === 'oauth2') oauth(s, ex, segments)
     // RFC 8414's path form of the metadata URL; any other path there finds no route ('?').
     else if (segments[0] === '.well-known') oauth(s, ex, ['oauth2', 'v1', ...(rootWellKnownPath(s.oauth.issuer, segments) ?? ['?'])])
+    else if (segments[0] === 'gateway') forward(s, ex, req)
     else if (segments.length === 1 && segments[0] === 'errors' && ex.method === 'GET') ex.json(200, JSON.stringify(ERROR_TYPES))
     else throw notFound(ex)
   } catch (err) {

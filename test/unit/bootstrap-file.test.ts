@@ -54,7 +54,7 @@ t.test('readBootstrapFile reads the demo file', async (t) => {
 })
 
 t.test('every key is optional', async (t) => {
-  t.same(parseBootstrap({}), { tenants: [], packages: [], subscriptions: [], clients: [], roles: {}, users: [], metamodel: {} })
+  t.same(parseBootstrap({}), { tenants: [], packages: [], subscriptions: [], clients: [], roles: {}, users: [], metamodel: {}, identityProviders: [] })
   t.same(EMPTY_BOOTSTRAP, parseBootstrap({}))
 })
 
@@ -143,4 +143,11 @@ t.test('ids that become keys of the auth store are at most 128 characters', asyn
   bad(t, { clients: [{ client_id: long, tenant: 't' }] }, 'clients[0].client_id must be at most 128 characters')
   bad(t, { roles: { [long]: [] } }, 'roles has a name longer than 128 characters')
   t.equal(parseBootstrap({ tenants: [{ id: 'x'.repeat(128), org: 'o' }] }).tenants[0]!.id.length, 128)
+})
+
+t.test('a service may name its source URL (the gateway); a bad one stops the start', async (t) => {
+  const pkg = (services: unknown[]) => ({ packages: [{ id: 'p', version: '1', provider: { id: 'demo', org: 'demo-org' }, includedServices: services }] })
+  const b = parseBootstrap(pkg([{ id: 's', name: 'S', scopes: [], sourceUrl: 'http://svc.internal:9000/api/' }, { id: 't', name: 'T' }]))
+  t.same(b.packages[0]!.includedServices, [{ id: 's', name: 'S', scopes: [], sourceUrl: 'http://svc.internal:9000/api' }, { id: 't', name: 'T', scopes: [] }])
+  t.throws(() => parseBootstrap(pkg([{ id: 's', name: 'S', sourceUrl: 'http://svc/api?x=1' }])), /includedServices\[0\]\.sourceUrl must be an http or https URL/)
 })

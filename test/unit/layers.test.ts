@@ -22,7 +22,7 @@ const LAYERS: string[][] = [
   // event logs and webhook delivery; the actor's parts
   ['src/events', 'workers/actor'],
   ['src/auth'],
-  ['src/graph'],
+  ['src/graph', 'src/gateway'],
   // composition at the root
   ['src/services'],
   ['src/cors-policy'],

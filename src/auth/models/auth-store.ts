@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import type { PackageDecl, TenantDecl } from '../../bootstrap/bootstrap-file'
 import { KEY_OPTIONS } from '../../contract/key-encoding'
 import type { ScryptHash } from '../helpers/password-hasher'
+import type { IdentityProviderRecord, UpstreamStateRecord } from './identity-providers'
 
 export type SecretHash = ScryptHash | { alg: 'sha256'; hash: string }
 
@@ -147,6 +148,12 @@ export interface AuthStore {
   lockouts: Database<LockoutRecord, string>
   /** kid -> key */
   signingKeys: Database<SigningKeyRecord, string>
+  /** provider id -> custom identity provider (models/identity-providers.ts) */
+  identityProviders: Database<IdentityProviderRecord, string>
+  /** [provider id, upstream sub] -> local user id */
+  identityLinks: Database<string, [string, string]>
+  /** SHA-256 of our upstream `state` -> the pending upstream sign-in */
+  upstreamStates: Database<UpstreamStateRecord, string>
 }
 
 /** Keys of any length and content keep their order and ranges (store/key-encoding.ts). */
@@ -171,6 +178,9 @@ export function openAuthStore(dataDir: string): AuthStore {
     sessions: env.openDB('sessions', DB_OPTIONS),
     lockouts: env.openDB('lockouts', DB_OPTIONS),
     signingKeys: env.openDB('signingKeys', DB_OPTIONS),
+    identityProviders: env.openDB('identityProviders', DB_OPTIONS),
+    identityLinks: env.openDB('identityLinks', DB_OPTIONS),
+    upstreamStates: env.openDB('upstreamStates', DB_OPTIONS),
   }
 }
 
