@@ -4,6 +4,7 @@
 // checked by the dispatcher before the body is read (the admin API).
 import { ApiError } from '../errors'
 import type { Method } from '../front/route'
+import * as adminBackups from './endpoints/admin/backups'
 import * as adminClients from './endpoints/admin/clients'
 import * as adminPackages from './endpoints/admin/packages'
 import * as adminRoles from './endpoints/admin/roles'
@@ -50,6 +51,7 @@ export const OAUTH_ROUTES: readonly [string, OAuthMethods][] = [
   ['admin/roles', { GET: adminRoles.listRoles }],
   ['admin/roles/:name', { GET: adminRoles.getRole, PUT: adminRoles.replaceRole, DELETE: adminRoles.deleteRole }],
   ['admin/signing-keys', { GET: adminKeys.listSigningKeys, POST: adminKeys.rotateSigningKeys }],
+  ['admin/backups', { POST: adminBackups.createBackup }],
 ]
 
 /** Every captured segment names a record whose id is at most MAX_NAME_CHARS long; a longer one is a 400, never a key lookup. */
