@@ -47,6 +47,10 @@ export interface ToolConfig extends Config {
   adminClientSecret: string | undefined
   /** The new directory a backup is written to (backup.js). */
   backupTo: string | undefined
+  /** The tenant export-tenant.js and import-tenant.js move. */
+  tenant: string | undefined
+  /** The NDJSON file they write or read (standard output or input when not given). */
+  file: string | undefined
 }
 
 export class ConfigError extends Error {}
@@ -90,6 +94,8 @@ const OPTIONS = {
   adminClientId: { flag: '--admin-client-id', env: 'ADMIN_CLIENT_ID', tool: true },
   adminClientSecret: { flag: '--admin-client-secret', env: 'ADMIN_CLIENT_SECRET', tool: true },
   backupTo: { flag: '--to', env: 'BACKUP_TO', tool: true },
+  tenant: { flag: '--tenant', env: 'TENANT', tool: true },
+  file: { flag: '--file', env: 'TENANT_FILE', tool: true },
 } satisfies Record<string, OptionSpec>
 
 /** The --help text of each option (default and meaning); the README's options table says the same. */
@@ -114,6 +120,8 @@ const HELP: Partial<Record<OptionName, string>> = {
   adminClientId: 'a platform.admin client of the running server',
   adminClientSecret: "that client's secret (prefer the variable: flags show in ps)",
   backupTo: 'backup.js: the new (or empty) directory the backup is written to, on the server host',
+  tenant: 'export-tenant.js, import-tenant.js: the tenant to move',
+  file: 'export-tenant.js, import-tenant.js: the NDJSON file (default standard output / input)',
 }
 
 /** The --help text, generated from the options table. */
@@ -229,5 +237,7 @@ export function loadToolConfig(argv: readonly string[], env: NodeJS.ProcessEnv):
   const backupTo = get('backupTo')
   return { ...loadConfig(argv, env, true), serverUrl, adminClientId: get('adminClientId'), adminClientSecret: get('adminClientSecret'),
     backupTo: backupTo === undefined ? undefined : resolve(backupTo),
+    tenant: get('tenant'),
+    file: get('file'),
   }
 }

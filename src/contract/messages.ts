@@ -1,6 +1,7 @@
 // The messages between the front thread and the shard actors. Plain data
 // only, so they cross MessagePorts through the one codec (src/contract/codec.ts).
 import type { ErrorType } from '../errors'
+import type { ImportLine } from './tenant-export'
 
 export interface NodeRef { ns: string; type: string; id: string }
 export interface RelationRef { from: NodeRef; to: NodeRef; rel: NodeRef }
@@ -76,10 +77,14 @@ export type WriteOp =
   | { op: 'deleteWebhook'; tenant: string; id: string }
   /** Delivery state of a webhook: the cursor only moves forward; `failingSince` null once a delivery succeeds. */
   | { op: 'webhookProgress'; tenant: string; id: string; state: WebhookState }
+  /** A batch of a tenant import (src/contract/tenant-export.ts): body {"added","existing"}. */
+  | { op: 'importTenant'; tenant: string; lines: ImportLine[] }
 
 export type StreamOp =
   | { op: 'listNodes'; tenant: string; ns: string; type: string; limit: number | undefined; owner: string | undefined; criterion: Criterion | undefined }
   | { op: 'neighbours'; tenant: string; node: NodeRef }
+  /** Every line of a tenant export (src/contract/tenant-export.ts), NDJSON chunks. */
+  | { op: 'exportTenant'; tenant: string }
 
 /** Asynchronous work an actor runs beside its reads and writes. */
 export type TaskOp =

@@ -31,6 +31,8 @@ const LAYERS: string[][] = [
   ['src/server'],
   ['src/main', 'src/rotate-signing-key'],
   ['src/backup'],
+  ['src/export-tenant'],
+  ['src/import-tenant'],
 ]
 
 /** What the worker threads may take from src/: the shared, low-level units. */

@@ -11,6 +11,7 @@ import { deleteRelation, getRelation, incrementCounter, putRelation } from '../s
 import { fail, ok, type OpResult } from '../store/result'
 import { shardPath } from '../store/shard-store'
 import { backupShard } from '../crypto/backup-copy'
+import { importBatch } from '../store/import-tenant'
 import { createWebhook, deleteWebhook, listWebhooks, saveWebhookState, webhookTargets } from '../store/webhooks'
 
 type OpName = Operation['op']
@@ -69,8 +70,11 @@ export function operationTable(webhookKey: Buffer): OperationTable {
       },
     },
 
+    importTenant: write((sc, op) => importBatch(sc, op.tenant, op.lines)),
+
     listNodes: { kind: 'stream' },
     neighbours: { kind: 'stream' },
+    exportTenant: { kind: 'stream' },
   }
 }
 
