@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { shardOf } from '../../src/shard/tenant-hash'
 import { SLOT_BYTES, WRAPPED_BYTES } from '../../workers/crypto/key-file'
-import { Graph, createConsent } from '../helpers/client'
+import { Graph, call, createConsent, type Answer } from '../helpers/client'
 import { OAUTH_BOOTSTRAP } from '../helpers/oauth'
 import { ROOT, getToken, removeDir, startServer, tempDir, type Server } from '../helpers/server'
 
@@ -150,4 +150,25 @@ t.test('a stopped server is backed up from its files', async (t) => {
   t.teardown(() => restored.stop())
   const g2 = new Graph(restored.url, 'demo', await getToken(restored.url), g.consent)
   t.equal((await g2.get('nodes/core/customer/o1')).json<{ name: string }>().name, 'Offline', 'the copy restores')
+})
+
+t.test('POST /oauth2/v1/admin/backups: platform.admin only, into a new absolute directory', async (t) => {
+  const dir = tempDir('backup-endpoint-')
+  const copies = tempDir('backup-copy-')
+  t.teardown(() => { removeDir(dir); removeDir(copies) })
+  const server = await start(dir, join(dir, 'secrets'))
+  t.teardown(() => server.stop())
+  const admin = await getToken(server.url, 'platform.admin', 'platform-admin', 'admin-secret')
+  const post = (token: string, body: unknown): Promise<Answer> => call('POST', `${server.url}/oauth2/v1/admin/backups`,
+    { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify(body))
+  t.equal((await post(await getToken(server.url), { to: join(copies, 'x') })).status, 403, 'a graph client may not')
+  const relative = await post(admin, { to: 'relative/dir' })
+  t.equal(relative.status, 400)
+  t.match(relative.json<{ message: string }>().message, 'must be an absolute path')
+  const made = await post(admin, { to: join(copies, 'b') })
+  t.equal(made.status, 201)
+  t.match(made.json(), { to: join(copies, 'b'), shards: SHARDS, taken: String })
+  t.ok(existsSync(join(copies, 'b', 'manifest.json')) && existsSync(join(copies, 'b', 'auth', 'data.mdb')))
+  for (let n = 0; n < SHARDS; n++) t.ok(existsSync(join(copies, 'b', 'shards', String(n), 'keys.bin')), `shard ${n} with its key file`)
+  t.equal((await post(admin, { to: join(copies, 'b') })).status, 400, 'never over another backup')
 })
