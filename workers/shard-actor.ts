@@ -71,9 +71,13 @@ const commits = new GroupCommit(outbox, {
 timers.schedule()
 port.postMessage(encodeReplies([{ kind: 'started', id: 0 }]))
 
+/** Tasks under way (a backup's copy): the environments they read stay open until they end. */
+const tasks = new Set<Promise<void>>()
+
 async function shutdown(id: number): Promise<void> {
   timers.stop()
   await commits.drain()
+  await Promise.all(tasks)
   outbox.flush()
   for (const store of stores.values()) await closeShard(store)
   port!.postMessage(encodeReplies([{ kind: 'closed', id }]))
@@ -103,7 +107,9 @@ function take(req: ActorRequest, time: number, writes: Map<ShardStore, WriteItem
         case 'read': outbox.send(reply(req.id, runOperation(operations, context(store, time), op))); break
         case 'task': {
           const id = req.id
-          runTask(operations, context(store, time), op).then((r) => outbox.send(reply(id, r)), (err: unknown) => outbox.send(internal(id, err)))
+          const task = runTask(operations, context(store, time), op).then((r) => outbox.send(reply(id, r)), (err: unknown) => outbox.send(internal(id, err)))
+          tasks.add(task)
+          void task.finally(() => tasks.delete(task))
         }
       }
     }
