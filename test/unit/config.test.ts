@@ -36,6 +36,7 @@ t.test('environment variables set every option', async (t) => {
     EVENT_RETENTION_COUNT: '5000', MAX_STREAMS_PER_TENANT: '7', PUBLIC_URL: 'https://graph.example.com',
     MAX_JSON_DEPTH: '10', MAX_JSON_ELEMENTS: '500', WEBHOOK_RETRY_BASE_MS: '50',
     WEBHOOK_ALLOW: '127.0.0.1, hooks.internal,*.corp.example,10.0.0.0/8,fd00::/8', TRUST_PROXY: '10.0.0.1,::1',
+    SHRED_LOG_FILE: 's/shred.log',
   })
   t.same(c, {
     port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', bootstrap: resolve('b.json'), workers: 3, shards: 16,
@@ -43,7 +44,14 @@ t.test('environment variables set every option', async (t) => {
     eventRetentionCount: 5000, maxStreamsPerTenant: 7, publicUrl: 'https://graph.example.com',
     webhookAllow: ['127.0.0.1', 'hooks.internal', '*.corp.example', '10.0.0.0/8', 'fd00::/8'], trustProxy: ['10.0.0.1', '::1'], shutdownTimeoutMs: 10_000,
     webhookRetryBaseMs: 50,
+    shredLog: resolve('s/shred.log'),
   })
+})
+
+t.test('the shred log is beside the master key unless named', async (t) => {
+  t.equal(loadConfig([], { MASTER_KEY_FILE: 'k/master.key' }).shredLog, resolve('k/shred.log'))
+  t.equal(loadConfig(['--master-key-file', '/keys/m.key'], {}).shredLog, '/keys/shred.log')
+  t.equal(loadConfig(['--shred-log', '/logs/s.log'], {}).shredLog, '/logs/s.log')
 })
 
 t.test('flags win over the environment', async (t) => {
