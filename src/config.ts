@@ -51,6 +51,8 @@ export interface ToolConfig extends Config {
   tenant: string | undefined
   /** The NDJSON file they write or read (standard output or input when not given). */
   file: string | undefined
+  /** rotate-master-key.js: the new master key file (created when missing). */
+  newMasterKeyFile: string | undefined
 }
 
 export class ConfigError extends Error {}
@@ -96,6 +98,7 @@ const OPTIONS = {
   backupTo: { flag: '--to', env: 'BACKUP_TO', tool: true },
   tenant: { flag: '--tenant', env: 'TENANT', tool: true },
   file: { flag: '--file', env: 'TENANT_FILE', tool: true },
+  newMasterKeyFile: { flag: '--new-master-key-file', env: 'NEW_MASTER_KEY_FILE', tool: true },
 } satisfies Record<string, OptionSpec>
 
 /** The --help text of each option (default and meaning); the README's options table says the same. */
@@ -122,6 +125,7 @@ const HELP: Partial<Record<OptionName, string>> = {
   backupTo: 'backup.js: the new (or empty) directory the backup is written to, on the server host',
   tenant: 'export-tenant.js, import-tenant.js: the tenant to move',
   file: 'export-tenant.js, import-tenant.js: the NDJSON file (default standard output / input)',
+  newMasterKeyFile: 'rotate-master-key.js: the new master key file (created when missing)',
 }
 
 /** The --help text, generated from the options table. */
@@ -235,9 +239,11 @@ export function loadToolConfig(argv: readonly string[], env: NodeJS.ProcessEnv):
   const serverUrl = get('serverUrl')?.replace(/\/+$/, '')
   if (serverUrl !== undefined && !/^https?:\/\/[^/]+(\/.*)?$/.test(serverUrl)) throw new ConfigError(`SERVER_URL must be an http(s) URL, got "${serverUrl}"`)
   const backupTo = get('backupTo')
+  const newMasterKeyFile = get('newMasterKeyFile')
   return { ...loadConfig(argv, env, true), serverUrl, adminClientId: get('adminClientId'), adminClientSecret: get('adminClientSecret'),
     backupTo: backupTo === undefined ? undefined : resolve(backupTo),
     tenant: get('tenant'),
     file: get('file'),
+    newMasterKeyFile: newMasterKeyFile === undefined ? undefined : resolve(newMasterKeyFile),
   }
 }

@@ -33,6 +33,8 @@ const LAYERS: string[][] = [
   ['src/backup'],
   ['src/export-tenant'],
   ['src/import-tenant'],
+  ['src/rotate-master-key'],
+  ['workers/rekey-shards'],
 ]
 
 /** What the worker threads may take from src/: the shared, low-level units. */
