@@ -1,13 +1,12 @@
 // The master-key rotation command (server stopped):
 //
 //   node dist/src/rotate-master-key.js --data-dir ./data --master-key-file ./secrets/master.key
-//     --to /srv/data-rotated --new-master-key-file ./secrets/master.key.new [--bootstrap FILE]
+//     --to /srv/data-rotated --new-master-key-file ./secrets/master.key.new
 //
 // Copies the data directory (as backup.js does, under its lock) into --to and
 // rotates the copy, never the original: every live data key wrapped again
 // under the new master key, the search index rebuilt under the new blind-index
-// keys (the metamodel of --bootstrap says what is searchable: give the
-// server's), webhook secrets and ID-token signing keys sealed again, and the
+// keys (of the properties it indexes), webhook secrets and ID-token signing keys sealed again, and the
 // manifest's master key check replaced. The operator then starts the server on
 // the copy with the new key, and destroys the old key: from then on a backup
 // taken before, and its wrapped keys of consents revoked since, no longer
@@ -16,7 +15,6 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { openAuthStore } from './auth/models/auth-store'
-import { readBootstrapFile } from './bootstrap/bootstrap-file'
 import { ConfigError, loadToolConfig, usage, wantsHelp } from './config'
 import { loadOrCreateMasterKey, masterKeyCheck } from './crypto/master-key'
 import { describeHolder, tryLockDataDir } from './lifecycle/data-dir-lock'
@@ -27,7 +25,7 @@ import { seal, unseal } from '../workers/crypto/signing-key'
 
 const REKEY_WORKER = join(__dirname, '..', 'workers', 'rekey-shards.js')
 
-function rekeyShards(data: { dataDir: string; shards: number; oldKey: Buffer; newKey: Buffer; metamodel: unknown }): Promise<void> {
+function rekeyShards(data: { dataDir: string; shards: number; oldKey: Buffer; newKey: Buffer }): Promise<void> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(REKEY_WORKER, { workerData: data })
     worker.on('message', (line: string) => {
@@ -47,6 +45,7 @@ async function rotate(): Promise<string> {
   }
   const manifest = readManifest(config.dataDir)
   if (manifest === undefined) throw new ConfigError(`${config.dataDir} holds no data directory (no manifest.json): pass the server's --data-dir`)
+  if (manifest.restoredCopy === true) throw new ConfigError(`${config.dataDir} is a restored backup not started yet: start the server on it once (it applies the shred log), then rotate`)
   if (!existsSync(config.masterKeyFile)) throw new ConfigError(`master key file ${config.masterKeyFile} not found: pass the server's --master-key-file`)
   const oldKey = loadOrCreateMasterKey(config.masterKeyFile, false)
   checkMasterKey(config.dataDir, manifest, masterKeyCheck(oldKey))
@@ -57,8 +56,7 @@ async function rotate(): Promise<string> {
   try {
     const to = config.backupTo
     await backupStoppedDataDir(config.dataDir, to)
-    const metamodel = config.bootstrap === undefined ? {} : readBootstrapFile(config.bootstrap).metamodel
-    await rekeyShards({ dataDir: to, shards: manifest.shards, oldKey, newKey, metamodel })
+    await rekeyShards({ dataDir: to, shards: manifest.shards, oldKey, newKey })
     const auth = openAuthStore(to)
     try {
       for (const { value } of [...auth.signingKeys.getRange()]) {

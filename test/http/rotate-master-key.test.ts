@@ -12,7 +12,7 @@ import { shardOf } from '../../src/shard/tenant-hash'
 import { unseal } from '../../workers/crypto/signing-key'
 import { SLOT_BYTES, WRAPPED_BYTES } from '../../workers/crypto/key-file'
 import { Graph, createConsent } from '../helpers/client'
-import { FIXTURE_BOOTSTRAP, ROOT, getToken, removeDir, startServer, tempDir } from '../helpers/server'
+import { ROOT, getToken, removeDir, startServer, tempDir } from '../helpers/server'
 
 const run = promisify(execFile)
 const ROTATE = join(ROOT, 'dist', 'src', 'rotate-master-key.js')
@@ -42,7 +42,7 @@ t.test('a rotated copy serves everything under the new master key only', async (
 
   const to = join(dir, 'rotated')
   const newKey = join(dir, 'secrets', 'master.key.new')
-  const out = await run(process.execPath, [ROTATE, '--data-dir', join(dir, 'data'), '--master-key-file', oldKey, '--to', to, '--new-master-key-file', newKey, '--bootstrap', FIXTURE_BOOTSTRAP])
+  const out = await run(process.execPath, [ROTATE, '--data-dir', join(dir, 'data'), '--master-key-file', oldKey, '--to', to, '--new-master-key-file', newKey])
   t.match(out.stdout, /^rotated: .*rotated is the data directory under the new master key/)
   t.match(out.stderr, /shard \d: \d+ data keys wrapped again, \d+ nodes indexed again/)
   for (const w of wrapped.filter((b) => !b.every((x) => x === 0))) {

@@ -1,30 +1,52 @@
 // A master-key rotation of one shard (src/rotate-master-key.ts runs it on a
 // copy of a stopped server's data directory, never in place): the search
-// index rebuilt under the new master key's blind-index keys (from every node
-// that still opens), the webhook secrets sealed again, then every data key
-// wrapped again. The data keys themselves, and so every sealed value, stay.
-import type { Metamodel } from '../../src/model/metamodel'
+// index rebuilt under the new master key's blind-index keys, the webhook
+// secrets sealed again, then every data key wrapped again. The data keys
+// themselves, and so every sealed value, stay. Which properties are indexed
+// is read from the index itself (no metamodel needed): each indexed property
+// of each node that still opens gets its term under the new key; entries of
+// data that no longer opens are dropped (they could find nothing).
 import { deriveKey } from '../../src/crypto/master-key'
 import { BlindIndex } from '../crypto/blind-index'
-import { keyParts, NEXT_SLOT_KEY } from './keys'
+import { indexKey, keyParts, NEXT_SLOT_KEY } from './keys'
 import { openElement } from './sealing'
-import { reindex } from './search-index'
+import { indexable } from './search-index'
 import type { ShardStore } from './shard-store'
 import { resealWebhookSecrets, webhookDb } from './webhooks'
 
+/** tenant/ns/type (as JSON) -> the properties the index holds terms of. */
+function indexedProperties(store: ShardStore): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>()
+  for (const raw of store.index.getKeys()) {
+    const [tenant, ns, type, property] = keyParts(raw) as [string, string, string, string]
+    const at = JSON.stringify([tenant, ns, type])
+    const set = out.get(at) ?? new Set<string>()
+    set.add(property)
+    out.set(at, set)
+  }
+  return out
+}
+
 /** `store` was opened with the old master key. */
-export function rekeyShard(store: ShardStore, metamodel: Metamodel, oldKey: Buffer, newKey: Buffer): { slots: number; nodes: number } {
+export function rekeyShard(store: ShardStore, oldKey: Buffer, newKey: Buffer): { slots: number; nodes: number } {
   const blind = new BlindIndex(newKey)
   let nodes = 0
   // Opened before the transaction writes.
   webhookDb(store)
   store.env.transactionSync(() => {
+    const indexed = indexedProperties(store)
     store.index.clearSync()
     for (const { key, value } of store.nodes.getRange()) {
       const [tenant, ns, type, id] = keyParts(key) as [string, string, string, string]
+      const properties = indexed.get(JSON.stringify([tenant, ns, type]))
+      if (properties === undefined) continue
       const opened = openElement(store, tenant, keyParts(key), value, false, false)
       if (opened.kind !== 'open') continue
-      reindex(store, metamodel, blind, tenant, { ns, type, id }, {}, JSON.parse(opened.record.p) as Record<string, unknown>)
+      const props = JSON.parse(opened.record.p) as Record<string, unknown>
+      for (const property of properties) {
+        const v = props[property]
+        if (indexable(v)) store.index.putSync(indexKey(tenant, ns, type, property, blind.term(tenant, property, v), id), 1)
+      }
       nodes++
     }
     resealWebhookSecrets(store, deriveKey(oldKey, 'webhook secrets'), deriveKey(newKey, 'webhook secrets'))
