@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { openAuthStore } from './auth/models/auth-store'
-import { ConfigError, loadToolConfig, usage, wantsHelp } from './config'
+import { ConfigError, loadToolConfig, usage, wantsHelp, type ToolConfig } from './config'
 import { loadOrCreateMasterKey, masterKeyCheck } from './crypto/master-key'
 import { describeHolder, tryLockDataDir } from './lifecycle/data-dir-lock'
 import { privateUmask } from './lifecycle/file-modes'
@@ -40,9 +40,21 @@ function rekeyShards(data: { dataDir: string; shards: number; oldKey: Buffer; ne
 async function rotate(): Promise<string> {
   privateUmask()
   const config = loadToolConfig(process.argv.slice(2), process.env)
-  if (config.backupTo === undefined || config.newMasterKeyFile === undefined) {
+  const { backupTo, newMasterKeyFile } = config
+  if (backupTo === undefined || newMasterKeyFile === undefined) {
     throw new ConfigError('name the new data directory (--to) and the new master key file (--new-master-key-file)')
   }
+  const lock = await tryLockDataDir(config.dataDir, 'rotate-master-key')
+  if (!('release' in lock)) throw new ConfigError(`${config.dataDir} is in use by ${describeHolder(lock)}: stop the server first; the rotation works on a copy of its files`)
+  try {
+    return await rotateLocked({ ...config, backupTo, newMasterKeyFile })
+  } finally {
+    lock.release()
+  }
+}
+
+/** Under the data directory's lock: the checks, then the copy and its rotation. */
+async function rotateLocked(config: ToolConfig & { backupTo: string; newMasterKeyFile: string }): Promise<string> {
   const manifest = readManifest(config.dataDir)
   if (manifest === undefined) throw new ConfigError(`${config.dataDir} holds no data directory (no manifest.json): pass the server's --data-dir`)
   if (manifest.restoredCopy === true) throw new ConfigError(`${config.dataDir} is a restored backup not started yet: start the server on it once (it applies the shred log), then rotate`)
@@ -51,26 +63,20 @@ async function rotate(): Promise<string> {
   checkMasterKey(config.dataDir, manifest, masterKeyCheck(oldKey))
   const newKey = loadOrCreateMasterKey(config.newMasterKeyFile, true)
   if (newKey.equals(oldKey)) throw new ConfigError('the new master key is the old one: name a new file with --new-master-key-file')
-  const lock = await tryLockDataDir(config.dataDir, 'rotate-master-key')
-  if (!('release' in lock)) throw new ConfigError(`${config.dataDir} is in use by ${describeHolder(lock)}: stop the server first; the rotation works on a copy of its files`)
+  const to = config.backupTo
+  await backupStoppedDataDir(config.dataDir, to)
+  await rekeyShards({ dataDir: to, shards: manifest.shards, oldKey, newKey })
+  const auth = openAuthStore(to)
   try {
-    const to = config.backupTo
-    await backupStoppedDataDir(config.dataDir, to)
-    await rekeyShards({ dataDir: to, shards: manifest.shards, oldKey, newKey })
-    const auth = openAuthStore(to)
-    try {
-      for (const { value } of [...auth.signingKeys.getRange()]) {
-        await auth.signingKeys.put(value.kid, { ...value, sealed: seal(newKey, value.kid, unseal(oldKey, value.kid, value.sealed)) })
-      }
-    } finally {
-      await auth.env.close()
+    for (const { value } of [...auth.signingKeys.getRange()]) {
+      await auth.signingKeys.put(value.kid, { ...value, sealed: seal(newKey, value.kid, unseal(oldKey, value.kid, value.sealed)) })
     }
-    const { restoredCopy: _copy, backupTaken: _taken, ...kept } = readManifest(to)!
-    writeManifest(to, { ...kept, masterKeyCheck: masterKeyCheck(newKey) })
-    return to
   } finally {
-    lock.release()
+    await auth.env.close()
   }
+  const { restoredCopy: _copy, backupTaken: _taken, ...kept } = readManifest(to)!
+  writeManifest(to, { ...kept, masterKeyCheck: masterKeyCheck(newKey) })
+  return to
 }
 
 if (wantsHelp(process.argv.slice(2))) {
