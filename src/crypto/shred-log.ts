@@ -8,6 +8,7 @@
 // slot: no tenant, consent reference or key material.
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { ConfigError } from '../config'
 
 export interface ShredEntry {
   /** The generation of the installation that destroyed the key (manifest.json `generation`). */
@@ -19,8 +20,12 @@ export interface ShredEntry {
 /** Creates an empty log (0600, its directory 0700) unless it exists. */
 export function ensureShredLog(path: string): void {
   if (existsSync(path)) return
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
-  closeSync(openSync(path, 'a', 0o600))
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+    closeSync(openSync(path, 'a', 0o600))
+  } catch (err) {
+    throw new ConfigError(`the shred log ${path} cannot be created (${(err as Error).message}); name a writable place with --shred-log / SHRED_LOG_FILE`)
+  }
 }
 
 /** Appends the entries and syncs them: only then may their slots be zeroed. */

@@ -56,3 +56,11 @@ t.test('a restored copy needs the shred log and starts a generation of its own',
   t.equal(restored.manifest.restoredCopy, undefined, 'its manifest, once rewritten, is no longer a restored copy')
   t.ok(restored.rewrite)
 })
+
+t.test('a shred log that cannot be created stops the start with one line', async (t) => {
+  const dir = tempDir('shred-log-')
+  t.teardown(() => removeDir(dir))
+  const blocker = join(dir, 'file')
+  appendFileSync(blocker, 'x')
+  t.throws(() => ensureShredLog(join(blocker, 'shred.log')), { name: 'Error', message: /^the shred log .*file\/shred\.log cannot be created \(.*\); name a writable place with --shred-log \/ SHRED_LOG_FILE$/ })
+})
