@@ -14,6 +14,8 @@ import { streamScan } from '../front/stream'
 import type { GraphHandler } from './services'
 import type { GraphParams } from './params'
 import { MAX_ID_BYTES, MAX_PROPERTY_BYTES, nodeRef } from './validate'
+import { checkNodeWrite, checkRelationWrite, nodeTypeOf, relationTypeOf } from './metamodel-check'
+import type { Metamodel } from '../model/metamodel'
 
 type Spec = GraphHandler<GraphParams>
 type Fields = Record<string, unknown>
@@ -48,12 +50,28 @@ function element(n: number, o: Fields): { created: number; createdBy: string; ow
   return { ...meta, properties: fields(n, o.properties, '"properties"') }
 }
 
+/** The form createConsent gives references (128 random bits): an import cannot bring in a guessable one. */
+const CONSENT_REF = /^cr_[A-Za-z0-9_-]{22}$/
+
+/** Every imported element is of a declared type and, unless locked, holds what the metamodel allows, as a write would. */
+function checkTypes(mm: Metamodel, tenant: string, line: ImportLine): ImportLine {
+  if (line.kind === 'node') {
+    if (line.locked === true) nodeTypeOf(mm, tenant, line.node)
+    else checkNodeWrite(mm, tenant, line.node, line.properties)
+  } else if (line.kind === 'relation') {
+    const r = { from: line.from, to: line.to, rel: line.rel }
+    if (line.locked === true) relationTypeOf(mm, tenant, r)
+    else checkRelationWrite(mm, tenant, r, line.properties)
+  }
+  return line
+}
+
 /** One line of an export, checked; the metamodel line is compared with this installation's. */
-function importLine(n: number, raw: unknown, metamodel: unknown): ImportLine | undefined {
+function importLine(n: number, raw: unknown, mm: Metamodel, tenant: string): ImportLine | undefined {
   const o = fields(n, raw, 'the line')
   switch (o.kind) {
     case 'metamodel':
-      if (JSON.stringify(o.metamodel) !== JSON.stringify(metamodel)) {
+      if (JSON.stringify(o.metamodel) !== JSON.stringify(mm.forTenant(tenant))) {
         throw new ApiError('validation_violation', 'the export was made under another metamodel than this tenant has here; give both installations the same metamodel first')
       }
       return undefined
@@ -63,6 +81,7 @@ function importLine(n: number, raw: unknown, metamodel: unknown): ImportLine | u
         throw bad(n, '"revokedProperties" must be an array of property names')
       }
       if (o.status !== 'granted' && o.status !== 'revoked') throw bad(n, '"status" must be "granted" or "revoked"')
+      if (typeof o.ref !== 'string' || !CONSENT_REF.test(o.ref)) throw bad(n, '"ref" must be a consent reference as this service makes them (cr_ and 22 base64url characters)')
       return { kind: 'consent', ref: text(n, o, 'ref'), subject: text(n, o, 'subject'), status: o.status, revokedProperties: names as string[], created: time(n, o, 'created') }
     }
     case 'node':
@@ -86,8 +105,7 @@ export const importTenant: Spec = {
   handle(s, ex, { tenant }, body) {
     const doc = parseJson(body!)
     if (!Array.isArray(doc)) throw new ApiError('bad_request', 'the body must be a JSON array of export lines')
-    const metamodel = s.metamodel.forTenant(tenant)
-    const lines = doc.map((raw, n) => importLine(n, raw, metamodel)).filter((l): l is ImportLine => l !== undefined)
+    const lines = doc.map((raw, n) => importLine(n, raw, s.metamodel, tenant)).filter((l): l is ImportLine => l !== undefined).map((l) => checkTypes(s.metamodel, tenant, l))
     s.pool.call(tenant, { op: 'importTenant', tenant, lines }, answer(ex))
   },
 }

@@ -93,4 +93,11 @@ t.test('an import whose lines name an unknown consent is refused whole', async (
   writeFileSync(file, `${JSON.stringify(node)}\n`)
   const refused = await tool(IMPORT, target, file).then(() => '', (err: Error & { stderr: string }) => err.stderr)
   t.match(refused, /^error: POST .*\/graph\/v1\/demo\/import answered 400: import refused: node owned by consent "cr_unknown", which is neither here nor earlier in the import\n$/)
+
+  const refusedLine = async (line: unknown): Promise<string> => {
+    writeFileSync(file, `${JSON.stringify(line)}\n`)
+    return await tool(IMPORT, target, file).then(() => '', (err: Error & { stderr: string }) => err.stderr)
+  }
+  t.match(await refusedLine({ ...node, node: { ns: 'core', type: 'undeclared', id: 'x' } }), /answered 400: node type core\/undeclared is not declared in the metamodel/, 'types are checked as a write checks them')
+  t.match(await refusedLine({ kind: 'consent', ref: 'cr_guessable', subject: 's', status: 'granted', revokedProperties: [], created: 1 }), /answered 400: import line 1: "ref" must be a consent reference as this service makes them/, 'no guessable consent reference comes in')
 })
