@@ -1,7 +1,7 @@
 // The one config loader: flags win over environment variables, which win over
 // defaults. Everything is validated here once; the rest of the code trusts it.
 import { availableParallelism } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { invalidAllowEntry } from './net/webhook-policy'
 import { parseCidr } from './net/addresses'
 import { originProblem } from './net/origin'
@@ -21,6 +21,8 @@ export interface Config {
   /** JSON request bodies may hold at most this many elements (array items and object members). */
   maxJsonElements: number
   masterKeyFile: string
+  /** The shred log of destroyed data keys (src/crypto/shred-log.ts), outside the data directory. */
+  shredLog: string
   accessTokenTtl: number
   eventRetentionMs: number
   /** At most this many events are kept per tenant. */
@@ -50,6 +52,14 @@ export interface ToolConfig extends Config {
   serverUrl: string | undefined
   adminClientId: string | undefined
   adminClientSecret: string | undefined
+  /** The new directory a backup is written to (backup.js). */
+  backupTo: string | undefined
+  /** The tenant export-tenant.js and import-tenant.js move. */
+  tenant: string | undefined
+  /** The NDJSON file they write or read (standard output or input when not given). */
+  file: string | undefined
+  /** rotate-master-key.js: the new master key file (created when missing). */
+  newMasterKeyFile: string | undefined
 }
 
 export class ConfigError extends Error {}
@@ -79,6 +89,7 @@ const OPTIONS = {
   maxJsonDepth: { flag: '--max-json-depth', env: 'MAX_JSON_DEPTH' },
   maxJsonElements: { flag: '--max-json-elements', env: 'MAX_JSON_ELEMENTS' },
   masterKeyFile: { flag: '--master-key-file', env: 'MASTER_KEY_FILE' },
+  shredLog: { flag: '--shred-log', env: 'SHRED_LOG_FILE' },
   accessTokenTtl: { flag: '--access-token-ttl', env: 'ACCESS_TOKEN_TTL' },
   eventRetention: { flag: '--event-retention', env: 'EVENT_RETENTION' },
   eventRetentionCount: { flag: '--event-retention-count', env: 'EVENT_RETENTION_COUNT' },
@@ -94,6 +105,10 @@ const OPTIONS = {
   serverUrl: { flag: '--server-url', env: 'SERVER_URL', tool: true },
   adminClientId: { flag: '--admin-client-id', env: 'ADMIN_CLIENT_ID', tool: true },
   adminClientSecret: { flag: '--admin-client-secret', env: 'ADMIN_CLIENT_SECRET', tool: true },
+  backupTo: { flag: '--to', env: 'BACKUP_TO', tool: true },
+  tenant: { flag: '--tenant', env: 'TENANT', tool: true },
+  file: { flag: '--file', env: 'TENANT_FILE', tool: true },
+  newMasterKeyFile: { flag: '--new-master-key-file', env: 'NEW_MASTER_KEY_FILE', tool: true },
 } satisfies Record<string, OptionSpec>
 
 /** The --help text of each option (default and meaning); the README's options table says the same. */
@@ -106,6 +121,7 @@ const HELP: Partial<Record<OptionName, string>> = {
   shards: 'shard count of a new data directory (default 4)',
   maxBody: 'request body limit in bytes (default 1048576)',
   masterKeyFile: 'master key file (default ./secrets/master.key)',
+  shredLog: 'log of destroyed data keys, applied when a backup is restored (default shred.log beside the master key)',
   accessTokenTtl: 'access token lifetime in seconds (default 3600)',
   eventRetention: 'event retention, seconds or with ms/s/m/h/d (default 7d)',
   eventRetentionCount: 'events kept per tenant at most (default 1000000)',
@@ -119,6 +135,10 @@ const HELP: Partial<Record<OptionName, string>> = {
   serverUrl: 'URL of the running server (default: the one the data directory lock names)',
   adminClientId: 'a platform.admin client of the running server',
   adminClientSecret: "that client's secret (prefer the variable: flags show in ps)",
+  backupTo: 'backup.js: the new (or empty) directory the backup is written to, on the server host',
+  tenant: 'export-tenant.js, import-tenant.js: the tenant to move',
+  file: 'export-tenant.js, import-tenant.js: the NDJSON file (default standard output / input)',
+  newMasterKeyFile: 'rotate-master-key.js: the new master key file (created when missing)',
 }
 
 /** The --help text, generated from the options table. */
@@ -212,6 +232,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool
     maxJsonDepth: integer('--max-json-depth', get('maxJsonDepth') ?? '64', 1, 1000),
     maxJsonElements: integer('--max-json-elements', get('maxJsonElements') ?? '100000', 1, 100_000_000),
     masterKeyFile: resolve(get('masterKeyFile') ?? './secrets/master.key'),
+    shredLog: resolve(get('shredLog') ?? join(dirname(resolve(get('masterKeyFile') ?? './secrets/master.key')), 'shred.log')),
     accessTokenTtl: integer('ACCESS_TOKEN_TTL', get('accessTokenTtl') ?? '3600', 1, 10 * 365 * 86400),
     eventRetentionMs: parseDurationMs('EVENT_RETENTION', get('eventRetention') ?? '7d'),
     eventRetentionCount: integer('EVENT_RETENTION_COUNT', get('eventRetentionCount') ?? '1000000', 1, Number.MAX_SAFE_INTEGER),
@@ -233,5 +254,12 @@ export function loadToolConfig(argv: readonly string[], env: NodeJS.ProcessEnv):
   const get = (name: OptionName): string | undefined => flags.get(OPTIONS[name].flag) ?? env[OPTIONS[name].env]
   const serverUrl = get('serverUrl')?.replace(/\/+$/, '')
   if (serverUrl !== undefined && !/^https?:\/\/[^/]+(\/.*)?$/.test(serverUrl)) throw new ConfigError(`SERVER_URL must be an http(s) URL, got "${serverUrl}"`)
-  return { ...loadConfig(argv, env, true), serverUrl, adminClientId: get('adminClientId'), adminClientSecret: get('adminClientSecret') }
+  const backupTo = get('backupTo')
+  const newMasterKeyFile = get('newMasterKeyFile')
+  return { ...loadConfig(argv, env, true), serverUrl, adminClientId: get('adminClientId'), adminClientSecret: get('adminClientSecret'),
+    backupTo: backupTo === undefined ? undefined : resolve(backupTo),
+    tenant: get('tenant'),
+    file: get('file'),
+    newMasterKeyFile: newMasterKeyFile === undefined ? undefined : resolve(newMasterKeyFile),
+  }
 }

@@ -3,7 +3,8 @@
 // opened before this says the directory, the key and this build belong
 // together.
 import { loadOrCreateMasterKey, masterKeyCheck } from './crypto/master-key'
-import { checkMasterKey, createManifest, FORMAT_VERSION, readManifest, writeManifest, type Manifest } from './shard/manifest'
+import { checkMasterKey, createManifest, FORMAT_VERSION, newGeneration, readManifest, writeManifest, type Manifest } from './shard/manifest'
+import { restoreOf, type Restore } from './backups/restore'
 
 export interface OpenedDataDir {
   manifest: Manifest
@@ -12,24 +13,31 @@ export interface OpenedDataDir {
   created: boolean
   /** The disk format the files are in; older ones are migrated as the stores open. */
   formatOnDisk: number
-  /** The manifest must be rewritten once the stores opened (format migrated, or the master key check added). */
+  /** The manifest must be rewritten once the stores opened (format migrated, the master key check or generation added, or a restore done). */
   rewrite: boolean
+  /** A restored backup: the generation whose shred-log entries the shards apply before serving. */
+  restore: Restore | undefined
 }
 
-export function openDataDir(dataDir: string, masterKeyFile: string, shardsIfNew: number, now: number): OpenedDataDir {
+export function openDataDir(dataDir: string, masterKeyFile: string, shardsIfNew: number, now: number, shredLog: string): OpenedDataDir {
   const existing = readManifest(dataDir)
   const masterKey = loadOrCreateMasterKey(masterKeyFile, existing === undefined)
   const check = masterKeyCheck(masterKey)
   if (existing === undefined) {
-    return { manifest: createManifest(dataDir, shardsIfNew, now, check), masterKey, created: true, formatOnDisk: FORMAT_VERSION, rewrite: false }
+    return { manifest: createManifest(dataDir, shardsIfNew, now, check), masterKey, created: true, formatOnDisk: FORMAT_VERSION, rewrite: false, restore: undefined }
   }
   const manifest = checkMasterKey(dataDir, existing, check)
+  const restore = restoreOf(dataDir, existing, shredLog)
+  // A restored copy starts a generation of its own: its revocations must not shred the original's later slots.
+  const generation = restore !== undefined || existing.generation === undefined ? newGeneration() : existing.generation
+  const { restoredCopy: _copy, backupTaken: _taken, ...kept } = manifest
   return {
-    manifest: { ...manifest, format: FORMAT_VERSION, formatVersion: FORMAT_VERSION },
+    manifest: { ...kept, format: FORMAT_VERSION, formatVersion: FORMAT_VERSION, generation },
     masterKey,
     created: false,
     formatOnDisk: existing.formatVersion,
-    rewrite: existing.formatVersion !== FORMAT_VERSION || existing.masterKeyCheck === undefined,
+    rewrite: existing.formatVersion !== FORMAT_VERSION || existing.masterKeyCheck === undefined || generation !== existing.generation,
+    restore,
   }
 }
 

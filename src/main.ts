@@ -30,6 +30,9 @@ import { openDataDir, recordFormat } from './data-dir'
 import { environmentsOf, verifyEnvironments } from './lmdb-check'
 import { AddressSet } from './net/addresses'
 import { GatewayLimits } from './gateway/limits'
+import { ensureShredLog } from './crypto/shred-log'
+import { takeBackup } from './backups/take-backup'
+import { backupShardsThroughActors } from './backups/through-actors'
 
 const SWEEP_INTERVAL_MS = 10 * 60_000
 
@@ -65,7 +68,9 @@ async function main(): Promise<void> {
   privateDataDir(config.dataDir)
   // Before anything in the directory is opened: a second server would serve stale caches and lose writes.
   const lock = await lockDataDir(config.dataDir, 'the server')
-  const opened = openDataDir(config.dataDir, config.masterKeyFile, config.shards, now())
+  const opened = openDataDir(config.dataDir, config.masterKeyFile, config.shards, now(), config.shredLog)
+  // After the restored-copy check (which needs the original's log): every installation keeps one from its first start.
+  ensureShredLog(config.shredLog)
   // Every page read once, in a child process, before this one opens anything: a damaged page refuses the start.
   await verifyEnvironments(environmentsOf(config.dataDir))
   const { manifest, created, masterKey } = opened
@@ -95,9 +100,12 @@ async function main(): Promise<void> {
     dataDir: config.dataDir, shardCount: manifest.shards, workerCount: config.workers, publicUrl, metamodel: boot.metamodel, masterKey,
     eventRetentionMs: config.eventRetentionMs, eventRetentionCount: config.eventRetentionCount,
     existing: !created, formatOnDisk: opened.formatOnDisk,
+    shredLog: config.shredLog, generation: manifest.generation ?? '', restore: opened.restore,
   })
   await pool.started()
   recordFormat(config.dataDir, opened)
+  if (opened.restore !== undefined) console.error(`restored: ${config.dataDir} is a restored backup, the shred log ${config.shredLog} applied; it now serves as an installation of its own`)
+  const backupSource = { manifest, authEnv: authStore.env, backupShards: backupShardsThroughActors(pool, manifest.shards) }
   services = {
     publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody,
     jsonLimits: { maxDepth: config.maxJsonDepth, maxElements: config.maxJsonElements },
@@ -105,6 +113,7 @@ async function main(): Promise<void> {
     webhookPolicy, trustProxy: new AddressSet(config.trustProxy),
     corsOrigins: new Set(config.corsOrigins),
     gateway: new GatewayLimits({ timeoutMs: config.gatewayTimeoutMs, maxConcurrent: config.gatewayMaxConcurrent }),
+    backup: (to: string) => takeBackup(backupSource, to),
   }
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, webhookOptions)

@@ -19,46 +19,16 @@ import { openAuthStore } from './auth/models/auth-store'
 import { rotateSigningKey } from './auth/models/signing-keys'
 import { ConfigError, loadToolConfig, usage, wantsHelp, type ToolConfig } from './config'
 import { loadOrCreateMasterKey } from './crypto/master-key'
+import { adminAuthorization, callServer } from './lifecycle/admin-client'
 import { describeHolder, tryLockDataDir, type LockHolder } from './lifecycle/data-dir-lock'
 import { privateUmask } from './lifecycle/file-modes'
 import { generateSigningKey, unseal } from '../workers/crypto/signing-key'
 
 interface KeyView { kid: string; status: string }
 
-/** Calls the running server; a refusal is one line naming the status and the server's message. */
-async function callServer(url: string, init: RequestInit): Promise<unknown> {
-  let res: Response
-  try {
-    res = await fetch(url, init)
-  } catch (err) {
-    throw new ConfigError(`cannot reach the server at ${url}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`)
-  }
-  const text = await res.text()
-  let body: unknown
-  try {
-    body = JSON.parse(text)
-  } catch {
-    body = text
-  }
-  if (!res.ok) {
-    const o = body as { message?: string; error_description?: string }
-    throw new ConfigError(`${init.method ?? 'GET'} ${url} answered ${res.status}: ${o.error_description ?? o.message ?? text}`)
-  }
-  return body
-}
-
 async function rotateThroughServer(config: ToolConfig, serverUrl: string, holder: LockHolder | undefined): Promise<void> {
-  if (config.adminClientId === undefined || config.adminClientSecret === undefined) {
-    const running = holder === undefined ? `the server at ${serverUrl} runs` : `${config.dataDir} is in use by ${describeHolder(holder)}`
-    throw new ConfigError(`${running}: give a platform.admin client (--admin-client-id and ADMIN_CLIENT_SECRET) to rotate through it, or stop it first`)
-  }
-  const basic = Buffer.from(`${encodeURIComponent(config.adminClientId)}:${encodeURIComponent(config.adminClientSecret)}`).toString('base64')
-  const token = await callServer(`${serverUrl}/oauth2/v1/token`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'platform.admin' }).toString(),
-  }) as { access_token: string }
-  const auth = { authorization: `Bearer ${token.access_token}` }
+  const running = holder === undefined ? `the server at ${serverUrl} runs` : `${config.dataDir} is in use by ${describeHolder(holder)}`
+  const auth = await adminAuthorization(config, serverUrl, running)
   const before = await callServer(`${serverUrl}/oauth2/v1/admin/signing-keys`, { headers: auth }) as KeyView[]
   const key = await callServer(`${serverUrl}/oauth2/v1/admin/signing-keys`, { method: 'POST', headers: auth }) as KeyView
   for (const k of before) if (k.status === 'active') console.log(`retired ${k.kid} (published until its tokens expire)`)

@@ -12,7 +12,7 @@ import { deriveKey } from '../src/crypto/master-key'
 import { now, useOffsetClockFromEnv } from '../src/clock'
 import { BlindIndex } from './crypto/blind-index'
 import { GroupCommit, type WriteItem } from './actor/group-commit'
-import { asStream, kindOf, operationTable, runOperation } from './actor/operations'
+import { asStream, kindOf, operationTable, runOperation, runTask } from './actor/operations'
 import { openShards } from './actor/open-shards'
 import { internal, Outbox, reply } from './actor/outbox'
 import { Streams } from './actor/streams'
@@ -22,6 +22,7 @@ import type { ShardContext } from './store/context'
 import { ShardDamage } from './store/shard-files'
 import { closeShard, type ShardStore } from './store/shard-store'
 import { webhookDb } from './store/webhooks'
+import { shredKeys } from './store/shred-keys'
 
 const config = workerData as ActorConfig
 // The front thread's clock (tests move it through CLOCK_OFFSET_FILE): timestamps, schedules and retention follow it.
@@ -30,6 +31,7 @@ const port = parentPort
 if (port === null) throw new Error('shard-actor must run in a worker thread')
 
 const masterKey = Buffer.from(config.masterKey)
+const shredTarget = { path: config.shredLog, generation: config.generation }
 let stores: Map<number, ShardStore>
 try {
   stores = openShards(config, masterKey)
@@ -63,14 +65,19 @@ const commits = new GroupCommit(outbox, {
   run: (sc, op) => runOperation(operations, sc, op),
   eventsAppended,
   schedulesChanged: () => timers.schedule(),
+  destroyKeys: (store, slots) => shredKeys(store, shredTarget, slots),
 })
 
 timers.schedule()
 port.postMessage(encodeReplies([{ kind: 'started', id: 0 }]))
 
+/** Tasks under way (a backup's copy): the environments they read stay open until they end. */
+const tasks = new Set<Promise<void>>()
+
 async function shutdown(id: number): Promise<void> {
   timers.stop()
   await commits.drain()
+  await Promise.all(tasks)
   outbox.flush()
   for (const store of stores.values()) await closeShard(store)
   port!.postMessage(encodeReplies([{ kind: 'closed', id }]))
@@ -97,7 +104,13 @@ function take(req: ActorRequest, time: number, writes: Map<ShardStore, WriteItem
           break
         }
         case 'stream': streams.start(req.id, store, asStream(operations, op)!); break
-        case 'read': outbox.send(reply(req.id, runOperation(operations, context(store, time), op)))
+        case 'read': outbox.send(reply(req.id, runOperation(operations, context(store, time), op))); break
+        case 'task': {
+          const id = req.id
+          const task = runTask(operations, context(store, time), op).then((r) => outbox.send(reply(id, r)), (err: unknown) => outbox.send(internal(id, err)))
+          tasks.add(task)
+          void task.finally(() => tasks.delete(task))
+        }
       }
     }
   }

@@ -4,6 +4,7 @@
 // checked by the dispatcher before the body is read (the admin API).
 import { ApiError } from '../errors'
 import type { Method } from '../front/route'
+import * as adminBackups from './endpoints/admin/backups'
 import * as adminClients from './endpoints/admin/clients'
 import * as adminPackages from './endpoints/admin/packages'
 import * as adminRoles from './endpoints/admin/roles'
@@ -60,6 +61,7 @@ export const OAUTH_ROUTES: readonly [string, OAuthMethods][] = [
     GET: adminIdentityProviders.getIdentityProvider, PUT: adminIdentityProviders.replaceIdentityProvider, DELETE: adminIdentityProviders.deleteIdentityProvider,
   }],
   ['idp/:id/callback', { GET: idpCallbackEndpoint }],
+  ['admin/backups', { POST: adminBackups.createBackup }],
 ]
 
 /** Every captured segment names a record whose id is at most MAX_NAME_CHARS long; a longer one is a 400, never a key lookup. */

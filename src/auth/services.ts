@@ -7,6 +7,7 @@ import type { PasswordHasher } from './helpers/password-hasher'
 import type { AddressSet } from '../net/addresses'
 import type { RouteMethod } from '../front/route'
 import type { ActorPool } from '../shard/actor-pool'
+import type { BackupResult } from '../backups/take-backup'
 
 export interface AuthServices {
   publicUrl: string
@@ -18,6 +19,8 @@ export interface AuthServices {
   trustProxy: AddressSet
   /** The shard actors: the service's own event log lives in a shard (GET /oauth2/v1/events). */
   pool: ActorPool
+  /** An online backup into a new directory (POST /oauth2/v1/admin/backups; src/backups/take-backup.ts). */
+  backup(to: string): Promise<BackupResult>
 }
 
 /** A route method of the OAuth service: its handler gets the AuthServices. */

@@ -1,6 +1,7 @@
 // The messages between the front thread and the shard actors. Plain data
 // only, so they cross MessagePorts through the one codec (src/contract/codec.ts).
 import type { ErrorType } from '../errors'
+import type { ImportLine } from './tenant-export'
 
 export interface NodeRef { ns: string; type: string; id: string }
 export interface RelationRef { from: NodeRef; to: NodeRef; rel: NodeRef }
@@ -76,12 +77,21 @@ export type WriteOp =
   | { op: 'deleteWebhook'; tenant: string; id: string }
   /** Delivery state of a webhook: the cursor only moves forward; `failingSince` null once a delivery succeeds. */
   | { op: 'webhookProgress'; tenant: string; id: string; state: WebhookState }
+  /** A batch of a tenant import (src/contract/tenant-export.ts): body {"added","existing"}. */
+  | { op: 'importTenant'; tenant: string; lines: ImportLine[] }
 
 export type StreamOp =
   | { op: 'listNodes'; tenant: string; ns: string; type: string; limit: number | undefined; owner: string | undefined; criterion: Criterion | undefined }
   | { op: 'neighbours'; tenant: string; node: NodeRef }
+  /** Every line of a tenant export (src/contract/tenant-export.ts), NDJSON chunks. */
+  | { op: 'exportTenant'; tenant: string }
 
-export type Operation = ReadOp | WriteOp | StreamOp
+/** Asynchronous work an actor runs beside its reads and writes. */
+export type TaskOp =
+  /** An online backup of the shard into `<dataDir>/shards/<n>` (src/backups/take-backup.ts); answers 204. */
+  | { op: 'backupShard'; dataDir: string }
+
+export type Operation = ReadOp | WriteOp | StreamOp | TaskOp
 
 /** Front -> actor. `id` is unique per front thread; stream control refers to an open stream's id. */
 export type ActorRequest =
@@ -122,4 +132,10 @@ export interface ActorConfig {
   /** The disk format the shards are in, and the one to migrate them to (src/shard/manifest.ts). */
   formatOnDisk: number
   formatVersion: number
+  /** Where destroyed data keys are logged before their slots are zeroed (src/crypto/shred-log.ts). */
+  shredLog: string
+  /** The installation's generation (manifest.json), written on each shred-log line. */
+  generation: string
+  /** Set on a restored backup: apply the shred-log lines of this generation before serving. */
+  restore: { generation: string | undefined } | undefined
 }

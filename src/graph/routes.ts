@@ -11,6 +11,7 @@ import { getNeighbours } from './neighbours'
 import * as nodes from './nodes'
 import type { GraphParams } from './params'
 import * as relations from './relations'
+import * as transfer from './tenant-transfer'
 
 export interface GraphMethod extends GraphHandler<GraphParams> {
   scope: string
@@ -50,6 +51,8 @@ export const GRAPH_ROUTES: readonly GraphRoute[] = [
   { resource: 'metamodel', arity: 0, methods: { GET: view(meta.getMetamodel) } },
   { resource: 'metamodel', arity: 3, first: 'nodes', methods: { GET: view(meta.getNodeType) } },
   { resource: 'metamodel', arity: 7, first: 'relations', methods: { GET: view(meta.getRelationType) } },
+  { resource: 'export', arity: 0, methods: { GET: manage(transfer.exportTenant) } },
+  { resource: 'import', arity: 0, methods: { POST: manage(transfer.importTenant) } },
 ]
 
 export function findGraphRoute(resource: string, rest: readonly string[]): GraphRoute | undefined {

@@ -35,6 +35,11 @@ export interface PoolOptions {
   workerFile?: string
   /** Calls in flight per actor before new ones get 503. */
   maxPending?: number
+  /** The shred log and the installation's generation (src/crypto/shred-log.ts); tests of the pool alone may leave them out. */
+  shredLog?: string
+  generation?: string
+  /** A restored backup: the generation whose shred-log lines the shards apply at open. */
+  restore?: { generation: string | undefined }
 }
 
 const DEFAULT_WORKER_FILE = join(__dirname, '..', '..', 'workers', 'shard-actor.js')
@@ -215,6 +220,9 @@ export class ActorPool {
         existing: options.existing ?? false,
         formatOnDisk: options.formatOnDisk ?? FORMAT_VERSION,
         formatVersion: FORMAT_VERSION,
+        shredLog: options.shredLog ?? join(options.dataDir, '..', 'shred.log'),
+        generation: options.generation ?? 'unset',
+        restore: options.restore,
       }))
     }
   }

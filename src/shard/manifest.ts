@@ -6,6 +6,7 @@
 // an older build refuses a newer one (builds of format 1 predate the field
 // and do not check it: docs/disk-format.md).
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { ConfigError } from '../config'
 
@@ -34,6 +35,16 @@ export interface Manifest {
   created: number
   /** HMAC of a fixed label under the master key: tells a wrong master key at start, before any data is touched. */
   masterKeyCheck: string
+  /**
+   * Random, new at creation and at every restore: the shred log's lines name
+   * it, so a restore applies the revocations of the installation its backup
+   * came from and not those of another line of restores (src/crypto/shred-log.ts).
+   */
+  generation?: string
+  /** Set in a backup's manifest (src/backups/): a start must apply the shred log before it serves. */
+  restoredCopy?: boolean
+  /** Epoch ms when the backup began (a backup's manifest only). */
+  backupTaken?: number
 }
 
 export function manifestPath(dataDir: string): string {
@@ -99,7 +110,11 @@ export function checkMasterKey(dataDir: string, manifest: Manifest, check: strin
 
 export function createManifest(dataDir: string, shards: number, now: number, masterKeyCheck: string): Manifest {
   mkdirSync(dataDir, { recursive: true })
-  const manifest: Manifest = { format: FORMAT_VERSION, formatVersion: FORMAT_VERSION, shards, created: now, masterKeyCheck }
+  const manifest: Manifest = { format: FORMAT_VERSION, formatVersion: FORMAT_VERSION, shards, created: now, masterKeyCheck, generation: newGeneration() }
   writeManifest(dataDir, manifest)
   return manifest
+}
+
+export function newGeneration(): string {
+  return randomBytes(12).toString('base64url')
 }

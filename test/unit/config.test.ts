@@ -38,6 +38,7 @@ t.test('environment variables set every option', async (t) => {
     WEBHOOK_ALLOW: '127.0.0.1, hooks.internal,*.corp.example,10.0.0.0/8,fd00::/8', TRUST_PROXY: '10.0.0.1,::1',
     CORS_ORIGINS: 'https://app.example',
     GATEWAY_TIMEOUT: '5s', GATEWAY_MAX_CONCURRENT: '9',
+    SHRED_LOG_FILE: 's/shred.log',
   })
   t.same(c, {
     port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', bootstrap: resolve('b.json'), workers: 3, shards: 16,
@@ -47,7 +48,14 @@ t.test('environment variables set every option', async (t) => {
     webhookRetryBaseMs: 50,
     corsOrigins: ['https://app.example'],
     gatewayTimeoutMs: 5000, gatewayMaxConcurrent: 9,
+    shredLog: resolve('s/shred.log'),
   })
+})
+
+t.test('the shred log is beside the master key unless named', async (t) => {
+  t.equal(loadConfig([], { MASTER_KEY_FILE: 'k/master.key' }).shredLog, resolve('k/shred.log'))
+  t.equal(loadConfig(['--master-key-file', '/keys/m.key'], {}).shredLog, '/keys/shred.log')
+  t.equal(loadConfig(['--shred-log', '/logs/s.log'], {}).shredLog, '/logs/s.log')
 })
 
 t.test('flags win over the environment', async (t) => {

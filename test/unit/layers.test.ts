@@ -21,6 +21,8 @@ const LAYERS: string[][] = [
   ['src/shard', 'workers/store'],
   // event logs and webhook delivery; the actor's parts
   ['src/events', 'workers/actor'],
+  // backups and restores (below the auth service, whose admin API takes one)
+  ['src/backups'],
   ['src/auth'],
   ['src/graph', 'src/gateway'],
   // composition at the root
@@ -29,6 +31,11 @@ const LAYERS: string[][] = [
   ['src/dispatch', 'src/data-dir', 'src/lmdb-check', 'src/publish-subscription-events', 'workers/shard-actor', 'workers/verify-lmdb'],
   ['src/server'],
   ['src/main', 'src/rotate-signing-key'],
+  ['src/backup'],
+  ['src/export-tenant'],
+  ['src/import-tenant'],
+  ['src/rotate-master-key'],
+  ['workers/rekey-shards'],
 ]
 
 /** What the worker threads may take from src/: the shared, low-level units. */

@@ -20,6 +20,8 @@ export interface CommitHooks {
   eventsAppended(store: ShardStore, tenants: Iterable<string>): void
   /** After the flush, when the transaction wrote a schedule. */
   schedulesChanged(): void
+  /** After the flush: destroys the key slots of the batch's revocations (the actor logs them first: store/shred-keys.ts). */
+  destroyKeys?(store: ShardStore, slots: number[]): void
 }
 
 export class GroupCommit {
@@ -45,7 +47,8 @@ export class GroupCommit {
       .then(async (results) => {
         await store.env.flushed
         // Crypto-shredding after the revocation is durable (store/consents.ts says why the order).
-        for (const slot of sc.shred) store.keys.destroy(slot)
+        if (this.hooks.destroyKeys !== undefined) this.hooks.destroyKeys(store, sc.shred)
+        else for (const slot of sc.shred) store.keys.destroy(slot)
         results.forEach((r, n) => this.outbox.send(reply(items[n]!.id, r)))
         this.hooks.eventsAppended(store, sc.touched)
         this.announceWebhookChanges(items, results)

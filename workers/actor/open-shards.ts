@@ -1,21 +1,40 @@
 // Opening an actor's shards at start: files checked before LMDB sees them,
-// older disk formats migrated, key file checked against what the shard
-// recorded, and revocations a crash interrupted finished. Damage throws
-// ShardDamage before anything is served.
+// older disk formats migrated, a restored backup's shred log applied, key
+// file checked against what the shard recorded, and revocations a crash
+// interrupted finished. Damage throws ShardDamage before anything is served.
 import type { ActorConfig } from '../../src/contract/messages'
+import { Urls } from '../../src/contract/urls'
+import { shreddedSlots } from '../../src/crypto/shred-log'
+import { Metamodel } from '../../src/model/metamodel'
+import { BlindIndex } from '../crypto/blind-index'
 import { finishRevocations } from '../store/consents'
 import { verifyKeys } from '../store/key-check'
 import { migrateShard } from '../store/migrate-shard'
 import { verifyShardFiles } from '../store/shard-files'
 import { closeShard, openShard, shardPath, type ShardStore } from '../store/shard-store'
+import { applyShredLog, shredKeys } from '../store/shred-keys'
+
+/** A restored backup: the keys its installation destroyed after the backup are destroyed here too, before the key check. */
+function applyRestore(config: ActorConfig, masterKey: Buffer, store: ShardStore): void {
+  if (config.restore?.generation === undefined) return
+  const slots = shreddedSlots(config.shredLog, config.restore.generation, store.shard)
+  if (slots.size === 0) return
+  const sc = {
+    store, urls: new Urls(config.publicUrl), metamodel: new Metamodel(config.metamodel), blind: new BlindIndex(masterKey),
+    now: Date.now(), touched: new Set<string>(), schedulesChanged: false, shred: [],
+  }
+  const { revoked, destroyed } = applyShredLog(sc, slots)
+  console.error(`shard ${store.shard}: restored backup: the shred log revoked ${revoked} consent(s) and destroyed ${destroyed} key(s)`)
+}
 
 function openVerified(config: ActorConfig, masterKey: Buffer, shard: number): ShardStore {
   verifyShardFiles(shardPath(config.dataDir, shard), shard, config.existing)
   const store = openShard(config.dataDir, shard, masterKey, config.eventRetentionCount)
   try {
     migrateShard(store, config.formatOnDisk, config.formatVersion)
+    applyRestore(config, masterKey, store)
     verifyKeys(store)
-    const finished = finishRevocations(store)
+    const finished = finishRevocations(store, (slots) => shredKeys(store, { path: config.shredLog, generation: config.generation }, slots))
     if (finished > 0) console.error(`shard ${shard}: finished ${finished} revocation(s) a crash had interrupted`)
     return store
   } catch (err) {

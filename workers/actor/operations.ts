@@ -9,13 +9,18 @@ import type { ShardContext } from '../store/context'
 import { countNodes, deleteNode, forgetSearchTerms, getNode, getNodeProperty, putNode, putNodeProperty } from '../store/nodes'
 import { deleteRelation, getRelation, incrementCounter, putRelation } from '../store/relations'
 import { fail, ok, type OpResult } from '../store/result'
+import { shardPath } from '../store/shard-store'
+import { backupShard } from '../crypto/backup-copy'
+import { importBatch } from '../store/import-tenant'
 import { createWebhook, deleteWebhook, listWebhooks, saveWebhookState, webhookTargets } from '../store/webhooks'
 
 type OpName = Operation['op']
 type Of<K extends OpName> = Extract<Operation, { op: K }>
 type Run<K extends OpName> = (sc: ShardContext, op: Of<K>) => OpResult
 
-export type Entry<K extends OpName> = { kind: 'read'; run: Run<K> } | { kind: 'write'; run: Run<K> } | { kind: 'stream' }
+type RunAsync<K extends OpName> = (sc: ShardContext, op: Of<K>) => Promise<OpResult>
+
+export type Entry<K extends OpName> = { kind: 'read'; run: Run<K> } | { kind: 'write'; run: Run<K> } | { kind: 'stream' } | { kind: 'task'; run: RunAsync<K> }
 export type OperationTable = { readonly [K in OpName]: Entry<K> }
 
 const read = <K extends OpName>(run: Run<K>): Entry<K> => ({ kind: 'read', run })
@@ -57,8 +62,19 @@ export function operationTable(webhookKey: Buffer): OperationTable {
     deleteWebhook: write((sc, op) => deleteWebhook(sc.store, op.tenant, op.id)),
     webhookProgress: write((sc, op) => saveWebhookState(sc.store, op.tenant, op.id, op.state)),
 
+    backupShard: {
+      kind: 'task',
+      run: async (sc, op) => {
+        await backupShard(sc.store.env, sc.store.keyFile.path, shardPath(op.dataDir, sc.store.shard))
+        return ok(204)
+      },
+    },
+
+    importTenant: write((sc, op) => importBatch(sc, op.tenant, op.lines)),
+
     listNodes: { kind: 'stream' },
     neighbours: { kind: 'stream' },
+    exportTenant: { kind: 'stream' },
   }
 }
 
@@ -75,6 +91,13 @@ export function asStream(table: OperationTable, op: Operation): StreamOp | undef
 export function runOperation(table: OperationTable, sc: ShardContext, op: Operation): OpResult {
   // The table is keyed by op.op, so the entry fits `op`; TypeScript cannot correlate the two.
   const entry = table[op.op] as Entry<OpName>
-  if (entry.kind === 'stream') throw new Error(`${op.op} is a stream, not a call`)
+  if (entry.kind === 'stream' || entry.kind === 'task') throw new Error(`${op.op} is a ${entry.kind}, not a call`)
   return (entry.run as (sc: ShardContext, op: Operation) => OpResult)(sc, op)
+}
+
+/** Runs a task: its answer comes when its work is done, while the actor goes on serving. */
+export function runTask(table: OperationTable, sc: ShardContext, op: Operation): Promise<OpResult> {
+  const entry = table[op.op] as Entry<OpName>
+  if (entry.kind !== 'task') throw new Error(`${op.op} is not a task`)
+  return (entry.run as (sc: ShardContext, op: Operation) => Promise<OpResult>)(sc, op)
 }

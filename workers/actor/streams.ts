@@ -5,6 +5,7 @@ import { now } from '../../src/clock'
 import type { ShardContext } from '../store/context'
 import { fail } from '../store/result'
 import { ListScan, NeighboursScan, type Scan } from '../store/scans'
+import { ExportScan } from '../store/export-scan'
 import type { ShardStore } from '../store/shard-store'
 import { internal, reply, type Outbox } from './outbox'
 
@@ -21,6 +22,8 @@ export class Streams {
         return
       }
       this.open.set(id, { scan, store })
+    } else if (op.op === 'exportTenant') {
+      this.open.set(id, { scan: new ExportScan(op.tenant), store })
     } else {
       this.open.set(id, { scan: new ListScan(op.tenant, op.ns, op.type, op.limit, op.owner, op.criterion), store })
     }

@@ -46,6 +46,13 @@ export class DataKeys {
     return key !== undefined
   }
 
+  /** A master-key rotation: the slot's key wrapped again under `newMaster` (the key itself stays). */
+  rewrap(slot: number, newMaster: Buffer): void {
+    const key = this.get(slot)
+    if (key === undefined) throw new Error(`key slot ${slot} does not open with the current master key`)
+    this.file.write(slot, seal(newMaster, key, DataKeys.aad(slot)))
+  }
+
   destroy(slot: number): void {
     const cached = this.cache.get(slot)
     if (cached !== undefined) cached.fill(0)

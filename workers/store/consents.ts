@@ -114,15 +114,13 @@ export function revokeConsent(
  * between the committed revocation and the slot's destruction. Returns how
  * many it finished.
  */
-export function finishRevocations(store: ShardStore): number {
-  let finished = 0
+export function finishRevocations(store: ShardStore, destroy: (slots: number[]) => void = (slots) => slots.forEach((s) => store.keys.destroy(s))): number {
+  const slots: number[] = []
   for (const { value } of store.consents.getRange()) {
-    if (value.status === 'revoked' && store.keyFile.read(value.slot) !== undefined) {
-      store.keys.destroy(value.slot)
-      finished++
-    }
+    if (value.status === 'revoked' && store.keyFile.read(value.slot) !== undefined) slots.push(value.slot)
   }
-  return finished
+  destroy(slots)
+  return slots.length
 }
 
 export function grantConsent(store: ShardStore, tenant: string, ref: string, caller: ConsentCaller): OpResult {

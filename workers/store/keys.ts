@@ -64,6 +64,11 @@ export const indexKey = (tenant: string, ns: string, type: string, property: str
 export const indexPrefix = (tenant: string, ns: string, type: string, property: string, term: string): Key => [
   tenant, ns, type, property, term,
 ]
+/** The tenant, node type and property an indexKey files its term under. */
+export function indexedPropertyOf(raw: unknown): { tenant: string; ns: string; type: string; property: string } {
+  const key = keyParts(raw)
+  return { tenant: key[0] as string, ns: key[1] as string, type: key[2] as string, property: key[3] as string }
+}
 
 /** [tenant, sequence]: a tenant's events in sequence order. */
 export const eventKey = (tenant: string, seq: number): Key => [tenant, seq]

@@ -74,7 +74,7 @@ export function countNodes({ store }: ShardContext, tenant: string, ns: string, 
   return ok(200, undefined, store.counts.get(typePrefix(tenant, ns, type)) ?? 0)
 }
 
-function bumpCount(store: ShardStore, key: Key, delta: number): void {
+export function bumpCount(store: ShardStore, key: Key, delta: number): void {
   const next = (store.counts.get(key) ?? 0) + delta
   if (next === 0) store.counts.removeSync(key)
   else store.counts.putSync(key, next)

@@ -103,3 +103,14 @@ export function webhookTargets(store: ShardStore, sealKey: Buffer, tenant: strin
   }
   return ok(200, JSON.stringify(targets))
 }
+
+/** A master-key rotation: every webhook secret sealed again under the new derived key (inside a write transaction). */
+export function resealWebhookSecrets(store: ShardStore, oldKey: Buffer, newKey: Buffer): void {
+  const db = webhookDb(store)
+  for (const { key, value } of [...db.getRange()]) {
+    const { tenant, id } = webhookOf(key)
+    const secret = open(oldKey, value.secret, aad(tenant, id))
+    if (secret === undefined) throw new Error(`the secret of webhook ${id} of tenant ${tenant} does not open with the current master key`)
+    db.putSync(key, { ...value, secret: seal(newKey, secret, aad(tenant, id)) })
+  }
+}

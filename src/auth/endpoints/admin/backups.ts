@@ -1,0 +1,23 @@
+// POST /oauth2/v1/admin/backups {"to": "/absolute/new/dir"}: an online backup
+// of the data directory into a new directory on the server's host
+// (src/backups/take-backup.ts); the same as `node dist/src/backup.js`.
+import { ApiError } from '../../../errors'
+import { ConfigError } from '../../../config'
+import { JsonFields } from '../../helpers/json-body'
+import { admin, reply, settle } from './common'
+
+export const createBackup = admin({
+  body: 'json',
+  handle(s, ex, _params, body) {
+    const to = JsonFields.parse(body).text('to')
+    settle(ex, async () => {
+      try {
+        reply(ex, 201, await s.backup(to))
+      } catch (err) {
+        // A target that is not absolute or not empty is the caller's to fix.
+        if (err instanceof ConfigError) throw new ApiError('validation_violation', err.message)
+        throw err
+      }
+    })
+  },
+})

@@ -1,0 +1,33 @@
+// A backup of a stopped server's data directory (the command holds its lock):
+// the same copies the actors make online, made here from the files.
+import { join } from 'node:path'
+import { open, type RootDatabase } from 'lmdb'
+import { ConfigError } from '../config'
+import { readManifest } from '../shard/manifest'
+import { backupShard } from '../../workers/crypto/backup-copy'
+import { takeBackup, type BackupResult } from './take-backup'
+
+export async function backupStoppedDataDir(dataDir: string, to: string): Promise<BackupResult> {
+  const manifest = readManifest(dataDir)
+  if (manifest === undefined) throw new ConfigError(`${dataDir} holds no data directory (no manifest.json): pass the server's --data-dir`)
+  const opened: RootDatabase[] = []
+  const env = (path: string): RootDatabase => {
+    const e = open({ path })
+    opened.push(e)
+    return e
+  }
+  try {
+    return await takeBackup({
+      manifest,
+      authEnv: env(join(dataDir, 'auth')),
+      backupShards: async (target) => {
+        for (let n = 0; n < manifest.shards; n++) {
+          const dir = join(dataDir, 'shards', String(n))
+          await backupShard(env(dir), join(dir, 'keys.bin'), join(target, 'shards', String(n)))
+        }
+      },
+    }, to)
+  } finally {
+    for (const e of opened) await e.close()
+  }
+}
