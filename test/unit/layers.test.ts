@@ -25,6 +25,8 @@ const LAYERS: string[][] = [
   ['src/graph'],
   // composition at the root
   ['src/services'],
+  // the routes of both services and the API description they yield
+  ['src/openapi'],
   ['src/dispatch', 'src/data-dir', 'src/lmdb-check', 'src/publish-subscription-events', 'workers/shard-actor', 'workers/verify-lmdb'],
   ['src/server'],
   ['src/main', 'src/rotate-signing-key'],

@@ -82,4 +82,4 @@ function answer(s: AuthServices, ex: Exchange, params: URLSearchParams): void {
 }
 
 /** RP-Initiated Logout allows the same request as a form post; the confirmation page posts here too. */
-export const endSessionEndpoint = queryOrForm(answer)
+export const endSessionEndpoint = queryOrForm(answer, 'RP-initiated logout (OpenID Connect)')

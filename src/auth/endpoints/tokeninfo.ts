@@ -39,6 +39,7 @@ export function allowedServices(s: AuthServices, record: AccessTokenRecord): All
 
 export const tokeninfoEndpoint: OAuthMethod = {
   body: 'none',
+  authenticates: 'bearer',
   handle(s, ex) {
     const query = ex.query
     if (query.getAll('access_token').length > 1) throw invalidRequest('access_token must be given once')

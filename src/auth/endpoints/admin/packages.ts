@@ -2,7 +2,7 @@
 // services they include with the scopes each defines.
 import type { PackageDecl } from '../../../bootstrap/bootstrap-file'
 import type { AuthServices } from '../../services'
-import { admin, deleteOne, getOne, listOf, reply, settle } from './common'
+import { admin, IdParams, deleteOne, getOne, listOf, reply, settle } from './common'
 import { JsonFields, violation } from '../../helpers/json-body'
 
 const packages = (s: AuthServices): AuthServices['oauth']['packages'] => s.oauth.packages
@@ -18,11 +18,12 @@ export const deletePackage = deleteOne('package', packages, { refuse: subscribed
 
 export const replacePackage = admin({
   body: 'json',
-  handle(s, ex, [id], body) {
+  params: IdParams,
+  handle(s, ex, { params: { id }, body }) {
     const f = JsonFields.parse(body)
     const provider = f.object('provider')
     const pkg: PackageDecl = {
-      id: id!,
+      id: id,
       version: f.string('version'),
       provider: { id: provider.string('id'), org: provider.string('org') },
       includedServices: f.objects('includedServices').map((svc) => ({ id: svc.string('id'), name: svc.text('name'), scopes: svc.strings('scopes') })),
@@ -30,7 +31,7 @@ export const replacePackage = admin({
     const tenant = s.oauth.tenants.find(pkg.provider.id)
     if (tenant === undefined) throw violation(`provider.id: tenant "${pkg.provider.id}" does not exist`)
     if (tenant.org !== pkg.provider.org) throw violation(`provider.org: tenant "${tenant.id}" belongs to organization "${tenant.org}"`)
-    const existed = s.oauth.packages.exists(id!)
+    const existed = s.oauth.packages.exists(id)
     settle(ex, async () => {
       await s.oauth.packages.save(pkg.id, pkg)
       reply(ex, existed ? 200 : 201, pkg)

@@ -1,6 +1,6 @@
 // /oauth2/v1/admin/tenants[/{id}]: tenants and their organization.
 import type { AuthServices } from '../../services'
-import { admin, deleteOne, getOne, listOf, reply, settle } from './common'
+import { admin, IdParams, deleteOne, getOne, listOf, reply, settle } from './common'
 import { JsonFields, violation } from '../../helpers/json-body'
 
 const tenants = (s: AuthServices): AuthServices['oauth']['tenants'] => s.oauth.tenants
@@ -21,7 +21,7 @@ export const deleteTenant = deleteOne('tenant', tenants, { refuse: references })
 
 export const createTenant = admin({
   body: 'json',
-  handle(s, ex, _params, body) {
+  handle(s, ex, { body }) {
     const f = JsonFields.parse(body)
     const tenant = { id: f.string('id'), org: f.string('org') }
     if (s.oauth.tenants.exists(tenant.id)) throw violation(`tenant "${tenant.id}" exists: PUT /admin/tenants/${tenant.id} changes it`)
@@ -34,9 +34,10 @@ export const createTenant = admin({
 
 export const replaceTenant = admin({
   body: 'json',
-  handle(s, ex, [id], body) {
-    const tenant = { id: id!, org: JsonFields.parse(body).string('org') }
-    const existed = s.oauth.tenants.exists(id!)
+  params: IdParams,
+  handle(s, ex, { params: { id }, body }) {
+    const tenant = { id: id, org: JsonFields.parse(body).string('org') }
+    const existed = s.oauth.tenants.exists(id)
     settle(ex, async () => {
       await s.oauth.tenants.save(tenant.id, tenant)
       reply(ex, existed ? 200 : 201, tenant)

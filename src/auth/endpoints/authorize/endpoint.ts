@@ -186,4 +186,4 @@ function answer(s: AuthServices, ex: Exchange, all: URLSearchParams): void {
   })
 }
 
-export const authorizeEndpoint = queryOrForm(answer)
+export const authorizeEndpoint = queryOrForm(answer, 'The authorization endpoint (OAuth 2.0 / OpenID Connect): sign-in and consent pages, then the redirect')
