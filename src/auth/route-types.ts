@@ -1,6 +1,7 @@
 // The shape of an /oauth2/v1 route: OAuthMethods (src/auth/services.ts)
 // that receive the path parameters the pattern captured; `scope` makes the
 // dispatcher check the bearer token before anything else (the admin API).
+import type { TSchema } from '@sinclair/typebox'
 import type { Exchange } from '../front/exchange'
 import { oauthMethod, type AuthServices, type OAuthMethod } from './services'
 
@@ -11,9 +12,9 @@ export type { OAuthMethod } from './services'
  * handler for both: the authorization and end-session endpoints accept
  * either (RFC 6749 section 3.1, OIDC RP-Initiated Logout).
  */
-export function queryOrForm(answer: (s: AuthServices, ex: Exchange, params: URLSearchParams) => void, summary: string): { GET: OAuthMethod; POST: OAuthMethod } {
+export function queryOrForm(answer: (s: AuthServices, ex: Exchange, params: URLSearchParams) => void, summary: string, params: TSchema): { GET: OAuthMethod; POST: OAuthMethod } {
   return {
-    GET: oauthMethod({ body: 'none', summary, handle: (s, ex) => answer(s, ex, ex.query) }),
-    POST: oauthMethod({ body: 'form', summary, handle: (s, ex, { body }) => answer(s, ex, new URLSearchParams(body.toString('utf8'))) }),
+    GET: oauthMethod({ body: 'none', summary, documentedQuery: params, handle: (s, ex) => answer(s, ex, ex.query) }),
+    POST: oauthMethod({ body: 'form', summary, documented: params, handle: (s, ex, { body }) => answer(s, ex, new URLSearchParams(body.toString('utf8'))) }),
   }
 }

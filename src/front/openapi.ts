@@ -49,11 +49,12 @@ const properties = (schema: TSchema | undefined): [string, TSchema][] =>
 function parameters(prefixParams: Record<string, TSchema>, pattern: string, spec: RouteMethod<never, never>): unknown[] {
   const declared = new Map(properties(spec.params))
   const path = [...pattern.matchAll(/:([^/]+)/g)].map((m) => m[1]!)
-  const required = new Set((spec.query as { required?: string[] } | undefined)?.required ?? [])
+  const query = spec.query ?? spec.documentedQuery
+  const required = new Set((query as { required?: string[] } | undefined)?.required ?? [])
   return [
     ...Object.entries(prefixParams).map(([name, schema]) => ({ name, in: 'path', required: true, schema: plain(schema) })),
     ...path.map((name) => ({ name, in: 'path', required: true, schema: plain(declared.get(name) ?? Type.String()) })),
-    ...properties(spec.query).map(([name, schema]) => ({ name, in: 'query', required: required.has(name), ...withExample(schema) })),
+    ...properties(query).map(([name, schema]) => ({ name, in: 'query', required: required.has(name), ...withExample(schema) })),
   ]
 }
 
@@ -67,7 +68,7 @@ function security(spec: RouteMethod<never, never>): Record<string, string[]>[] |
 
 function requestBody(spec: RouteMethod<never, never>): unknown {
   if (spec.body === 'none') return undefined
-  const schema = spec.body === 'json' ? spec.json : spec.form
+  const schema = spec.json ?? spec.documented
   const fallback = spec.body === 'json' ? Type.Unknown() : Type.Record(Type.String(), Type.String())
   return { required: true, content: { [MEDIA[spec.body]]: withExample(schema ?? fallback) } }
 }

@@ -39,8 +39,15 @@ export interface RouteDoc {
   status?: number
   /** How a route without `scope` authenticates, if it does: a bearer token, or the client (HTTP Basic or form). */
   authenticates?: 'bearer' | 'client'
-  /** A form body's fields, for the document only: the OAuth endpoints check each field themselves (RFC 6749 errors). */
-  form?: TSchema
+  /**
+   * A body's shape for the document only, where the handler reads the fields
+   * itself: OAuth forms (RFC 6749 errors) and the admin API's JSON
+   * (src/auth/helpers/json-body.ts, whose per-field messages and defaults a
+   * schema would change).
+   */
+  documented?: TSchema
+  /** Query parameters for the document only, where the handler reads them itself (repeated ones are an error there). */
+  documentedQuery?: TSchema
 }
 
 export interface RouteMethod<S, C> extends InputSchemas, RouteDoc {

@@ -6,6 +6,7 @@
 // needed credentials, the answer is 401. Unknown, expired or already
 // revoked tokens are ignored (200). Revoking a refresh token also revokes the
 // access tokens issued with it.
+import { REVOKE_FORM } from './documented-forms'
 import type { Exchange } from '../../front/exchange'
 import { oauthMethod, type AuthServices } from '../services'
 import { requestSource } from '../../net/client-source'
@@ -61,6 +62,7 @@ async function revoke(s: AuthServices, ex: Exchange, form: URLSearchParams): Pro
 export const revokeEndpoint = oauthMethod({
   body: 'form',
   authenticates: 'client',
+  documented: REVOKE_FORM,
   summary: 'Revoke an access or refresh token (RFC 7009)',
   handle(s, ex, { body }) {
     revoke(s, ex, new URLSearchParams(body.toString('utf8'))).catch((err: unknown) => ex.error(err))

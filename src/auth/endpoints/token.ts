@@ -1,4 +1,5 @@
 // POST /oauth2/v1/token: one grant per file under grants/.
+import { TOKEN_FORM } from './documented-forms'
 import type { Exchange } from '../../front/exchange'
 import { oauthMethod, type AuthServices } from '../services'
 import { authorizationCode } from './grants/authorization-code'
@@ -20,6 +21,7 @@ const GRANTS: Record<string, GrantHandler> = {
 export const tokenEndpoint = oauthMethod({
   body: 'form',
   authenticates: 'client',
+  documented: TOKEN_FORM,
   summary: 'The token endpoint: authorization_code, refresh_token, client_credentials and password grants',
   handle(s, ex, { body }) {
     const form = new URLSearchParams(body.toString('utf8'))

@@ -2,11 +2,13 @@
 // every secret it hands out (256 random bits, shown once, stored as
 // SHA-256); a public client (`"public": true`) has none and must use PKCE.
 // Deleting a client ends its tokens and codes.
+import { Type } from '@sinclair/typebox'
 import { randomBytes } from 'node:crypto'
 import type { AuthServices } from '../../services'
 import type { ClientRecord } from '../../models/auth-store'
 import { clientProblem } from '../../helpers/client-rules'
 import { randomToken, sha256 } from '../../helpers/secrets'
+import { ClientBody } from './documented'
 import { admin, IdParams, deleteOne, getOne, listOf, missing, reply, settle } from './common'
 import { JsonFields, URI, violation, type JsonFields as Fields } from '../../helpers/json-body'
 
@@ -46,6 +48,7 @@ export const getClient = getOne('client', clients, clientView)
 
 export const createClient = admin({
   body: 'json',
+  documented: ClientBody,
   handle(s, ex, { body }) {
     const f = JsonFields.parse(body)
     const clientId = f.optionalString('client_id') ?? randomBytes(16).toString('base64url')
@@ -63,6 +66,7 @@ export const createClient = admin({
 
 export const updateClient = admin({
   body: 'json',
+  documented: Type.Partial(ClientBody),
   params: IdParams,
   handle(s, ex, { params: { id }, body }) {
     const existing = s.oauth.clients.find(id)

@@ -2,6 +2,7 @@
 // services they include with the scopes each defines.
 import type { PackageDecl } from '../../../bootstrap/bootstrap-file'
 import type { AuthServices } from '../../services'
+import { PackageBody } from './documented'
 import { admin, IdParams, deleteOne, getOne, listOf, reply, settle } from './common'
 import { JsonFields, violation } from '../../helpers/json-body'
 
@@ -18,6 +19,7 @@ export const deletePackage = deleteOne('package', packages, { refuse: subscribed
 
 export const replacePackage = admin({
   body: 'json',
+  documented: PackageBody,
   params: IdParams,
   handle(s, ex, { params: { id }, body }) {
     const f = JsonFields.parse(body)

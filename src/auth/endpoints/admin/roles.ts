@@ -1,6 +1,7 @@
 // /oauth2/v1/admin/roles[/{name}]: roles and the scopes each gives a user in
 // the tenants where the user holds it.
 import type { AuthServices } from '../../services'
+import { RoleBody } from './documented'
 import { admin, IdParams, deleteOne, missing, reply, settle } from './common'
 import { JsonFields } from '../../helpers/json-body'
 
@@ -25,6 +26,7 @@ export const getRole = admin({
 
 export const replaceRole = admin({
   body: 'json',
+  documented: RoleBody,
   params: IdParams,
   handle(s, ex, { params: { id: name }, body }) {
     const scopes = JsonFields.parse(body).strings('scopes')

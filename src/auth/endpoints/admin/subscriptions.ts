@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox'
 import { now } from '../../../clock'
 import type { SubscriptionRecord } from '../../models/auth-store'
 import type { AuthServices } from '../../services'
+import { SubscriptionBody } from './documented'
 import { admin, deleteOne, getOne, iso, reply, settle } from './common'
 import { JsonFields, violation } from '../../helpers/json-body'
 
@@ -22,6 +23,7 @@ export const getSubscription = getOne('subscription', (s: AuthServices) => s.oau
 
 export const createSubscription = admin({
   body: 'json',
+  documented: SubscriptionBody,
   handle(s, ex, { body }) {
     const f = JsonFields.parse(body)
     const sub: SubscriptionRecord = { id: f.optionalString('id') ?? randomUUID(), tenant: f.string('tenant'), package: f.string('package'), validFrom: iso(now()) }

@@ -1,5 +1,6 @@
 // /oauth2/v1/admin/tenants[/{id}]: tenants and their organization.
 import type { AuthServices } from '../../services'
+import { TenantBody, TenantReplaceBody } from './documented'
 import { admin, IdParams, deleteOne, getOne, listOf, reply, settle } from './common'
 import { JsonFields, violation } from '../../helpers/json-body'
 
@@ -21,6 +22,7 @@ export const deleteTenant = deleteOne('tenant', tenants, { refuse: references })
 
 export const createTenant = admin({
   body: 'json',
+  documented: TenantBody,
   handle(s, ex, { body }) {
     const f = JsonFields.parse(body)
     const tenant = { id: f.string('id'), org: f.string('org') }
@@ -34,6 +36,7 @@ export const createTenant = admin({
 
 export const replaceTenant = admin({
   body: 'json',
+  documented: TenantReplaceBody,
   params: IdParams,
   handle(s, ex, { params: { id }, body }) {
     const tenant = { id: id, org: JsonFields.parse(body).string('org') }

@@ -3,6 +3,7 @@
 // session cookie; otherwise show the sign-in page), compute the grant with
 // the user's roles, ask the user's consent when prompt=consent, and send the
 // code or the tokens to the redirect URI.
+import { AUTHORIZE_PARAMS } from '../documented-forms'
 import { now } from '../../../clock'
 import { ApiError } from '../../../errors'
 import type { Exchange } from '../../../front/exchange'
@@ -186,4 +187,4 @@ function answer(s: AuthServices, ex: Exchange, all: URLSearchParams): void {
   })
 }
 
-export const authorizeEndpoint = queryOrForm(answer, 'The authorization endpoint (OAuth 2.0 / OpenID Connect): sign-in and consent pages, then the redirect')
+export const authorizeEndpoint = queryOrForm(answer, 'The authorization endpoint (OAuth 2.0 / OpenID Connect): sign-in and consent pages, then the redirect', AUTHORIZE_PARAMS)
