@@ -27,6 +27,10 @@ function methodNotAllowed<S, C>(ex: Exchange, route: CompiledRoute<S, C>): ApiEr
 }
 
 const GRAPH = new Router(API.graph, API.schemas, { emptyCaptures: true })
+// Every graph call is authorized against a scope: a route without one is a bug, found at start-up.
+for (const route of GRAPH.routes) {
+  for (const [method, m] of Object.entries(route.methods)) if (m.spec.scope === undefined) throw new Error(`graph route ${method} ${route.pattern} declares no scope`)
+}
 const OAUTH = new Router(API.oauth, API.schemas, { emptyCaptures: false, checkCapture: checkOAuthCapture })
 const NO_BODY = Buffer.alloc(0)
 const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({})
