@@ -24,8 +24,15 @@ export interface InputSchemas {
 
 type Of<T, Otherwise> = T extends TSchema ? Static<T> : Otherwise
 
+/** The three schemas of InputSchemas, each given or not. */
+export interface SchemaSlots {
+  params: TSchema | undefined
+  query: TSchema | undefined
+  json: TSchema | undefined
+}
+
 /** What the handler gets besides the service's part: validated, typed values. */
-export interface Input<D extends { params: TSchema | undefined; query: TSchema | undefined; json: TSchema | undefined }> {
+export interface Input<D extends SchemaSlots> {
   params: Of<D['params'], Readonly<Record<string, string>>>
   query: Of<D['query'], Readonly<Record<string, string>>>
   /** The parsed body if `json` is declared, else the bytes read (empty for body 'none'). */
@@ -58,7 +65,7 @@ export interface RouteMethod<S, C> extends InputSchemas, RouteDoc {
   /** A user token of the tenant may call it without the scope, for its own subject only (graph consents). */
   allowSubject?: boolean
   // A method, not a property: a handler typed for its own declared input is one of these.
-  handle(s: S, ex: Exchange, input: C & Input<{ params: TSchema | undefined; query: TSchema | undefined; json: TSchema | undefined }>): void
+  handle(s: S, ex: Exchange, input: C & Input<SchemaSlots>): void
 }
 
 export type RouteMethods<S, C> = Partial<Record<Method, RouteMethod<S, C>>>
