@@ -4,11 +4,12 @@
 import { MANAGE_SCOPE } from '../auth/helpers/bearer'
 import type { AccessTokenRecord } from '../auth/models/auth-store'
 import { ApiError } from '../errors'
-import { graphMethod } from './services'
+import { graphMethod, type GraphHandler } from './services'
 import type { ConsentCaller } from '../contract/messages'
 import { answer } from '../front/answer'
 import { ConsentBody, ConsentParams, ConsentRefParams, PropertyNames } from './params'
-import { GRAPH_CHECKS, MAX_ID_BYTES, MAX_PROPERTY_BYTES } from './validate'
+import { checkKeyBytes } from '../front/key-length'
+import { MAX_ID_BYTES, MAX_PROPERTY_BYTES } from './validate'
 
 function caller(token: AccessTokenRecord): ConsentCaller {
   if (token.scopes.includes(MANAGE_SCOPE) || token.sub === undefined) return { kind: 'tenant' }
@@ -27,7 +28,7 @@ export const createConsent = graphMethod({
 })
 
 /** The bodiless calls on one consent reference: read, revoke, grant again. */
-function onConsent(op: 'getConsent' | 'revokeConsent' | 'grantConsent', summary: string): ReturnType<typeof graphMethod> {
+function onConsent(op: 'getConsent' | 'revokeConsent' | 'grantConsent', summary: string): GraphHandler {
   return graphMethod({
     body: 'none',
     params: ConsentParams,
@@ -50,7 +51,7 @@ export const setRevokedProperties = graphMethod({
   handle(s, ex, { tenant, params, token, body: names }) {
     if (!names.every((n) => Buffer.byteLength(n) <= MAX_PROPERTY_BYTES)) throw new ApiError('bad_request', 'the body must be a JSON array of property names')
     // The reference is checked after the body, as this route always did.
-    GRAPH_CHECKS['consent reference']!(params.ref)
-    s.pool.call(tenant, { op: 'setRevokedProperties', tenant, ref: params.ref, names, caller: caller(token) }, answer(ex))
+    const ref = checkKeyBytes('consent reference', params.ref, MAX_ID_BYTES)
+    s.pool.call(tenant, { op: 'setRevokedProperties', tenant, ref, names, caller: caller(token) }, answer(ex))
   },
 })
