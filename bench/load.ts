@@ -28,7 +28,8 @@ export interface PoolShape {
   pipelining: number
 }
 
-export interface LoadOptions extends PoolShape {
+/** What every load run has: where, how long, which requests. */
+export interface WindowOptions {
   origin: string
   warmupMs: number
   durationMs: number
@@ -40,6 +41,8 @@ export interface LoadOptions extends PoolShape {
   /** Called when the measuring window opens and closes (for samplers). */
   onWindow?: (phase: 'start' | 'end') => void
 }
+
+export interface LoadOptions extends PoolShape, WindowOptions {}
 
 export interface Tally {
   statuses: Record<string, number>
@@ -76,11 +79,11 @@ export interface BatchResult extends Tally {
 const SAMPLE_LIMIT = 3
 const SAMPLE_BYTES = 300
 
-function newTally(): Tally {
+export function newTally(): Tally {
   return { statuses: {}, non2xx: 0, errors: 0, errorMessages: {}, non2xxSamples: [] }
 }
 
-function createPool(origin: string, shape: PoolShape, timeoutMs: number): Pool {
+export function createPool(origin: string, shape: PoolShape, timeoutMs: number): Pool {
   return new Pool(origin, {
     connections: shape.connections,
     pipelining: shape.pipelining,
@@ -91,7 +94,7 @@ function createPool(origin: string, shape: PoolShape, timeoutMs: number): Pool {
   })
 }
 
-interface Outcome {
+export interface Outcome {
   startMs: number
   status: number
   bytes: number
@@ -100,7 +103,7 @@ interface Outcome {
 }
 
 /** Sends one request; `done` is called exactly once. */
-function send(pool: Pool, r: BenchRequest, wantBodyOnError: boolean, done: (o: Outcome) => void): void {
+export function send(pool: Pool, r: BenchRequest, wantBodyOnError: boolean, done: (o: Outcome) => void): void {
   const startMs = performance.now()
   let status = 0
   let bytes = 0
@@ -128,7 +131,7 @@ function send(pool: Pool, r: BenchRequest, wantBodyOnError: boolean, done: (o: O
   pool.dispatch(options, handler)
 }
 
-function count(t: Tally, o: Outcome, method: string, path: string): void {
+export function count(t: Tally, o: Outcome, method: string, path: string): void {
   if (o.error !== undefined) {
     t.errors++
     const key = `${o.error.name}: ${o.error.message}`.slice(0, 160)
@@ -193,23 +196,35 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   stopped = true
   o.onWindow?.('end')
 
-  const graceEnd = performance.now() + (o.graceMs ?? 10_000)
-  while (inFlight > 0 && performance.now() < graceEnd) await sleep(20)
-  const unfinished = inFlight
+  const unfinished = await drain(() => inFlight, o.graceMs ?? 10_000)
   await pool.destroy().catch(() => undefined)
+  return loadResult(o, windowMs, { completed, ok, bytesIn, unfinished }, hist, tally, cpu)
+}
 
+/** Waits up to `graceMs` for the requests still in flight; returns how many are left. */
+export async function drain(inFlight: () => number, graceMs: number): Promise<number> {
+  const graceEnd = performance.now() + graceMs
+  while (inFlight() > 0 && performance.now() < graceEnd) await sleep(20)
+  return inFlight()
+}
+
+/** The figures of a measured window of `windowMs`, `cpu` being the generator's own CPU during it. */
+export function loadResult(
+  shape: PoolShape, windowMs: number, c: { completed: number; ok: number; bytesIn: number; unfinished: number },
+  hist: Histogram, tally: Tally, cpu: NodeJS.CpuUsage,
+): LoadResult {
   const windowS = windowMs / 1000
   return {
-    connections: o.connections,
-    pipelining: o.pipelining,
+    connections: shape.connections,
+    pipelining: shape.pipelining,
     windowS,
-    completed,
-    rps: completed / windowS,
-    okRps: ok / windowS,
+    completed: c.completed,
+    rps: c.completed / windowS,
+    okRps: c.ok / windowS,
     latency: hist.summary(),
     ...tally,
-    unfinished,
-    bytesIn,
+    unfinished: c.unfinished,
+    bytesIn: c.bytesIn,
     generatorCores: (cpu.user + cpu.system) / 1000 / windowMs,
   }
 }

@@ -1,4 +1,5 @@
 // Command line of `npm run bench -- [options]` and the two profiles.
+import { TENANT_COUNT } from './fixture'
 
 export interface DataShape {
   /** Preloaded customers c0.. per tenant (get-node, list-q, relations). */
@@ -37,6 +38,8 @@ export interface Options {
   cpuProfDir: string | undefined
   /** Before each measured run, wait at most this long for other processes to calm down (0: never wait or re-run). */
   quietWaitMs: number
+  /** --tenants: the passes run once per entry, the requests spread over that many tenants (the data set always holds all of them). */
+  tenants: number[]
 }
 
 export class UsageError extends Error {}
@@ -53,20 +56,25 @@ export const USAGE = `usage: npm run bench -- [--quick | --scale] [options]
                        on uWebSockets.js with asynchronous answers, closes pipelined connections)
   --workers N          the server's --workers (default 2)
   --only a,b           run only these scenarios
-  --no-latency         skip the 64-connection latency pass
+  --tenants N[,M]      spread the requests over the first N of the 16 tenants; a list runs
+                       every pass once per entry (default 16,1 in the full run, 16 quick)
+  --no-latency         skip the open-loop latency pass (fixed rates at 25/50/75% of each
+                       scenario's measured maximum)
   --cpu-prof DIR       profile the service (node --cpu-prof): one .cpuprofile per thread in DIR
   --quiet-wait S       wait up to S seconds for a quiet machine before each run and
                        re-run a run that other processes disturbed (default 3 quick,
                        10 full; 0 = never)`
 
-const PROFILES: Record<'quick' | 'full', { warmupMs: number; durationMs: number; quietWaitMs: number; data: DataShape }> = {
+const PROFILES: Record<'quick' | 'full', { warmupMs: number; durationMs: number; quietWaitMs: number; tenants: number[]; data: DataShape }> = {
   quick: {
+    tenants: [TENANT_COUNT],
     warmupMs: 1000,
     durationMs: 3000,
     quietWaitMs: 3000,
     data: { customersPerTenant: 320, productsPerTenant: 1000, hub10PerTenant: 16, hub1000PerTenant: 1, putIdSpace: 100_000 },
   },
   full: {
+    tenants: [TENANT_COUNT, 1],
     warmupMs: 2000,
     durationMs: 10_000,
     quietWaitMs: 10_000,
@@ -78,6 +86,13 @@ function positive(flag: string, raw: string | undefined, max: number): number {
   const n = Number(raw)
   if (raw === undefined || !Number.isFinite(n) || n <= 0 || n > max) throw new UsageError(`${flag} needs a number from 1 to ${max}`)
   return n
+}
+
+/** `--tenants 1` or `--tenants 16,1`: each from 1 to the bench's tenant count. */
+export function parseTenants(raw: string | undefined): number[] {
+  const list = (raw ?? '').split(',').filter((x) => x !== '')
+  if (list.length === 0) throw new UsageError(`--tenants needs a number from 1 to ${TENANT_COUNT}, or a list of them`)
+  return list.map((x) => Math.floor(positive('--tenants', x, TENANT_COUNT)))
 }
 
 export function parseOptions(argv: readonly string[]): Options {
@@ -97,6 +112,7 @@ export function parseOptions(argv: readonly string[]): Options {
     skipLatency: false,
     cpuProfDir: undefined,
     quietWaitMs: profile.quietWaitMs,
+    tenants: [...profile.tenants],
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -110,6 +126,7 @@ export function parseOptions(argv: readonly string[]): Options {
       case '--workers': o.workers = Math.floor(positive(arg, value(), 64)); break
       case '--only': o.only = (value() ?? '').split(',').filter((s) => s !== ''); break
       case '--no-latency': o.skipLatency = true; break
+      case '--tenants': o.tenants = parseTenants(value()); break
       case '--cpu-prof': {
         const dir = value()
         if (dir === undefined || dir.startsWith('--')) throw new UsageError('--cpu-prof needs a directory')

@@ -34,10 +34,14 @@ export function readMemory(pid: number): MemorySample | undefined {
   return { rssAnonMb: kb('RssAnon') / 1024, rssFileMb: kb('RssFile') / 1024 }
 }
 
-/** User + system CPU seconds of the process (all its threads). */
-export function readCpuSeconds(pid: number): number {
+/**
+ * User + system CPU seconds of the process (all its threads), or of one of its
+ * threads when `tid` is given: Node's main thread (the service's front thread,
+ * where every request passes) has the process's own id as its thread id.
+ */
+export function readCpuSeconds(pid: number, tid?: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8')
     // Fields after the command name, which is in parentheses and may hold spaces.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     return (Number(fields[11]) + Number(fields[12])) / TICKS
@@ -80,22 +84,30 @@ export class MemorySampler {
   }
 }
 
-/** CPU used by a process between two calls, in cores (1.0 = one core busy). */
+/** CPU used by a process (or one of its threads) between two calls, in cores (1.0 = one core busy). */
 export class CpuMeter {
   private cpu0 = 0
   private t0 = 0
+  /** CPU seconds between the last start() and stop(). */
+  seconds = 0
 
-  constructor(private readonly pid: number) {}
+  constructor(private readonly pid: number, private readonly tid?: number) {}
 
   start(): void {
-    this.cpu0 = readCpuSeconds(this.pid)
+    this.cpu0 = readCpuSeconds(this.pid, this.tid)
     this.t0 = performance.now()
   }
 
   stop(): number {
-    const seconds = (performance.now() - this.t0) / 1000
-    return seconds <= 0 ? 0 : (readCpuSeconds(this.pid) - this.cpu0) / seconds
+    const wall = (performance.now() - this.t0) / 1000
+    this.seconds = readCpuSeconds(this.pid, this.tid) - this.cpu0
+    return wall <= 0 ? 0 : this.seconds / wall
   }
+}
+
+/** CPU microseconds per request: the front thread's budget. NaN without requests. */
+export function cpuMicrosPerRequest(cpuSeconds: number, requests: number): number {
+  return requests > 0 ? (cpuSeconds * 1e6) / requests : Number.NaN
 }
 
 /** Busy CPU seconds of the whole machine (all processes), from /proc/stat. */

@@ -2,7 +2,9 @@
 // tables printed at the end (and kept in bench/README.md).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fsyncLine, type FsyncProbeResult } from './fsync-probe'
 import type { LatencySummary } from './histogram'
+import { P99_AT_50_MS, P99_AT_75_MS, verdictText, type GoalVerdict, type LatencyGoalKind } from './latency-goal'
 import type { LoadResult } from './load'
 import type { ProbeResult } from './pipelining-probe'
 import type { PhaseReport } from './preload'
@@ -28,10 +30,14 @@ export interface Measured {
   otherCores: number
   /** Peak RssAnon of the target process during the run, MB. */
   peakRssAnonMb: number
+  /** CPU microseconds of the target's main thread (the service's front thread) per completed request in the window. */
+  frontCpuUsPerRequest: number
 }
 
 export interface ScenarioResult {
   name: string
+  /** Tenants the requests were spread over. */
+  tenants: number
   stands: string
   connections: number
   pipelining: number
@@ -42,11 +48,38 @@ export interface ScenarioResult {
   goal: number | undefined
 }
 
-export interface LatencyResult {
-  name: string
-  connections: number
+/** One fixed-rate run of the open-loop pass (the service only). */
+export interface OpenLoopRun {
+  /** Of the scenario's closed-loop maximum (service 2xx req/s of the throughput pass). */
+  fraction: number
+  ratePerS: number
   service: Measured
+  scheduled: number
+  sent: number
+  sendLagP99Ms: number
+  sendLagMaxMs: number
+  keptSchedule: boolean
+  /** At 50% and 75% for the scenarios the goal applies to. */
+  verdict: GoalVerdict | undefined
+}
+
+/** The open-loop generator against the ceiling at the pass's highest rate: does it keep its schedule on its own? */
+export interface GeneratorCheck {
+  scenario: string
+  tenants: number
+  ratePerS: number
   ceiling: Measured
+  sendLagP99Ms: number
+  keptSchedule: boolean
+}
+
+export interface OpenLoopScenario {
+  name: string
+  tenants: number
+  connections: number
+  maxRps: number
+  latencyGoal: LatencyGoalKind | undefined
+  runs: OpenLoopRun[]
 }
 
 export interface Machine {
@@ -62,11 +95,14 @@ export interface RunResults {
   mode: string
   command: string
   machine: Machine
-  settings: { warmupS: number; durationS: number; connections: number; pipelining: number; latencyConnections: number; workers: number }
+  settings: { warmupS: number; durationS: number; connections: number; pipelining: number; latencyConnections: number; workers: number; tenants: number[] }
   data: { customers: number; products: number; hub10: number; hub1000: number; putIdSpace: number; tenants: number }
   load: PhaseReport[]
   throughput: ScenarioResult[]
-  latency: LatencyResult[]
+  openLoop: OpenLoopScenario[]
+  generatorChecks: GeneratorCheck[]
+  /** The disk's own write + fdatasync latency, probed in the data directory's filesystem before the service started. */
+  fsync: FsyncProbeResult
   memory: { servicePeakRssAnonMb: number; servicePeakRssFileMb: number; ceilingPeakRssAnonMb: number }
   dataDirMb: number
   ceilingBodiesCaptured: string[]
@@ -81,9 +117,7 @@ export interface RunResults {
   notes: string[]
 }
 
-export const LATENCY_GOAL_MS = 5
-
-export function measured(r: LoadResult, cpu: { targetCores: number; otherCores: number }, peakRssAnonMb: number): Measured {
+export function measured(r: LoadResult, cpu: { targetCores: number; otherCores: number; frontCpuUsPerRequest: number }, peakRssAnonMb: number): Measured {
   return {
     rps: r.rps, okRps: r.okRps, latency: r.latency, completed: r.completed, windowS: r.windowS, statuses: r.statuses,
     non2xx: r.non2xx, errors: r.errors, errorMessages: r.errorMessages, non2xxSamples: r.non2xxSamples,
@@ -95,6 +129,8 @@ const int = (n: number): string => String(Math.round(n))
 const ms = (n: number): string => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2))
 const ratio = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '-')
 const cores = (n: number): string => n.toFixed(2)
+const us = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '-')
+const pct = (f: number): string => `${Math.round(f * 100)}%`
 
 /** CPU other processes used during the service's / the ceiling's window: above ~0.2 cores the row is disturbed. */
 const other = (a: Measured, b: Measured): string => `${a.otherCores.toFixed(2)} / ${b.otherCores.toFixed(2)}`
@@ -121,23 +157,21 @@ export function markdown(res: RunResults): string {
   lines.push('')
   lines.push(`Throughput (default ${res.settings.connections} connections x pipelining ${res.settings.pipelining}; the ceiling gets the same requests, connections, pipelining and duration):`)
   lines.push('')
-  lines.push('| scenario | conns x pipe | service req/s | p50 ms | p99 ms | p99.9 ms | non-2xx / errors | service CPU | ceiling req/s | ceiling p99 ms | ratio | goal | other CPU |')
-  lines.push('|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---:|')
+  lines.push('"front µs/req": CPU microseconds of the main thread (the service\'s front thread, the ceiling\'s only thread) per answered request in the window.')
+  lines.push('')
+  lines.push('| scenario | tenants | conns x pipe | service req/s | p50 ms | p99 ms | p99.9 ms | non-2xx / errors | service CPU | front µs/req | ceiling req/s | ceiling p99 ms | ceiling µs/req | ratio | goal | other CPU |')
+  lines.push('|---|---:|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|')
   for (const r of res.throughput) {
     const s = r.service
-    lines.push(`| ${r.name} | ${r.connections} x ${r.pipelining} | ${int(s.okRps)} | ${ms(s.latency.p50)} | ${ms(s.latency.p99)} | ${ms(s.latency.p999)} | ${failures(s)} | ${cores(s.targetCores)} | ${int(r.ceiling.okRps)} | ${ms(r.ceiling.latency.p99)} | ${ratio(r.ratio)} | ${goalCell(r)} | ${other(r.service, r.ceiling)} |`)
+    lines.push(`| ${r.name} | ${r.tenants} | ${r.connections} x ${r.pipelining} | ${int(s.okRps)} | ${ms(s.latency.p50)} | ${ms(s.latency.p99)} | ${ms(s.latency.p999)} | ${failures(s)} | ${cores(s.targetCores)} | ${us(s.frontCpuUsPerRequest)} | ${int(r.ceiling.okRps)} | ${ms(r.ceiling.latency.p99)} | ${us(r.ceiling.frontCpuUsPerRequest)} | ${ratio(r.ratio)} | ${goalCell(r)} | ${other(r.service, r.ceiling)} |`)
   }
-  if (res.latency.length > 0) {
-    lines.push('')
-    lines.push(`Latency (${res.settings.latencyConnections} connections, no pipelining; goal p99 < ${LATENCY_GOAL_MS} ms):`)
-    lines.push('')
-    lines.push('| scenario | service req/s | p50 ms | p99 ms | p99.9 ms | non-2xx / errors | service CPU | ceiling req/s | ceiling p99 ms | p99 goal | other CPU |')
-    lines.push('|---|---:|---:|---:|---:|---|---:|---:|---:|---|---:|')
-    for (const r of res.latency) {
-      const s = r.service
-      const met = s.latency.p99 < LATENCY_GOAL_MS && s.non2xx === 0 && s.errors === 0 ? 'met' : 'missed'
-      lines.push(`| ${r.name} | ${int(s.okRps)} | ${ms(s.latency.p50)} | ${ms(s.latency.p99)} | ${ms(s.latency.p999)} | ${failures(s)} | ${cores(s.targetCores)} | ${int(r.ceiling.okRps)} | ${ms(r.ceiling.latency.p99)} | ${met} | ${other(r.service, r.ceiling)} |`)
-    }
+  lines.push('')
+  lines.push(`${fsyncLine(res.fsync)}.`)
+  if (res.openLoop.length > 0) lines.push('', ...openLoopMarkdown(res.settings.latencyConnections, res.openLoop))
+  for (const g of res.generatorChecks) {
+    lines.push('', `Generator check (${g.tenants} tenant(s)): ${g.scenario} at ${int(g.ratePerS)} req/s against the ceiling: ${int(g.ceiling.okRps)} req/s, `
+      + `p99 ${ms(g.ceiling.latency.p99)} ms, send lag p99 ${ms(g.sendLagP99Ms)} ms: ${g.keptSchedule ? 'the generator kept its schedule' : 'the generator fell BEHIND its schedule even against the ceiling'} `
+      + `(generator ${cores(g.ceiling.generatorCores)} cores, other ${cores(g.ceiling.otherCores)}).`)
   }
   lines.push('')
   lines.push('Data load through the API (64 connections, no pipelining, tenants interleaved):')
@@ -152,13 +186,34 @@ export function markdown(res: RunResults): string {
   const probe = (p: ProbeResult): string => `${p.answered} of ${p.sent} answered${p.closedByServer ? ', then the server closed the connection' : ''}`
   lines.push(`Service built from ${res.serviceVersion}; consent references ${res.consentReferences === 'issued' ? 'issued by POST /{tenant}/consents' : 'fixed (the service has no consents API yet)'}.`)
   lines.push(`HTTP pipelining probe (${res.pipeliningProbe.service.sent} GETs in one write): service ${probe(res.pipeliningProbe.service)}; ceiling ${probe(res.pipeliningProbe.ceiling)}.`)
-  const all = [...res.throughput.flatMap((r) => [r.service, r.ceiling]), ...res.latency.flatMap((r) => [r.service, r.ceiling])]
+  const all = [...res.throughput.flatMap((r) => [r.service, r.ceiling]), ...res.openLoop.flatMap((o) => o.runs.map((r) => r.service))]
   const noisiest = Math.max(0, ...all.map((m) => m.otherCores))
   lines.push(`Other processes on the machine used up to ${noisiest.toFixed(2)} cores during a measured window (load average at start: ${res.loadAverageAtStart}); `
     + 'the "other CPU" column gives it per row (service / ceiling window); a row above ~0.2 was disturbed and should be re-run.')
   lines.push('')
   for (const n of res.notes) lines.push(`- ${n}`)
   return lines.join('\n')
+}
+
+/** The open-loop table: one row per fixed-rate run, with the goal's verdict where it applies. */
+export function openLoopMarkdown(connections: number, rows: readonly OpenLoopScenario[]): string[] {
+  const lines = [
+    `Open loop (fixed rate, ${connections} connections, no pipelining; latency from each request's intended send time, coordinated omission corrected; `
+      + `rates at 25/50/75% of the scenario's service req/s above). Goal (issue 13): p99 < ${P99_AT_50_MS} ms at 50% (durable writes: or within 2 ms of the fsync p99 where that is higher), `
+      + `< ${P99_AT_75_MS} ms at 75%, for get-node, put-node and the counters. "send lag p99": how late the generator itself sent; above 2 ms it fell behind its schedule and says so.`,
+    '',
+    '| scenario | tenants | share of max | rate req/s | achieved req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | non-2xx / errors | send lag p99 ms | service CPU | goal | other CPU |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---:|',
+  ]
+  for (const o of rows) {
+    for (const r of o.runs) {
+      const s = r.service
+      const goal = r.verdict === undefined ? '' : verdictText(r.verdict, { failures: s.non2xx + s.errors, keptSchedule: r.keptSchedule })
+      const lag = `${ms(r.sendLagP99Ms)}${r.keptSchedule ? '' : ' (behind)'}`
+      lines.push(`| ${o.name} | ${o.tenants} | ${pct(r.fraction)} of ${int(o.maxRps)} | ${int(r.ratePerS)} | ${int(s.okRps)} | ${ms(s.latency.p50)} | ${ms(s.latency.p90)} | ${ms(s.latency.p99)} | ${ms(s.latency.p999)} | ${failures(s)} | ${lag} | ${cores(s.targetCores)} | ${goal} | ${s.otherCores.toFixed(2)} |`)
+    }
+  }
+  return lines
 }
 
 /** Writes bench/results/<ISO date>[-suffix].json (colons replaced, so the name is portable). */

@@ -1,9 +1,10 @@
 // `npm run bench -- [--quick]`: starts the real server (temp data dir, removed
-// at the end) and the ceiling, each in its own process; loads the data set
-// through the API; runs every scenario against both with the same generator,
-// connections, pipelining and duration; then a latency pass at 64 connections
-// without pipelining. Writes bench/results/<ISO date>.json and prints the
-// markdown tables.
+// at the end) and the ceiling, each in its own process, after probing the
+// disk's fsync latency; loads the data set through the API; then, for each
+// --tenants entry, runs every scenario against both with the same generator,
+// connections, pipelining and duration (closed loop: the maximum), and the
+// service again at fixed rates of 25/50/75% of that maximum (open loop).
+// Writes bench/results/<ISO date>.json and prints the markdown tables.
 import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
@@ -12,14 +13,18 @@ import { startChild, type Child } from './child'
 import { cleanUpOnSignals, runCleanups } from './cleanup'
 import { captureBodies } from './capture'
 import { TENANTS, nodePath } from './fixture'
-import { runLoad, type PoolShape } from './load'
+import { fsyncLine, probeFsync } from './fsync-probe'
+import { judge, verdictText } from './latency-goal'
+import { runLoad, type LoadResult, type PoolShape } from './load'
+import { runOpenLoop } from './open-loop'
 import { UsageError, parseOptions, type Options } from './options'
 import { preload } from './preload'
 import { probePipelining } from './pipelining-probe'
-import { CpuMeter, MachineCpuMeter, MemorySampler, diskBytes, readLoadAverage, waitForQuiet } from './proc'
+import { CpuMeter, MachineCpuMeter, cpuMicrosPerRequest, MemorySampler, diskBytes, readLoadAverage, waitForQuiet } from './proc'
 import { CEILING_ENTRY, ROOT, prepareService, startService, tempDir } from './service'
-import { markdown, measured, writeJson, writeResults, type LatencyResult, type Measured, type RunResults, type ScenarioResult } from './report'
+import { markdown, measured, writeJson, writeResults, type GeneratorCheck, type Measured, type OpenLoopRun, type OpenLoopScenario, type RunResults, type ScenarioResult } from './report'
 import { runScale, scaleMarkdown } from './scale'
+import { OPEN_LOOP_FRACTIONS, rateFor } from './schedule'
 import { selectScenarios, sourceFor, type Scenario, type ScenarioContext } from './scenarios'
 import { fetchCredentials } from './tokens'
 
@@ -38,81 +43,125 @@ interface Target {
 /** CPU of other processes above which a measured window counts as disturbed. */
 const NOISE_CORES = 0.25
 
+/** Runs one load against a target; calls onWindow when its measured window opens and closes. */
+type Runner<R extends LoadResult> = (onWindow: (phase: 'start' | 'end') => void) => Promise<R>
+
+interface Run<R extends LoadResult> {
+  m: Measured
+  r: R
+}
+
 /**
  * One measured run, on a quiet machine if it can be had: waits (bounded) for
  * other processes to calm down, and re-runs once when they disturbed the
  * window (keeping the less disturbed run). The noise is reported either way.
  */
-async function measure(target: Target, scenario: Scenario, ctx: ScenarioContext, shape: PoolShape, o: Options): Promise<Measured> {
+async function measure<R extends LoadResult>(target: Target, run: Runner<R>, o: Options): Promise<Run<R>> {
   if (o.quietWaitMs > 0) await waitForQuiet(NOISE_CORES, o.quietWaitMs)
-  const first = await measureOnce(target, scenario, ctx, shape, o)
-  if (first.otherCores <= NOISE_CORES || o.quietWaitMs === 0) return first
+  const first = await measureOnce(target, run)
+  if (first.m.otherCores <= NOISE_CORES || o.quietWaitMs === 0) return first
   if (!(await waitForQuiet(NOISE_CORES, o.quietWaitMs))) return first
-  log(`    (${target.label}: other processes used ${first.otherCores.toFixed(2)} cores; re-running)`)
-  const second = await measureOnce(target, scenario, ctx, shape, o)
-  return second.otherCores < first.otherCores ? second : first
+  log(`    (${target.label}: other processes used ${first.m.otherCores.toFixed(2)} cores; re-running)`)
+  const second = await measureOnce(target, run)
+  return second.m.otherCores < first.m.otherCores ? second : first
 }
 
-async function measureOnce(target: Target, scenario: Scenario, ctx: ScenarioContext, shape: PoolShape, o: Options): Promise<Measured> {
+async function measureOnce<R extends LoadResult>(target: Target, run: Runner<R>): Promise<Run<R>> {
   const cpu = new CpuMeter(target.child.pid)
+  // Node's main thread has the process's id as its thread id: the front thread.
+  const front = new CpuMeter(target.child.pid, target.child.pid)
   const machineCpu = new MachineCpuMeter()
   let targetCores = 0
   let machineCores = 0
   target.memory.newWindow()
-  const result = await runLoad({
-    origin: target.child.url,
-    ...shape,
-    warmupMs: o.warmupMs,
-    durationMs: o.durationMs,
-    next: sourceFor(scenario, ctx),
-    onWindow: (phase) => {
-      if (phase === 'start') {
-        cpu.start()
-        machineCpu.start()
-      } else {
-        targetCores = cpu.stop()
-        machineCores = machineCpu.stop()
-      }
-    },
+  const result = await run((phase) => {
+    if (phase === 'start') {
+      cpu.start()
+      front.start()
+      machineCpu.start()
+    } else {
+      targetCores = cpu.stop()
+      front.stop()
+      machineCores = machineCpu.stop()
+    }
   })
   const peak = target.memory.newWindow()
   await sleep(SETTLE_MS)
-  return measured(result, { targetCores, otherCores: Math.max(0, machineCores - targetCores - result.generatorCores) }, peak)
+  const otherCores = Math.max(0, machineCores - targetCores - result.generatorCores)
+  return { m: measured(result, { targetCores, otherCores, frontCpuUsPerRequest: cpuMicrosPerRequest(front.seconds, result.completed) }, peak), r: result }
 }
+
+const closedLoop = (target: Target, scenario: Scenario, ctx: ScenarioContext, shape: PoolShape, o: Options): Runner<LoadResult> => (onWindow) =>
+  runLoad({ origin: target.child.url, ...shape, warmupMs: o.warmupMs, durationMs: o.durationMs, next: sourceFor(scenario, ctx), onWindow })
 
 function line(label: string, m: Measured): string {
   const fail = m.non2xx + m.errors > 0 ? `  non-2xx ${m.non2xx} errors ${m.errors} ${JSON.stringify({ ...m.statuses, ...m.errorMessages })}` : ''
   const unfinished = m.unfinished > 0 ? `  unfinished ${m.unfinished}` : ''
   return `    ${label.padEnd(8)} ${Math.round(m.okRps).toString().padStart(7)} req/s  p50 ${m.latency.p50} ms  p99 ${m.latency.p99} ms  p99.9 ${m.latency.p999} ms`
-    + `  cpu ${m.targetCores.toFixed(2)} (generator ${m.generatorCores.toFixed(2)}, other ${m.otherCores.toFixed(2)})  RssAnon ${Math.round(m.peakRssAnonMb)} MB${fail}${unfinished}`
+    + `  cpu ${m.targetCores.toFixed(2)} (front ${m.frontCpuUsPerRequest.toFixed(1)} us/req, generator ${m.generatorCores.toFixed(2)}, other ${m.otherCores.toFixed(2)})  RssAnon ${Math.round(m.peakRssAnonMb)} MB${fail}${unfinished}`
 }
 
 async function throughputPass(service: Target, ceiling: Target, ctx: ScenarioContext, o: Options, scenarios: Scenario[]): Promise<ScenarioResult[]> {
   const out: ScenarioResult[] = []
   for (const s of scenarios) {
     const shape = s.shape ?? { connections: o.connections, pipelining: o.pipelining }
-    log(`  ${s.name} (${shape.connections} x ${shape.pipelining})`)
+    log(`  ${s.name} (${shape.connections} x ${shape.pipelining}, ${ctx.tenants} tenant(s))`)
     // The ceiling first: the service's previous run may still be finishing background work.
-    const c = await measure(ceiling, s, ctx, shape, o)
+    const c = (await measure(ceiling, closedLoop(ceiling, s, ctx, shape, o), o)).m
     log(line('ceiling', c))
-    const v = await measure(service, s, ctx, shape, o)
+    const v = (await measure(service, closedLoop(service, s, ctx, shape, o), o)).m
     log(line('service', v))
     for (const sample of v.non2xxSamples) log(`      e.g. ${sample}`)
-    out.push({ name: s.name, stands: s.stands, ...shape, service: v, ceiling: c, ratio: c.okRps > 0 ? v.okRps / c.okRps : Number.NaN, goal: s.goal })
+    out.push({ name: s.name, tenants: ctx.tenants, stands: s.stands, ...shape, service: v, ceiling: c, ratio: c.okRps > 0 ? v.okRps / c.okRps : Number.NaN, goal: s.goal })
   }
   return out
 }
 
-async function latencyPass(service: Target, ceiling: Target, ctx: ScenarioContext, o: Options, scenarios: Scenario[]): Promise<LatencyResult[]> {
-  const out: LatencyResult[] = []
-  const shape = { connections: o.latencyConnections, pipelining: 1 }
-  for (const s of scenarios.filter((x) => x.latency)) {
-    log(`  ${s.name} (${shape.connections} x 1)`)
-    const c = await measure(ceiling, s, ctx, shape, o)
-    log(line('ceiling', c))
-    const v = await measure(service, s, ctx, shape, o)
-    log(line('service', v))
-    out.push({ name: s.name, connections: shape.connections, service: v, ceiling: c })
+/**
+ * Can the generator keep the highest rate of the open-loop pass? The same
+ * generator against the ceiling (whose answers cost next to nothing) at the
+ * pass's highest rate, with the requests of the scenario that has it.
+ */
+async function generatorCheck(ceiling: Target, ctx: ScenarioContext, o: Options, scenarios: Scenario[], maxima: readonly ScenarioResult[]): Promise<GeneratorCheck | undefined> {
+  const top = OPEN_LOOP_FRACTIONS[OPEN_LOOP_FRACTIONS.length - 1]!
+  const best = maxima.reduce<ScenarioResult | undefined>((a, m) => (a === undefined || m.service.okRps > a.service.okRps ? m : a), undefined)
+  const scenario = scenarios.find((s) => s.name === best?.name)
+  if (best === undefined || scenario === undefined || !(best.service.okRps >= 1)) return undefined
+  const ratePerS = rateFor(best.service.okRps, top)
+  const connections = scenario.shape?.connections ?? o.latencyConnections
+  const { m, r } = await measure(ceiling, (onWindow) => runOpenLoop({
+    origin: ceiling.child.url, connections, ratePerS, warmupMs: o.warmupMs, durationMs: o.durationMs, next: sourceFor(scenario, ctx), onWindow,
+  }), o)
+  log(`  generator check: ${scenario.name} at ${ratePerS}/s against the ceiling: ${Math.round(m.okRps)} req/s, p99 ${m.latency.p99} ms, `
+    + `send lag p99 ${r.sendLagP99Ms} ms (${r.keptSchedule ? 'kept its schedule' : 'BEHIND its schedule'}), generator ${m.generatorCores.toFixed(2)} cores`)
+  return { scenario: scenario.name, tenants: ctx.tenants, ratePerS, ceiling: m, sendLagP99Ms: r.sendLagP99Ms, keptSchedule: r.keptSchedule }
+}
+
+/** Fixed rates at 25/50/75% of each scenario's closed-loop maximum (the service's 2xx req/s in `maxima`). */
+async function openLoopPass(service: Target, ctx: ScenarioContext, o: Options, scenarios: Scenario[], maxima: readonly ScenarioResult[], fsyncP99Ms: number): Promise<OpenLoopScenario[]> {
+  const out: OpenLoopScenario[] = []
+  for (const s of scenarios) {
+    const maxRps = maxima.find((m) => m.name === s.name)?.service.okRps ?? 0
+    const connections = s.shape?.connections ?? o.latencyConnections
+    if (!(maxRps >= 1)) {
+      log(`  ${s.name}: no maximum measured, open loop skipped`)
+      continue
+    }
+    log(`  ${s.name} (${connections} connections, ${ctx.tenants} tenant(s), maximum ${Math.round(maxRps)} req/s)`)
+    const runs: OpenLoopRun[] = []
+    for (const fraction of OPEN_LOOP_FRACTIONS) {
+      const ratePerS = rateFor(maxRps, fraction)
+      const { m, r } = await measure(service, (onWindow) => runOpenLoop({
+        origin: service.child.url, connections, ratePerS, warmupMs: o.warmupMs, durationMs: o.durationMs, next: sourceFor(s, ctx), onWindow,
+      }), o)
+      const verdict = s.latencyGoal === undefined ? undefined
+        : judge({ fraction, p99Ms: m.latency.p99, failures: m.non2xx + m.errors, keptSchedule: r.keptSchedule }, s.latencyGoal, fsyncP99Ms)
+      const goal = verdict === undefined ? '' : `  goal ${verdictText(verdict, { failures: m.non2xx + m.errors, keptSchedule: r.keptSchedule })}`
+      log(`    ${Math.round(fraction * 100)}% = ${ratePerS}/s: ${Math.round(m.okRps)} req/s  p50 ${m.latency.p50}  p90 ${m.latency.p90}  p99 ${m.latency.p99}  p99.9 ${m.latency.p999} ms`
+        + `  send lag p99 ${r.sendLagP99Ms} ms${r.keptSchedule ? '' : ' (GENERATOR BEHIND)'}  non-2xx ${m.non2xx} errors ${m.errors}${m.unfinished > 0 ? ` unfinished ${m.unfinished}` : ''}${goal}`)
+      runs.push({ fraction, ratePerS, service: m, scheduled: r.scheduled, sent: r.sent, sendLagP99Ms: r.sendLagP99Ms, sendLagMaxMs: r.sendLagMaxMs, keptSchedule: r.keptSchedule, verdict })
+    }
+    out.push({ name: s.name, tenants: ctx.tenants, connections, maxRps, latencyGoal: s.latencyGoal, runs })
   }
   return out
 }
@@ -184,6 +233,9 @@ async function main(): Promise<number> {
   const samplers: MemorySampler[] = []
   try {
     const layout = prepareService(tmp)
+    // Before anything else runs: the disk's own fsync tail, in the data directory's filesystem.
+    const fsync = probeFsync(tmp, o.mode === 'quick' ? { maxSyncs: 1000, maxMs: 2000 } : { maxSyncs: 3000, maxMs: 5000 })
+    log(`  ${fsyncLine(fsync)}`)
     log(`bench (${o.mode}): starting the service (--workers ${o.workers}) in ${tmp}`)
     const serverChild = await startService(layout, o.workers, o.cpuProfDir)
     children.push(serverChild)
@@ -215,10 +267,22 @@ async function main(): Promise<number> {
       log(`  WARNING: --pipelining ${o.pipelining}: the service does not answer pipelined requests; expect errors (they are counted, not hidden)`)
     }
 
-    const ctx: ScenarioContext = { headers, data: d }
-    log(`throughput pass: ${o.warmupMs / 1000} s warm-up + ${o.durationMs / 1000} s per run`)
-    const throughput = await throughputPass(service, ceiling, ctx, o, scenarios)
-    const latency = o.skipLatency ? [] : (log(`latency pass: ${o.latencyConnections} connections, no pipelining`), await latencyPass(service, ceiling, ctx, o, scenarios))
+    const throughput: ScenarioResult[] = []
+    const openLoop: OpenLoopScenario[] = []
+    const generatorChecks: GeneratorCheck[] = []
+    for (const tenants of o.tenants) {
+      const ctx: ScenarioContext = { headers, data: d, tenants }
+      // With one tenant, put-node is already the hot-tenant run.
+      const these = scenarios.filter((s) => tenants > 1 || s.name !== 'put-node-1-tenant')
+      log(`throughput pass, ${tenants} tenant(s): ${o.warmupMs / 1000} s warm-up + ${o.durationMs / 1000} s per run`)
+      const rows = await throughputPass(service, ceiling, ctx, o, these)
+      throughput.push(...rows)
+      if (o.skipLatency) continue
+      const check = await generatorCheck(ceiling, ctx, o, these, rows)
+      if (check !== undefined) generatorChecks.push(check)
+      log(`open-loop pass, ${tenants} tenant(s): fixed rates at ${OPEN_LOOP_FRACTIONS.map((f) => `${f * 100}%`).join(', ')} of each maximum; disk fsync p99 ${fsync.p99} ms`)
+      openLoop.push(...await openLoopPass(service, ctx, o, these, rows, fsync.p99))
+    }
 
     service.memory.sample()
     const results: RunResults = {
@@ -228,7 +292,7 @@ async function main(): Promise<number> {
       machine: machine(),
       settings: {
         warmupS: o.warmupMs / 1000, durationS: o.durationMs / 1000, connections: o.connections, pipelining: o.pipelining,
-        latencyConnections: o.latencyConnections, workers: o.workers,
+        latencyConnections: o.latencyConnections, workers: o.workers, tenants: o.tenants,
       },
       data: {
         tenants: TENANTS.length, customers: d.customersPerTenant * TENANTS.length, products: d.productsPerTenant * TENANTS.length,
@@ -236,7 +300,9 @@ async function main(): Promise<number> {
       },
       load,
       throughput,
-      latency,
+      openLoop,
+      generatorChecks,
+      fsync,
       memory: { servicePeakRssAnonMb: service.memory.peakAnonMb, servicePeakRssFileMb: service.memory.peakFileMb, ceilingPeakRssAnonMb: ceiling.memory.peakAnonMb },
       dataDirMb: diskBytes(layout.dataDir) / 2 ** 20,
       ceilingBodiesCaptured: bodies.captured,

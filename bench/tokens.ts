@@ -54,7 +54,9 @@ async function generatedClient(origin: string, adminToken: string, t: Tenant): P
 
 /** Headers for every tenant, in TENANTS order. */
 export async function fetchCredentials(origin: string): Promise<Credentials> {
-  const tokens = await Promise.all(TENANTS.map((t) => fetchToken(origin, t)))
+  // One at a time: the server bounds the password checks (scrypt) waiting at once and answers 503 beyond that.
+  const tokens: string[] = []
+  for (const t of TENANTS) tokens.push(await fetchToken(origin, t))
   const refs = await Promise.all(TENANTS.map((t, i) => consentReference(origin, t, tokens[i]!)))
   const issued = refs.every((r) => r !== undefined)
   const admin = await post(origin, TOKEN_PATH, basicTokenHeaders(ADMIN_CLIENT.id, ADMIN_CLIENT.secret), 'grant_type=client_credentials&scope=platform.admin')

@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 import { invalidAllowEntry } from './net/webhook-policy'
 import { parseCidr } from './net/addresses'
+import { originProblem } from './net/origin'
 
 export interface Config {
   port: number
@@ -36,6 +37,12 @@ export interface Config {
   shutdownTimeoutMs: number
   /** The first webhook retry delay; the back-off doubles it up to 300 times it (src/events/webhook-delivery.ts). */
   webhookRetryBaseMs: number
+  /** Origins whose pages may call the graph API and its event stream (CORS); none by default. */
+  corsOrigins: string[]
+  /** How long the gateway waits for a service's headers, and between its body chunks. */
+  gatewayTimeoutMs: number
+  /** Requests the gateway forwards to one service at once. */
+  gatewayMaxConcurrent: number
 }
 
 /** What the command-line tools take besides the server's options: how to reach the running server. */
@@ -81,6 +88,9 @@ const OPTIONS = {
   trustProxy: { flag: '--trust-proxy', env: 'TRUST_PROXY' },
   shutdownTimeout: { flag: '--shutdown-timeout', env: 'SHUTDOWN_TIMEOUT' },
   webhookRetryBase: { flag: '--webhook-retry-base-ms', env: 'WEBHOOK_RETRY_BASE_MS' },
+  corsOrigins: { flag: '--cors-origins', env: 'CORS_ORIGINS' },
+  gatewayTimeout: { flag: '--gateway-timeout', env: 'GATEWAY_TIMEOUT' },
+  gatewayMaxConcurrent: { flag: '--gateway-max-concurrent', env: 'GATEWAY_MAX_CONCURRENT' },
   serverUrl: { flag: '--server-url', env: 'SERVER_URL', tool: true },
   adminClientId: { flag: '--admin-client-id', env: 'ADMIN_CLIENT_ID', tool: true },
   adminClientSecret: { flag: '--admin-client-secret', env: 'ADMIN_CLIENT_SECRET', tool: true },
@@ -103,6 +113,9 @@ const HELP: Partial<Record<OptionName, string>> = {
   publicUrl: 'base of every URL the service writes (default http://<host>:<port>)',
   shutdownTimeout: 'on SIGTERM, how long requests in flight may take (default 10s)',
   webhookRetryBase: 'first webhook retry delay in ms, doubling up to 300 times it (default 1000)',
+  corsOrigins: 'comma-separated origins whose pages may call the graph API (default none)',
+  gatewayTimeout: 'gateway wait for a service to answer, seconds or with ms/s/m (default 30s)',
+  gatewayMaxConcurrent: 'requests forwarded to one gateway service at once (default 64)',
   serverUrl: 'URL of the running server (default: the one the data directory lock names)',
   adminClientId: 'a platform.admin client of the running server',
   adminClientSecret: "that client's secret (prefer the variable: flags show in ps)",
@@ -208,6 +221,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool
     trustProxy: list('TRUST_PROXY', get('trustProxy'), (e) => (parseCidr(e) === undefined ? `"${e}" is not an IP address or CIDR range` : undefined)),
     shutdownTimeoutMs: parseDurationMs('SHUTDOWN_TIMEOUT', get('shutdownTimeout') ?? '10s'),
     webhookRetryBaseMs: retryBaseMs(get('webhookRetryBase')),
+    corsOrigins: list('CORS_ORIGINS', get('corsOrigins'), originProblem),
+    gatewayTimeoutMs: parseDurationMs('GATEWAY_TIMEOUT', get('gatewayTimeout') ?? '30s'),
+    gatewayMaxConcurrent: integer('GATEWAY_MAX_CONCURRENT', get('gatewayMaxConcurrent') ?? '64', 1, 100_000),
   }
 }
 

@@ -7,8 +7,11 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { authorize, requireScope } from './auth/helpers/bearer'
 import { checkOAuthCapture } from './auth/routes'
+import { rootWellKnownPath } from './auth/endpoints/discovery'
+import { answerCors } from './cors-policy'
 import { ApiError, ERROR_TYPES } from './errors'
 import type { GraphCaller } from './graph/params'
+import { forward } from './gateway/forward'
 import { tenantSegment } from './graph/validate'
 import { readBody } from './front/body'
 import { Exchange } from './front/exchange'
@@ -108,9 +111,13 @@ function root(s: Services, ex: Exchange, segments: string[]): boolean {
 export function dispatch(s: Services, res: HttpResponse, req: HttpRequest): void {
   const ex = new Exchange(res, req, s.publicUrl)
   try {
+    if (answerCors(s, ex)) return
     const segments = ex.segments
     if (segments[1] === 'v1' && segments[0] === 'graph') graph(s, ex, segments)
     else if (segments[1] === 'v1' && segments[0] === 'oauth2') oauth(s, ex, segments)
+    // RFC 8414's path form of the metadata URL; any other path there finds no route ('?').
+    else if (segments[0] === '.well-known') oauth(s, ex, ['oauth2', 'v1', ...(rootWellKnownPath(s.oauth.issuer, segments) ?? ['?'])])
+    else if (segments[0] === 'gateway') forward(s, ex, req)
     else if (!root(s, ex, segments)) throw notFound(ex)
   } catch (err) {
     ex.error(err)

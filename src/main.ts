@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs'
 import { AccessTokens } from './auth/models/access-tokens'
 import { applyAuthBootstrap } from './auth/helpers/apply-bootstrap'
+import { applyIdentityProviderBootstrap } from './auth/federation/bootstrap'
+import { identityProviderSecretKey } from './auth/federation/sealed-secret'
 import { openAuthStore } from './auth/models/auth-store'
 import { createOAuthServices, sweepOAuth } from './auth/oauth-services'
 import { publishSubscriptionEvents } from './publish-subscription-events'
@@ -27,6 +29,7 @@ import { ActorPool, ShardRefused } from './shard/actor-pool'
 import { openDataDir, recordFormat } from './data-dir'
 import { environmentsOf, verifyEnvironments } from './lmdb-check'
 import { AddressSet } from './net/addresses'
+import { GatewayLimits } from './gateway/limits'
 
 const SWEEP_INTERVAL_MS = 10 * 60_000
 
@@ -81,7 +84,9 @@ async function main(): Promise<void> {
   await applyAuthBootstrap(authStore, hasher, boot, deriveKey(masterKey, 'bootstrap secret digest v1'))
   const tokens = new AccessTokens(authStore, config.accessTokenTtl)
   const signing = new SigningPool(masterKey)
-  const oauth = createOAuthServices(authStore, hasher, tokens, signing, publicUrl)
+  const idpSecretKey = identityProviderSecretKey(masterKey)
+  await applyIdentityProviderBootstrap(authStore, boot.identityProviders, idpSecretKey)
+  const oauth = createOAuthServices(authStore, hasher, tokens, signing, publicUrl, idpSecretKey)
   await oauth.keys.ensureActiveKey()
   // Format 1 -> 2 (src/shard/manifest.ts): the refresh-token user index moved to array keys.
   if (opened.formatOnDisk < 2) await oauth.refreshTokens.rebuildUserIndex()
@@ -98,6 +103,8 @@ async function main(): Promise<void> {
     jsonLimits: { maxDepth: config.maxJsonDepth, maxElements: config.maxJsonElements },
     maxStreamsPerTenant: config.maxStreamsPerTenant, pool, metamodel, hasher, tokens, oauth,
     webhookPolicy, trustProxy: new AddressSet(config.trustProxy),
+    corsOrigins: new Set(config.corsOrigins),
+    gateway: new GatewayLimits({ timeoutMs: config.gatewayTimeoutMs, maxConcurrent: config.gatewayMaxConcurrent }),
   }
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, webhookOptions)

@@ -4,8 +4,9 @@
 import type { AuthServices } from './auth/services'
 import type { JsonLimits } from './front/json-limits'
 import type { GraphServices } from './graph/services'
+import type { GatewayServices } from './gateway/limits'
 
-export type Services = AuthServices & GraphServices & {
+export type Services = AuthServices & GraphServices & GatewayServices & {
   /** Depth and element bounds of every JSON request body, checked before it is parsed. */
   jsonLimits: JsonLimits
 }

@@ -16,6 +16,7 @@ import { SubscriptionEvents } from './helpers/subscription-events'
 import type { KeySigner } from './helpers/signing-pool'
 import { UserAuthenticator } from './helpers/user-authentication'
 import { VerifiedSecrets } from './helpers/verified-secrets'
+import { Federation } from './federation/federation'
 
 export interface OAuthServices extends AuthModels {
   /** `{PUBLIC_URL}/oauth2/v1`, the `iss` of ID tokens and the discovery document */
@@ -35,10 +36,14 @@ export interface OAuthServices extends AuthModels {
   idTokenTtl: number
   /** the seam of spec section 6 (see subscription-events.ts) */
   subscriptionEvents: SubscriptionEvents
+  /** custom identity providers (OpenID Connect federation) */
+  federation: Federation
 }
 
 export function createOAuthServices(
   store: AuthStore, hasher: PasswordHasher, tokens: AccessTokens, signer: KeySigner, publicUrl: string,
+  /** seals the client secrets of identity providers (federation/sealed-secret.ts) */
+  idpSecretKey: Buffer,
 ): OAuthServices {
   const lockout = new Lockout(store)
   const limiter = new AttemptLimiter()
@@ -57,6 +62,7 @@ export function createOAuthServices(
     keys: new SigningKeys(store, signer, tokens.ttl),
     idTokenTtl: tokens.ttl,
     subscriptionEvents: new SubscriptionEvents(),
+    federation: new Federation(store, idpSecretKey),
   }
 }
 
@@ -67,4 +73,5 @@ export async function sweepOAuth(o: OAuthServices, tokens: AccessTokens): Promis
   await o.sessions.sweep()
   await o.lockout.sweep()
   await o.keys.prune()
+  await o.federation.states.sweep()
 }

@@ -12,10 +12,13 @@ import * as adminKeys from './endpoints/admin/signing-keys'
 import * as adminSubscriptions from './endpoints/admin/subscriptions'
 import * as adminTenants from './endpoints/admin/tenants'
 import * as adminUsers from './endpoints/admin/users'
+import * as adminIdentityProviders from './endpoints/admin/identity-providers'
+import { idpCallbackEndpoint } from './endpoints/idp-callback'
 import { authorizeEndpoint } from './endpoints/authorize/endpoint'
 import { discoveryEndpoint, JWKS_PATH, jwksEndpoint } from './endpoints/discovery'
 import { endSessionEndpoint } from './endpoints/end-session'
 import { eventsEndpoint } from './endpoints/events'
+import { introspectEndpoint } from './endpoints/introspect'
 import { nameTooLong } from '../model/name-limit'
 import { deleteRefreshTokens, listRefreshTokens } from './endpoints/refreshtokens'
 import { revokeEndpoint } from './endpoints/revoke'
@@ -32,6 +35,8 @@ export const OAUTH_ROUTES: RouteTable<AuthServices, object> = [
   ['authorize', authorizeEndpoint],
   ['token', { POST: tokenEndpoint }],
   ['revoke', { POST: revokeEndpoint }],
+  ['introspect', { POST: introspectEndpoint }],
+  ['.well-known/oauth-authorization-server', { GET: discoveryEndpoint }],
   ['tokeninfo', { GET: tokeninfoEndpoint }],
   ['userinfo', { GET: userinfoGet, POST: userinfoPost }],
   ['refreshtokens', { GET: listRefreshTokens, DELETE: deleteRefreshTokens }],
@@ -51,6 +56,11 @@ export const OAUTH_ROUTES: RouteTable<AuthServices, object> = [
   ['admin/roles', { GET: adminRoles.listRoles }],
   ['admin/roles/:id', { GET: adminRoles.getRole, PUT: adminRoles.replaceRole, DELETE: adminRoles.deleteRole }],
   ['admin/signing-keys', { GET: adminKeys.listSigningKeys, POST: adminKeys.rotateSigningKeys }],
+  ['admin/identity-providers', { GET: adminIdentityProviders.listIdentityProviders }],
+  ['admin/identity-providers/:id', {
+    GET: adminIdentityProviders.getIdentityProvider, PUT: adminIdentityProviders.replaceIdentityProvider, DELETE: adminIdentityProviders.deleteIdentityProvider,
+  }],
+  ['idp/:id/callback', { GET: idpCallbackEndpoint }],
 ]
 
 /** Every captured segment names a record whose id is at most MAX_NAME_CHARS long; a longer one is a 400, never a key lookup. */

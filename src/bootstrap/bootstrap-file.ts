@@ -6,7 +6,13 @@ import { ConfigError } from '../config'
 import { MetamodelDoc, PROPERTY_TYPES, PropertyDef, PropertyType, TenantMetamodel, TypeDef } from '../model/metamodel'
 
 export interface TenantDecl { id: string; org: string }
-export interface ServiceDecl { id: string; name: string; scopes: string[] }
+export interface ServiceDecl {
+  id: string
+  name: string
+  scopes: string[]
+  /** where the gateway forwards /gateway/{package}/{service}/... (src/gateway/) */
+  sourceUrl?: string
+}
 export interface PackageDecl {
   id: string
   version: string
@@ -21,6 +27,7 @@ export interface ClientDecl {
   redirect_uris: string[]
   scopes: string[]
   grant_types: string[]
+  cors_origins: string[]
 }
 export interface UserDecl {
   id: string
@@ -38,9 +45,14 @@ export interface Bootstrap {
   roles: Record<string, string[]>
   users: UserDecl[]
   metamodel: MetamodelDoc
+  /** custom identity providers, each a JSON object checked by the admin API's rules (src/auth/federation/provider-fields.ts) */
+  identityProviders: Record<string, unknown>[]
 }
 
 type Json = unknown
+
+/** A service's source URL (the gateway's upstream): http or https, no query or fragment. */
+export const SOURCE_URL = /^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/
 
 function fail(path: string, what: string): never {
   throw new ConfigError(`bootstrap file: ${path} ${what}`)
@@ -121,7 +133,11 @@ export function parseBootstrap(doc: Json): Bootstrap {
         provider: { id: str(provider.id, `${p}.provider.id`), org: str(provider.org, `${p}.provider.org`) },
         includedServices: arr(k.includedServices, `${p}.includedServices`, (s, sp) => {
           const so = obj(s, sp)
-          return { id: str(so.id, `${sp}.id`), name: str(so.name, `${sp}.name`), scopes: arr(so.scopes, `${sp}.scopes`, str) }
+          const service: ServiceDecl = { id: str(so.id, `${sp}.id`), name: str(so.name, `${sp}.name`), scopes: arr(so.scopes, `${sp}.scopes`, str) }
+          const sourceUrl = optStr(so.sourceUrl, `${sp}.sourceUrl`)
+          if (sourceUrl !== undefined && !SOURCE_URL.test(sourceUrl)) fail(`${sp}.sourceUrl`, 'must be an http or https URL without query or fragment')
+          if (sourceUrl !== undefined) service.sourceUrl = sourceUrl.replace(/\/+$/, '')
+          return service
         }),
       }
     }),
@@ -138,6 +154,7 @@ export function parseBootstrap(doc: Json): Bootstrap {
         redirect_uris: arr(c.redirect_uris, `${p}.redirect_uris`, str),
         scopes: arr(c.scopes, `${p}.scopes`, str),
         grant_types: arr(c.grant_types, `${p}.grant_types`, str),
+        cors_origins: arr(c.cors_origins, `${p}.cors_origins`, str),
       }
     }),
     roles: record(o.roles, 'roles', (x, p, name) => {
@@ -156,6 +173,7 @@ export function parseBootstrap(doc: Json): Bootstrap {
       }
     }),
     metamodel: record(o.metamodel, 'metamodel', tenantMetamodel),
+    identityProviders: arr(o.identityProviders, 'identityProviders', obj),
   }
 }
 

@@ -23,3 +23,8 @@ export class Urls {
     return `${this.graphBase}/${enc(tenant)}/neighbours/${enc(n.ns)}/${enc(n.type)}/${enc(n.id)}`
   }
 }
+
+/** Where the gateway serves a package's service (its `proxyUrl`): `{PUBLIC_URL}/gateway/{packageId}/{serviceId}`. */
+export function proxyUrlOf(publicUrl: string, packageId: string, serviceId: string): string {
+  return `${publicUrl}/gateway/${enc(packageId)}/${enc(serviceId)}`
+}

@@ -25,6 +25,7 @@ const HEADERS = [
   'platform-context-trace-id', 'cookie', 'origin', 'platform-session-id',
   'platform-schedule-event-at', 'platform-schedule-event-parameter', 'platform-decay-at', 'platform-decay-parameters',
   'x-forwarded-for',
+  'access-control-request-method',
 ] as const
 export type HeaderName = (typeof HEADERS)[number]
 
@@ -44,6 +45,8 @@ export class Exchange {
   aborted = false
   private answered = false
   private counted = true
+  /** Headers every answer gets, decided when it is written (CORS, src/front/cors.ts). */
+  lateHeaders: (() => ResponseHeaders) | undefined
   /** Set by a streaming route: called once if the client goes away. */
   onAbort: (() => void) | undefined
   readonly method: string
@@ -107,6 +110,11 @@ export class Exchange {
     return !this.aborted && !this.finished
   }
 
+  /** Writes the late headers; for a route that writes its answer itself (src/front/stream.ts). */
+  writeLateHeaders(): void {
+    if (this.lateHeaders !== undefined) writeHeaders(this.res, this.lateHeaders())
+  }
+
   json(status: number, body: string, headers?: ResponseHeaders): void {
     this.send(status, 'application/json', body, headers)
   }
@@ -117,6 +125,7 @@ export class Exchange {
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status)).writeHeader('content-type', contentType)
       writeHeaders(this.res, headers)
+      this.writeLateHeaders()
       this.res.end(body, isDraining())
     })
   }
@@ -128,6 +137,7 @@ export class Exchange {
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status))
       writeHeaders(this.res, headers)
+      this.writeLateHeaders()
       // RFC 9110: no Content-Length on a 204, so its close is said in a header (endWithoutBody's flag would add a length).
       if (status === 204) {
         if (isDraining()) this.res.writeHeader('connection', 'close')
@@ -153,6 +163,7 @@ export class Exchange {
     this.res.cork(() => {
       this.res.writeStatus(statusLine(apiError.status)).writeHeader('content-type', 'application/json')
       for (const k in headers) this.res.writeHeader(k, headers[k]!)
+      this.writeLateHeaders()
       const close = options.closeConnection === true || isDraining()
       if (this.method === 'HEAD') this.res.endWithoutBody(body.length, close)
       else this.res.end(body, close)

@@ -51,6 +51,7 @@ export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (
       if (!started) {
         started = true
         ex.res.writeStatus('200 OK').writeHeader('content-type', CONTENT_TYPE[format])
+        ex.writeLateHeaders()
         if (format === 'json') text = '[' + text
       }
       if (text !== '') ok = ex.res.write(text)

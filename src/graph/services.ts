@@ -19,6 +19,8 @@ export interface GraphServices {
   maxStreamsPerTenant: number
   /** where tenants' webhooks may point */
   webhookPolicy: WebhookPolicy
+  /** Origins whose pages may call the graph API and open the event stream (--cors-origins). */
+  corsOrigins: ReadonlySet<string>
 }
 
 /** A route method of the graph service: its handler gets the GraphServices and the caller. */

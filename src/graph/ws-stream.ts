@@ -8,6 +8,7 @@ import { ApiError } from '../errors'
 import { TenantWakeups } from '../events/event-page'
 import { Exchange } from '../front/exchange'
 import { isDraining } from '../front/in-flight'
+import { originOf } from '../net/origin'
 import type { ActorPool } from '../shard/actor-pool'
 import { CLOSE, EventStream, type StreamData } from './event-stream'
 import { tenantSegment } from './validate'
@@ -87,6 +88,11 @@ export class EventStreams {
     try {
       if (s === undefined) throw new ApiError('service_unavailable', 'the server is starting')
       if (isDraining()) throw new ApiError('service_unavailable', 'the server is shutting down')
+      // A browser page says where it comes from: only this server's origin and --cors-origins may open a stream.
+      const origin = ex.headers.origin
+      if (origin !== '' && !s.corsOrigins.has(origin) && origin !== originOf(s.publicUrl)) {
+        throw new ApiError('forbidden', `a page of origin ${origin} may not open the event stream: the origin is not in --cors-origins`)
+      }
       const tenant = tenantSegment(ex.segments[2] ?? '')
       const query = ex.query
       const queryToken = query.get('access_token')

@@ -60,7 +60,7 @@ t.test('no file under src/auth outside models/ touches the tables', async (t) =>
 
 t.test('src/auth is endpoints/, models/ and helpers/ beside the route table, the OAuth services and what handlers are handed (services.ts)', async (t) => {
   const top = readdirSync(AUTH).sort()
-  t.same(top, ['endpoints', 'helpers', 'models', 'oauth-services.ts', 'route-types.ts', 'routes.ts', 'services.ts'])
+  t.same(top, ['endpoints', 'federation', 'helpers', 'models', 'oauth-services.ts', 'route-types.ts', 'routes.ts', 'services.ts'])
   const models = readdirSync(join(AUTH, 'models'))
   for (const m of ['users', 'clients', 'tenants', 'subscriptions', 'packages', 'roles', 'authorization-codes', 'access-tokens', 'refresh-tokens', 'sessions', 'lockout', 'signing-keys']) {
     t.ok(models.includes(`${m}.ts`), `models/${m}.ts`)

@@ -26,7 +26,7 @@ t.test('the demo bootstrap parses completely', async (t) => {
     client_id: 'demo-enricher', client_secret: 'demo-secret', tenant: 'demo',
     redirect_uris: ['http://127.0.0.1:8080/callback'],
     scopes: ['platform.profile_graph_view', 'platform.profile_graph_manage'],
-    grant_types: ['client_credentials'],
+    grant_types: ['client_credentials'], cors_origins: [],
   }])
   t.same(b.roles, {
     'graph-reader': ['platform.profile_graph_view'],
@@ -54,7 +54,7 @@ t.test('readBootstrapFile reads the demo file', async (t) => {
 })
 
 t.test('every key is optional', async (t) => {
-  t.same(parseBootstrap({}), { tenants: [], packages: [], subscriptions: [], clients: [], roles: {}, users: [], metamodel: {} })
+  t.same(parseBootstrap({}), { tenants: [], packages: [], subscriptions: [], clients: [], roles: {}, users: [], metamodel: {}, identityProviders: [] })
   t.same(EMPTY_BOOTSTRAP, parseBootstrap({}))
 })
 
@@ -69,7 +69,7 @@ t.test('defaults: user id, client secret and lists, type owner and open, searcha
   })
   t.same(b.users[0], { id: 'bob', username: 'bob', password: 'pw', email: 'bob@example.com', tenants: {} }, 'id defaults to the username')
   t.equal(b.users[1]?.id, 'u-7')
-  t.same(b.clients[0], { client_id: 'public-app', client_secret: undefined, tenant: 'demo', redirect_uris: [], scopes: [], grant_types: [] })
+  t.same(b.clients[0], { client_id: 'public-app', client_secret: undefined, tenant: 'demo', redirect_uris: [], scopes: [], grant_types: [], cors_origins: [] })
   t.same(b.metamodel.demo?.nodes['a/b'], { owner: 'customer', open: false, properties: {} }, 'owner customer, closed')
   t.same(b.metamodel.demo?.relations['a/b/a/b/r/s'], { owner: 'tenant', open: true, properties: {} })
 })
@@ -143,4 +143,11 @@ t.test('ids that become keys of the auth store are at most 128 characters', asyn
   bad(t, { clients: [{ client_id: long, tenant: 't' }] }, 'clients[0].client_id must be at most 128 characters')
   bad(t, { roles: { [long]: [] } }, 'roles has a name longer than 128 characters')
   t.equal(parseBootstrap({ tenants: [{ id: 'x'.repeat(128), org: 'o' }] }).tenants[0]!.id.length, 128)
+})
+
+t.test('a service may name its source URL (the gateway); a bad one stops the start', async (t) => {
+  const pkg = (services: unknown[]) => ({ packages: [{ id: 'p', version: '1', provider: { id: 'demo', org: 'demo-org' }, includedServices: services }] })
+  const b = parseBootstrap(pkg([{ id: 's', name: 'S', scopes: [], sourceUrl: 'http://svc.internal:9000/api/' }, { id: 't', name: 'T' }]))
+  t.same(b.packages[0]!.includedServices, [{ id: 's', name: 'S', scopes: [], sourceUrl: 'http://svc.internal:9000/api' }, { id: 't', name: 'T', scopes: [] }])
+  t.throws(() => parseBootstrap(pkg([{ id: 's', name: 'S', sourceUrl: 'http://svc/api?x=1' }])), /includedServices\[0\]\.sourceUrl must be an http or https URL/)
 })

@@ -36,6 +36,8 @@ t.test('environment variables set every option', async (t) => {
     EVENT_RETENTION_COUNT: '5000', MAX_STREAMS_PER_TENANT: '7', PUBLIC_URL: 'https://graph.example.com',
     MAX_JSON_DEPTH: '10', MAX_JSON_ELEMENTS: '500', WEBHOOK_RETRY_BASE_MS: '50',
     WEBHOOK_ALLOW: '127.0.0.1, hooks.internal,*.corp.example,10.0.0.0/8,fd00::/8', TRUST_PROXY: '10.0.0.1,::1',
+    CORS_ORIGINS: 'https://app.example',
+    GATEWAY_TIMEOUT: '5s', GATEWAY_MAX_CONCURRENT: '9',
   })
   t.same(c, {
     port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', bootstrap: resolve('b.json'), workers: 3, shards: 16,
@@ -43,6 +45,8 @@ t.test('environment variables set every option', async (t) => {
     eventRetentionCount: 5000, maxStreamsPerTenant: 7, publicUrl: 'https://graph.example.com',
     webhookAllow: ['127.0.0.1', 'hooks.internal', '*.corp.example', '10.0.0.0/8', 'fd00::/8'], trustProxy: ['10.0.0.1', '::1'], shutdownTimeoutMs: 10_000,
     webhookRetryBaseMs: 50,
+    corsOrigins: ['https://app.example'],
+    gatewayTimeoutMs: 5000, gatewayMaxConcurrent: 9,
   })
 })
 

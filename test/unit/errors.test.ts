@@ -7,6 +7,7 @@ const STATUS: Record<ErrorType, number> = {
   consent_revoked: 403, element_not_found: 404, method_not_allowed: 405, cursor_expired: 410, payload_too_large: 413,
   unsupported_media_type: 415, too_many_attempts: 400, too_many_requests: 429, service_unavailable: 503, internal_error: 500,
   insufficient_storage: 507,
+  bad_gateway: 502, gateway_timeout: 504,
 }
 
 t.test('every error type has the status of the docs/contracts.md table and a description', async (t) => {

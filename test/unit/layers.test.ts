@@ -22,11 +22,12 @@ const LAYERS: string[][] = [
   // event logs and webhook delivery; the actor's parts
   ['src/events', 'workers/actor'],
   ['src/auth'],
-  ['src/graph'],
+  ['src/graph', 'src/gateway'],
   // composition at the root
   ['src/services'],
   // the routes of both services and the API description they yield
   ['src/openapi'],
+  ['src/cors-policy'],
   ['src/dispatch', 'src/data-dir', 'src/lmdb-check', 'src/publish-subscription-events', 'workers/shard-actor', 'workers/verify-lmdb'],
   ['src/server'],
   ['src/main', 'src/rotate-signing-key'],

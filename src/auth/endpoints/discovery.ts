@@ -1,5 +1,7 @@
 // GET /oauth2/v1/.well-known/openid-configuration (OpenID Connect Discovery
-// 1.0, RFC 8414) and the JWKS it points at.
+// 1.0, RFC 8414) and the JWKS it points at. The same document is the RFC 8414
+// metadata at /oauth2/v1/.well-known/oauth-authorization-server and, in the
+// RFC's path form, at /.well-known/oauth-authorization-server<issuer path>.
 import type { OAuthMethod } from '../route-types'
 import { GRANT_TYPES } from '../helpers/client-rules'
 import { NO_TENANT_SCOPE, OPENID_SCOPE } from '../helpers/scopes'
@@ -14,6 +16,7 @@ export function discoveryDocument(issuer: string, serviceScopes: readonly string
     userinfo_endpoint: `${issuer}/userinfo`,
     jwks_uri: `${issuer}/${JWKS_PATH}`,
     revocation_endpoint: `${issuer}/revoke`,
+    introspection_endpoint: `${issuer}/introspect`,
     end_session_endpoint: `${issuer}/end_session`,
     tokeninfo_endpoint: `${issuer}/tokeninfo`,
     refresh_tokens_endpoint: `${issuer}/refreshtokens`,
@@ -24,6 +27,7 @@ export function discoveryDocument(issuer: string, serviceScopes: readonly string
     id_token_signing_alg_values_supported: ['RS256'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256', 'plain'],
     scopes_supported: [OPENID_SCOPE, NO_TENANT_SCOPE, ...serviceScopes],
     claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'email', 'preferred_username'],
@@ -35,6 +39,18 @@ export function discoveryDocument(issuer: string, serviceScopes: readonly string
     authorization_response_iss_parameter_supported: true,
     platform_id_providers_supported: ['idp_default', 'idp_legacy'],
   }
+}
+
+/**
+ * The issuer-relative path of an RFC 8414 path-form request (section 3.1:
+ * the well-known segments go between the host and the issuer's path), or
+ * undefined when `segments` name another issuer or document.
+ */
+export function rootWellKnownPath(issuer: string, segments: readonly string[]): string[] | undefined {
+  const issuerPath = new URL(issuer).pathname.split('/').filter((p) => p !== '')
+  const [, name, ...rest] = segments
+  if (name !== 'oauth-authorization-server' || rest.join('/') !== issuerPath.join('/')) return undefined
+  return ['.well-known', name]
 }
 
 const CACHE = { 'cache-control': 'public, max-age=300' }

@@ -13,6 +13,7 @@ import { requestSource } from '../../net/client-source'
 import type { ClientRecord, GrantFields } from '../models/auth-store'
 import { authenticateClient, invalidClient, presentedCredentials } from '../helpers/client-authentication'
 import { invalidRequest, oauthError } from '../helpers/oauth-errors'
+import { requireClientOrigin } from '../helpers/client-cors'
 import { sha256 } from '../helpers/secrets'
 import { NO_STORE } from '../helpers/token-response'
 
@@ -34,6 +35,7 @@ async function revokeFound(s: AuthServices, found: Found): Promise<void> {
 async function revoke(s: AuthServices, ex: Exchange, form: URLSearchParams): Promise<void> {
   const tokens = form.getAll('token').filter((t) => t !== '')
   if (tokens.length === 0) throw invalidRequest('token is required')
+  requireClientOrigin(s, ex, form)
   const creds = presentedCredentials(ex.headers.authorization, form)
   // A wrong secret fails the whole request; client_id alone authenticates nobody.
   const caller: ClientRecord | undefined = creds?.clientSecret !== undefined ? await authenticateClient(s.oauth.clients, s.oauth.secretChecks, creds, requestSource(ex, s.trustProxy)) : undefined

@@ -7,6 +7,7 @@ import { clientCredentials } from './grants/client-credentials'
 import { password } from './grants/password'
 import { refreshToken } from './grants/refresh-token'
 import { invalidRequest, oauthError, single } from '../helpers/oauth-errors'
+import { requireClientOrigin } from '../helpers/client-cors'
 import { sendTokenResponse, type TokenResponse } from '../helpers/token-response'
 
 type GrantHandler = (s: AuthServices, ex: Exchange, form: URLSearchParams) => Promise<TokenResponse>
@@ -25,6 +26,7 @@ export const tokenEndpoint = oauthMethod({
   summary: 'The token endpoint: authorization_code, refresh_token, client_credentials and password grants',
   handle(s, ex, { body }) {
     const form = new URLSearchParams(body.toString('utf8'))
+    requireClientOrigin(s, ex, form)
     const grantType = single(form, 'grant_type')
     if (grantType === undefined || grantType === '') throw invalidRequest('grant_type is required')
     const grant = Object.prototype.hasOwnProperty.call(GRANTS, grantType) ? GRANTS[grantType] : undefined

@@ -49,22 +49,27 @@ export const tokeninfoEndpoint: OAuthMethod = {
     if (token === undefined || token === null || token === '') throw invalidRequest('access_token is required')
     const record = s.tokens.verify(token)
     if (record === undefined) throw invalidToken('the access token is invalid, expired or revoked')
-    const t = now()
-    ex.json(200, JSON.stringify({
-      active: true,
-      tenant: record.tenant ?? null,
-      org: record.org ?? null,
-      scopes: record.scopes,
-      scope: record.scopes.join(' '),
-      allowedServices: allowedServices(s, record),
-      client_id: record.client ?? null,
-      client_authenticated: record.clientAuthenticated !== false,
-      subject: record.sub ?? null,
-      token_type: 'Bearer',
-      expires_in: Math.max(0, Math.floor((record.exp - t) / 1000)),
-      exp: Math.floor(record.exp / 1000),
-      iat: record.iat === undefined ? null : Math.floor(record.iat / 1000),
-      'platform-session-id': record.sessionId ?? null,
-    }), NO_STORE)
+    ex.json(200, JSON.stringify(tokenInfo(s, record)), NO_STORE)
   },
+}
+
+/** What /tokeninfo says of a live access token (introspection adds it to the RFC 7662 fields). */
+export function tokenInfo(s: AuthServices, record: AccessTokenRecord): Record<string, unknown> {
+  const t = now()
+  return {
+    active: true,
+    tenant: record.tenant ?? null,
+    org: record.org ?? null,
+    scopes: record.scopes,
+    scope: record.scopes.join(' '),
+    allowedServices: allowedServices(s, record),
+    client_id: record.client ?? null,
+    client_authenticated: record.clientAuthenticated !== false,
+    subject: record.sub ?? null,
+    token_type: 'Bearer',
+    expires_in: Math.max(0, Math.floor((record.exp - t) / 1000)),
+    exp: Math.floor(record.exp / 1000),
+    iat: record.iat === undefined ? null : Math.floor(record.iat / 1000),
+    'platform-session-id': record.sessionId ?? null,
+  }
 }

@@ -77,6 +77,7 @@ export async function applyAuthBootstrap(store: AuthStore, hasher: Hasher, boot:
       client_id: c.client_id, tenant: c.tenant, secret: secret?.hash,
       redirect_uris: c.redirect_uris, scopes: c.scopes, grant_types: c.grant_types,
     }
+    if (c.cors_origins.length > 0) record.cors_origins = c.cors_origins
     if (secret !== undefined) record.bootstrapDigest = secret.digest
     return record
   })

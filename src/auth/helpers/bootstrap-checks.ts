@@ -81,6 +81,7 @@ export function checkBootstrap(boot: Bootstrap, models: BootstrapModels): void {
       f.strings('redirect_uris', URI)
       f.strings('scopes')
       f.strings('grant_types')
+      f.strings('cors_origins', URI)
     })
     checkSecret(c.client_secret, `${path}.client_secret`)
     const problem = clientProblem({ ...c, public: c.client_secret === undefined })

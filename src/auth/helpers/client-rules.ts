@@ -2,7 +2,8 @@
 // use the same rules): redirect URIs that are absolute https URLs, or http
 // on a loopback address (development and tests), without a fragment or
 // credentials; known grant types; public clients (no secret) only for the
-// browser flows.
+// browser flows; extra CORS origins that are origins (src/net/origin.ts).
+import { originProblem } from '../../net/origin'
 
 export const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'client_credentials', 'password'] as const
 export type GrantType = (typeof GRANT_TYPES)[number]
@@ -30,6 +31,7 @@ export interface ClientShape {
   redirect_uris: string[]
   grant_types: string[]
   scopes: string[]
+  cors_origins?: string[]
 }
 
 /** Why a client registration is not acceptable, or undefined. */
@@ -37,6 +39,10 @@ export function clientProblem(c: ClientShape): string | undefined {
   for (const uri of c.redirect_uris) {
     const problem = redirectUriProblem(uri)
     if (problem !== undefined) return `redirect_uris: ${problem}`
+  }
+  for (const origin of c.cors_origins ?? []) {
+    const problem = originProblem(origin)
+    if (problem !== undefined) return `cors_origins: ${problem}`
   }
   for (const g of c.grant_types) {
     if (!(GRANT_TYPES as readonly string[]).includes(g)) return `grant_types: "${g}" is not one of ${GRANT_TYPES.join(', ')}`

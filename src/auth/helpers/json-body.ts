@@ -36,6 +36,11 @@ export class JsonFields {
     return this.o[field] !== undefined
   }
 
+  /** Whether the field is given as null (clearing a value). */
+  isNull(field: string): boolean {
+    return this.o[field] === null
+  }
+
   /** A string matching `pattern` (a name by default). */
   string(field: string, pattern: RegExp = NAME): string {
     const v = this.o[field]

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import type { PackageDecl, TenantDecl } from '../../bootstrap/bootstrap-file'
 import { KEY_OPTIONS } from '../../contract/key-encoding'
 import type { ScryptHash } from '../helpers/password-hasher'
+import type { IdentityProviderRecord, UpstreamStateRecord } from './identity-providers'
 
 export type SecretHash = ScryptHash | { alg: 'sha256'; hash: string }
 
@@ -28,6 +29,8 @@ export interface ClientRecord {
   redirect_uris: string[]
   scopes: string[]
   grant_types: string[]
+  /** Origins besides those of the redirect URIs whose pages may call the token, userinfo, revoke, introspection and end-session endpoints (CORS). */
+  cors_origins?: string[]
   /** Keyed digest of the bootstrap file's secret with this hash: an unchanged file skips scrypt at start. */
   bootstrapDigest?: string
 }
@@ -145,6 +148,12 @@ export interface AuthStore {
   lockouts: Database<LockoutRecord, string>
   /** kid -> key */
   signingKeys: Database<SigningKeyRecord, string>
+  /** provider id -> custom identity provider (models/identity-providers.ts) */
+  identityProviders: Database<IdentityProviderRecord, string>
+  /** [provider id, upstream sub] -> local user id */
+  identityLinks: Database<string, [string, string]>
+  /** SHA-256 of our upstream `state` -> the pending upstream sign-in */
+  upstreamStates: Database<UpstreamStateRecord, string>
 }
 
 /** Keys of any length and content keep their order and ranges (store/key-encoding.ts). */
@@ -169,6 +178,9 @@ export function openAuthStore(dataDir: string): AuthStore {
     sessions: env.openDB('sessions', DB_OPTIONS),
     lockouts: env.openDB('lockouts', DB_OPTIONS),
     signingKeys: env.openDB('signingKeys', DB_OPTIONS),
+    identityProviders: env.openDB('identityProviders', DB_OPTIONS),
+    identityLinks: env.openDB('identityLinks', DB_OPTIONS),
+    upstreamStates: env.openDB('upstreamStates', DB_OPTIONS),
   }
 }
 

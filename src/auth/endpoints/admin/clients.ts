@@ -21,6 +21,7 @@ export function clientView(c: ClientRecord): Record<string, unknown> {
     redirect_uris: c.redirect_uris,
     scopes: c.scopes,
     grant_types: c.grant_types,
+    cors_origins: c.cors_origins ?? [],
   }
 }
 
@@ -31,12 +32,15 @@ function checked(s: AuthServices, c: ClientRecord): ClientRecord {
   return c
 }
 
-function settings(f: Fields, base: Pick<ClientRecord, 'tenant' | 'redirect_uris' | 'scopes' | 'grant_types'> | undefined): Pick<ClientRecord, 'tenant' | 'redirect_uris' | 'scopes' | 'grant_types'> {
+type Settings = Pick<ClientRecord, 'tenant' | 'redirect_uris' | 'scopes' | 'grant_types' | 'cors_origins'>
+
+function settings(f: Fields, base: Settings | undefined): Settings {
   return {
     tenant: f.has('tenant') || base === undefined ? f.string('tenant') : base.tenant,
     redirect_uris: f.has('redirect_uris') || base === undefined ? f.strings('redirect_uris', URI) : base.redirect_uris,
     scopes: f.has('scopes') || base === undefined ? f.strings('scopes') : base.scopes,
     grant_types: f.has('grant_types') || base === undefined ? f.strings('grant_types') : base.grant_types,
+    cors_origins: f.has('cors_origins') || base === undefined ? f.strings('cors_origins', URI) : base.cors_origins,
   }
 }
 

@@ -1,6 +1,7 @@
 // /oauth2/v1/admin/packages[/{id}]: packages, their provider tenant and the
 // services they include with the scopes each defines.
-import type { PackageDecl } from '../../../bootstrap/bootstrap-file'
+import { SOURCE_URL, type PackageDecl, type ServiceDecl } from '../../../bootstrap/bootstrap-file'
+import { proxyUrlOf } from '../../../contract/urls'
 import type { AuthServices } from '../../services'
 import { PackageBody } from './documented'
 import { admin, IdParams, deleteOne, getOne, listOf, reply, settle } from './common'
@@ -13,8 +14,22 @@ function subscribed(s: AuthServices, id: string): string | undefined {
   return subs.length === 0 ? undefined : `package "${id}" has subscriptions ${subs.join(', ')}: cancel them first`
 }
 
-export const listPackages = listOf(packages)
-export const getPackage = getOne('package', packages)
+/** A service of the body; `sourceUrl` makes the gateway serve it (src/gateway/). */
+function serviceOf(svc: JsonFields): ServiceDecl {
+  const service: ServiceDecl = { id: svc.string('id'), name: svc.text('name'), scopes: svc.strings('scopes') }
+  const sourceUrl = svc.optionalString('sourceUrl', SOURCE_URL)
+  if (sourceUrl !== undefined) service.sourceUrl = sourceUrl.replace(/\/+$/, '')
+  return service
+}
+
+/** The package with each gateway-served service's public `proxyUrl`. */
+const withProxyUrls = (s: AuthServices) => (pkg: PackageDecl): PackageDecl => ({
+  ...pkg,
+  includedServices: pkg.includedServices.map((svc) => (svc.sourceUrl === undefined ? svc : { ...svc, proxyUrl: proxyUrlOf(s.publicUrl, pkg.id, svc.id) })),
+})
+
+export const listPackages = admin({ body: 'none', handle: (s, ex, input) => listOf(packages, withProxyUrls(s)).handle(s, ex, input) })
+export const getPackage = admin({ body: 'none', params: IdParams, handle: (s, ex, input) => getOne('package', packages, withProxyUrls(s)).handle(s, ex, input) })
 export const deletePackage = deleteOne('package', packages, { refuse: subscribed })
 
 export const replacePackage = admin({
@@ -28,7 +43,7 @@ export const replacePackage = admin({
       id: id,
       version: f.string('version'),
       provider: { id: provider.string('id'), org: provider.string('org') },
-      includedServices: f.objects('includedServices').map((svc) => ({ id: svc.string('id'), name: svc.text('name'), scopes: svc.strings('scopes') })),
+      includedServices: f.objects('includedServices').map(serviceOf),
     }
     const tenant = s.oauth.tenants.find(pkg.provider.id)
     if (tenant === undefined) throw violation(`provider.id: tenant "${pkg.provider.id}" does not exist`)
@@ -36,7 +51,7 @@ export const replacePackage = admin({
     const existed = s.oauth.packages.exists(id)
     settle(ex, async () => {
       await s.oauth.packages.save(pkg.id, pkg)
-      reply(ex, existed ? 200 : 201, pkg)
+      reply(ex, existed ? 200 : 201, withProxyUrls(s)(pkg))
     })
   },
 })

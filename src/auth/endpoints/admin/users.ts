@@ -80,5 +80,6 @@ export const deleteUser = deleteOne('user', users, {
     await s.oauth.refreshTokens.revokeWhere((r) => r.sub === user.id)
     await s.tokens.revokeWhere((r) => r.sub === user.id)
     await s.oauth.sessions.endForUser(user.id)
+    await s.oauth.federation.links.removeUser(user.id)
   },
 })

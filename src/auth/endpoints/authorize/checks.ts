@@ -90,6 +90,12 @@ export function checkProvider(params: URLSearchParams): Provider {
   throw invalidRequest(`unknown identity provider platform_id_provider="${provider}": this server offers idp_default and idp_legacy (deprecated)`)
 }
 
+/** The id of a custom identity provider (federation) that platform_id_provider names, if it does. */
+export function checkUpstream(params: URLSearchParams, isCustom: (id: string) => boolean): string | undefined {
+  const provider = params.get('platform_id_provider')
+  return provider !== null && provider !== 'idp_default' && provider !== 'idp_legacy' && isCustom(provider) ? provider : undefined
+}
+
 /** idp_default shows a page whatever is asked; idp_legacy also knows the deprecated popup. */
 export function checkDisplay(params: URLSearchParams, provider: Provider): Display {
   return provider === 'idp_legacy' && params.get('display') === 'popup' ? 'popup' : 'page'

@@ -23,8 +23,9 @@ import { errorLocation, redirect, successLocation } from './respond'
 import { flowOf, RedirectError, type AuthorizationRequest } from './request'
 import { CSRF_COOKIE, csrfValid, sendSignInPage } from './sign-in-page'
 import { authorizationParams, validateAuthorizationRequest } from './validate'
+import { isCustomProvider, upstreamLocation } from './upstream'
 
-interface Identity {
+export interface Identity {
   user: UserRecord
   authTime: number
   session?: LiveSession
@@ -32,7 +33,7 @@ interface Identity {
 
 const INVALID_CREDENTIALS = 'Invalid username or password.'
 
-function sessionCookies(s: AuthServices, cookie: string): string[] {
+export function sessionCookies(s: AuthServices, cookie: string): string[] {
   const secure = s.oauth.secureCookies
   return [
     setCookie(SESSION_COOKIE, cookie, { secure, sameSite: 'Lax', maxAge: SESSION_TTL_MS / 1000 }),
@@ -120,7 +121,7 @@ async function consentAnswer(s: AuthServices, ex: Exchange, req: AuthorizationRe
 }
 
 /** The code (code flow) or the tokens (implicit flows) for the user, sent to the redirect URI. */
-async function grantAndRedirect(s: AuthServices, ex: Exchange, req: AuthorizationRequest, identity: Identity, cookies: string[], consented: boolean): Promise<void> {
+export async function grantAndRedirect(s: AuthServices, ex: Exchange, req: AuthorizationRequest, identity: Identity, cookies: string[], consented: boolean): Promise<void> {
   const { user } = identity
   const client = req.client
   let grant
@@ -159,7 +160,7 @@ async function grantAndRedirect(s: AuthServices, ex: Exchange, req: Authorizatio
 
 /** Cookies set on the way (a new session) go out with whatever answer follows, a redirect error included. */
 async function authorize(s: AuthServices, ex: Exchange, all: URLSearchParams, cookies: string[]): Promise<void> {
-  const req = validateAuthorizationRequest(s.oauth.clients, ex, authorizationParams(all))
+  const req = validateAuthorizationRequest(s.oauth.clients, ex, authorizationParams(all), isCustomProvider(s))
   let identity: Identity | undefined
   // Only the consent form's own post counts as consent; a sign-in post never does.
   const consented = ex.method === 'POST' && all.has('consent') && !all.has('username')
@@ -170,6 +171,10 @@ async function authorize(s: AuthServices, ex: Exchange, all: URLSearchParams, co
     cookies.push(...signedIn.cookies)
   } else {
     identity = consented ? await consentAnswer(s, ex, req, all) : await knownIdentity(s, ex, req)
+    if (identity === undefined && req.upstream !== undefined) {
+      redirect(ex, await upstreamLocation(s, ex, req, req.upstream, cookies), { 'set-cookie': cookies })
+      return
+    }
     if (identity === undefined) {
       sendSignInPage(ex, req, `${s.oauth.issuer}/authorize`, s.oauth.secureCookies, { status: 200 })
       return
@@ -179,8 +184,13 @@ async function authorize(s: AuthServices, ex: Exchange, all: URLSearchParams, co
 }
 
 function answer(s: AuthServices, ex: Exchange, all: URLSearchParams): void {
+  settleAuthorization(s, ex, (cookies) => authorize(s, ex, all, cookies))
+}
+
+/** Runs an authorization step; its failure goes to the redirect URI (RedirectError) or to an error page. */
+export function settleAuthorization(s: AuthServices, ex: Exchange, work: (cookies: string[]) => Promise<void>): void {
   const cookies: string[] = []
-  authorize(s, ex, all, cookies).catch((err: unknown) => {
+  work(cookies).catch((err: unknown) => {
     if (err instanceof RedirectError) redirect(ex, errorLocation(err.target, err.error, err.description, s.oauth.issuer), { 'set-cookie': cookies })
     else if (err instanceof ApiError) sendErrorPage(ex, err)
     else ex.error(err)

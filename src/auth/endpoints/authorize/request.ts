@@ -21,6 +21,8 @@ export interface AuthorizationRequest extends RedirectTarget {
   redirectUriGiven: boolean
   responseType: ResponseType
   provider: Provider
+  /** a custom identity provider (federation) the user signs in at instead of the sign-in page */
+  upstream?: string
   display: Display
   scope: string | null
   scopeRequest: ScopeRequest

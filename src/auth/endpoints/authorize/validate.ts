@@ -7,7 +7,7 @@ import type { Clients } from '../../models/clients'
 import { SESSION_ID_PARAM, sessionIdOf } from '../../helpers/session-id'
 import {
   checkClient, checkDisplay, checkMaxAge, checkNonce, checkParameters, checkPkce, checkPrompt, checkProvider,
-  checkRedirectUri, checkRequestObjects, checkResponseMode, checkResponseType, checkScope, parseResponseType,
+  checkRedirectUri, checkRequestObjects, checkResponseMode, checkResponseType, checkScope, checkUpstream, parseResponseType,
 } from './checks'
 import { RedirectError, type AuthorizationRequest, type RedirectTarget } from './request'
 
@@ -20,7 +20,10 @@ export function authorizationParams(all: URLSearchParams): URLSearchParams {
   return params
 }
 
-export function validateAuthorizationRequest(clients: Clients, ex: Exchange, params: URLSearchParams): AuthorizationRequest {
+/** `isCustom`: whether an id names a custom identity provider (platform_id_provider). */
+export function validateAuthorizationRequest(
+  clients: Clients, ex: Exchange, params: URLSearchParams, isCustom: (id: string) => boolean = () => false,
+): AuthorizationRequest {
   const client = checkClient(clients, params)
   const { redirectUri, given } = checkRedirectUri(client, params)
   const states = params.getAll('state')
@@ -32,13 +35,15 @@ export function validateAuthorizationRequest(clients: Clients, ex: Exchange, par
     checkRequestObjects(params)
     const responseType = checkResponseType(client, params)
     checkResponseMode(params, responseType)
-    const provider = checkProvider(params)
+    const upstream = checkUpstream(params, isCustom)
+    const provider = upstream === undefined ? checkProvider(params) : 'idp_default'
     return {
       ...target,
       client,
       redirectUriGiven: given,
       responseType,
       provider,
+      upstream,
       display: checkDisplay(params, provider),
       ...checkScope(params, responseType),
       ...checkPkce(params, client, responseType),

@@ -1,0 +1,22 @@
+// Which origins may call which path from a browser (src/front/cors.ts does
+// the headers): the authorization service decides per client
+// (src/auth/helpers/client-cors.ts); the graph API allows the operator's
+// --cors-origins; the RFC 8414 metadata at the root is public.
+import { oauthCorsPolicy } from './auth/helpers/client-cors'
+import { applyCors, originList, type CorsPolicy } from './front/cors'
+import type { Exchange } from './front/exchange'
+import type { Services } from './services'
+
+const PUBLIC: CorsPolicy = { kind: 'public' }
+
+function policyFor(s: Services, segments: readonly string[]): CorsPolicy | undefined {
+  if (segments[1] === 'v1' && segments[0] === 'oauth2') return oauthCorsPolicy(s, segments.slice(2))
+  if (segments[1] === 'v1' && segments[0] === 'graph') return originList(s.corsOrigins)
+  if (segments[0] === '.well-known') return PUBLIC
+  return undefined
+}
+
+/** True when the request was a preflight and has been answered; a request without Origin costs one comparison. */
+export function answerCors(s: Services, ex: Exchange): boolean {
+  return ex.headers.origin !== '' && applyCors(ex, policyFor(s, ex.segments))
+}
