@@ -1,42 +1,77 @@
 // The request lifecycle on the front thread, in order: decode the path, find
 // the route (404/405), authenticate and check scope and tenant (401/403),
 // check the content type (415), read the body within the limit (413), bound a
-// JSON body's depth and element count (400), run the handler. Any ApiError
-// thrown on the way becomes the error answer.
+// JSON body's depth and element count (400), validate the path's params, the
+// query and the body against the route's schemas (400), run the handler with
+// the typed values. Any ApiError thrown on the way becomes the error answer.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { authorize, requireScope } from './auth/helpers/bearer'
-import { findOAuthRoute } from './auth/routes'
+import { checkOAuthCapture } from './auth/routes'
 import { rootWellKnownPath } from './auth/endpoints/discovery'
 import { answerCors } from './cors-policy'
 import { ApiError, ERROR_TYPES } from './errors'
-import { findGraphRoute } from './graph/routes'
+import type { GraphCaller } from './graph/params'
 import { forward } from './gateway/forward'
 import { tenantSegment } from './graph/validate'
 import { readBody } from './front/body'
 import { Exchange } from './front/exchange'
 import { checkJsonLimits } from './front/json-limits'
 import { requireMediaType } from './front/media-type'
+import { parseJson } from './front/parse-json'
 import type { Method } from './front/route'
+import { Router, type CompiledMethod, type CompiledRoute } from './front/router'
+import { API } from './openapi'
 import type { Services } from './services'
-import type { RouteMethod } from './front/route'
 
 const notFound = (ex: Exchange): ApiError => new ApiError('element_not_found', `no route for ${ex.method} ${ex.rawPath}`)
 
-function methodNotAllowed(ex: Exchange, methods: object): ApiError {
-  const allow = Object.keys(methods).join(', ')
-  return new ApiError('method_not_allowed', `${ex.method} is not allowed here; allowed: ${allow}`, { headers: { allow } })
+function methodNotAllowed<S, C>(ex: Exchange, route: CompiledRoute<S, C>): ApiError {
+  return new ApiError('method_not_allowed', `${ex.method} is not allowed here; allowed: ${route.allow}`, { headers: { allow: route.allow } })
 }
 
-function run<P>(s: Services, ex: Exchange, spec: RouteMethod<P, Services>, params: P): void {
-  if (spec.body === 'none') {
-    spec.handle(s, ex, params, undefined)
+const GRAPH = new Router(API.graph, API.schemas, { emptyCaptures: true })
+// Every graph call is authorized against a scope: a route without one is a bug, found at start-up.
+for (const route of GRAPH.routes) {
+  for (const [method, m] of Object.entries(route.methods)) if (m.spec.scope === undefined) throw new Error(`graph route ${method} ${route.pattern} declares no scope`)
+}
+const OAUTH = new Router(API.oauth, API.schemas, { emptyCaptures: false, checkCapture: checkOAuthCapture })
+const NO_BODY = Buffer.alloc(0)
+const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({})
+
+/** The first value of every query parameter (URLSearchParams.get's choice). */
+function queryObject(query: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of query) if (!(k in out)) out[k] = v
+  return out
+}
+
+/** Validates params, query and body in this order and runs the handler with them. */
+function handle<C>(s: Services, ex: Exchange, m: CompiledMethod<Services, C>, caller: C, params: Record<string, string>, raw: Buffer): void {
+  m.params?.(params)
+  let query = NO_QUERY
+  if (m.query !== undefined) {
+    query = queryObject(ex.query)
+    m.query(query)
+  }
+  let body: unknown = raw
+  if (m.json !== undefined) {
+    body = parseJson(raw)
+    m.json(body)
+  }
+  m.spec.handle(s, ex, { ...caller, params, query, body })
+}
+
+function run<C>(s: Services, ex: Exchange, m: CompiledMethod<Services, C>, caller: C, params: Record<string, string>): void {
+  const kind = m.spec.body
+  if (kind === 'none') {
+    handle(s, ex, m, caller, params, NO_BODY)
     return
   }
-  requireMediaType(ex.headers['content-type'], spec.body)
+  requireMediaType(ex.headers['content-type'], kind)
   readBody(ex.res, s.maxBody, ex.headers['content-length'], (body) => {
     try {
-      if (spec.body === 'json') checkJsonLimits(body, s.jsonLimits)
-      spec.handle(s, ex, params, body)
+      if (kind === 'json') checkJsonLimits(body, s.jsonLimits)
+      handle(s, ex, m, caller, params, body)
     } catch (err) {
       ex.error(err)
     }
@@ -46,21 +81,31 @@ function run<P>(s: Services, ex: Exchange, spec: RouteMethod<P, Services>, param
 function graph(s: Services, ex: Exchange, segments: string[]): void {
   if (segments.length < 4) throw notFound(ex)
   const tenant = tenantSegment(segments[2]!)
-  const route = findGraphRoute(segments[3]!, segments.slice(4))
-  if (route === undefined) throw notFound(ex)
-  const spec = route.methods[ex.method as Method]
-  if (spec === undefined) throw methodNotAllowed(ex, route.methods)
-  const token = authorize(s.tokens, ex.headers.authorization, spec.scope, tenant, spec.allowSubject === true)
-  run(s, ex, spec, { tenant, rest: segments.slice(4), token })
+  const found = GRAPH.match(segments, 3)
+  if (found === undefined) throw notFound(ex)
+  const m = found.route.methods[ex.method as Method]
+  if (m === undefined) throw methodNotAllowed(ex, found.route)
+  const token = authorize(s.tokens, ex.headers.authorization, m.spec.scope!, tenant, m.spec.allowSubject === true)
+  const caller: GraphCaller = { tenant, token }
+  run(s, ex, m, caller, found.params)
 }
 
 function oauth(s: Services, ex: Exchange, segments: string[]): void {
-  const route = findOAuthRoute(segments.slice(2))
-  if (route === undefined) throw notFound(ex)
-  const spec = route.methods[ex.method as Method]
-  if (spec === undefined) throw methodNotAllowed(ex, route.methods)
-  if (spec.scope !== undefined) requireScope(s.tokens, ex.headers.authorization, spec.scope)
-  run(s, ex, spec, route.params)
+  const found = OAUTH.match(segments, 2)
+  if (found === undefined) throw notFound(ex)
+  const m = found.route.methods[ex.method as Method]
+  if (m === undefined) throw methodNotAllowed(ex, found.route)
+  if (m.spec.scope !== undefined) requireScope(s.tokens, ex.headers.authorization, m.spec.scope)
+  run(s, ex, m, {}, found.params)
+}
+
+/** The routes outside both services answer GET only; anything else there is a 404, as it always was. */
+function root(s: Services, ex: Exchange, segments: string[]): boolean {
+  if (segments.length !== 1 || ex.method !== 'GET') return false
+  if (segments[0] === 'errors') ex.json(200, JSON.stringify(ERROR_TYPES))
+  else if (segments[0] === 'openapi.json') ex.json(200, API.document(s.publicUrl))
+  else return false
+  return true
 }
 
 export function dispatch(s: Services, res: HttpResponse, req: HttpRequest): void {
@@ -73,8 +118,7 @@ export function dispatch(s: Services, res: HttpResponse, req: HttpRequest): void
     // RFC 8414's path form of the metadata URL; any other path there finds no route ('?').
     else if (segments[0] === '.well-known') oauth(s, ex, ['oauth2', 'v1', ...(rootWellKnownPath(s.oauth.issuer, segments) ?? ['?'])])
     else if (segments[0] === 'gateway') forward(s, ex, req)
-    else if (segments.length === 1 && segments[0] === 'errors' && ex.method === 'GET') ex.json(200, JSON.stringify(ERROR_TYPES))
-    else throw notFound(ex)
+    else if (!root(s, ex, segments)) throw notFound(ex)
   } catch (err) {
     ex.error(err)
   }

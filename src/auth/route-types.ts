@@ -1,21 +1,20 @@
-// The shape of an /oauth2/v1 route: MethodSpecs that receive the path
-// parameters the pattern captured; `scope` makes the dispatcher check the
-// bearer token before anything else (the admin API).
+// The shape of an /oauth2/v1 route: OAuthMethods (src/auth/services.ts)
+// that receive the path parameters the pattern captured; `scope` makes the
+// dispatcher check the bearer token before anything else (the admin API).
+import type { TSchema } from '@sinclair/typebox'
 import type { Exchange } from '../front/exchange'
-import type { AuthServices, MethodSpec } from './services'
+import { oauthMethod, type AuthServices, type OAuthMethod } from './services'
 
-export interface OAuthMethod extends MethodSpec<string[]> {
-  scope?: string
-}
+export type { OAuthMethod } from './services'
 
 /**
  * GET with the parameters in the query and POST with them as a form, one
  * handler for both: the authorization and end-session endpoints accept
  * either (RFC 6749 section 3.1, OIDC RP-Initiated Logout).
  */
-export function queryOrForm(answer: (s: AuthServices, ex: Exchange, params: URLSearchParams) => void): { GET: OAuthMethod; POST: OAuthMethod } {
+export function queryOrForm(answer: (s: AuthServices, ex: Exchange, params: URLSearchParams) => void, summary: string, params: TSchema): { GET: OAuthMethod; POST: OAuthMethod } {
   return {
-    GET: { body: 'none', handle: (s, ex) => answer(s, ex, ex.query) },
-    POST: { body: 'form', handle: (s, ex, _params, body) => answer(s, ex, new URLSearchParams(body!.toString('utf8'))) },
+    GET: oauthMethod({ body: 'none', summary, documentedQuery: params, handle: (s, ex) => answer(s, ex, ex.query) }),
+    POST: oauthMethod({ body: 'form', summary, documented: params, handle: (s, ex, { body }) => answer(s, ex, new URLSearchParams(body.toString('utf8'))) }),
   }
 }

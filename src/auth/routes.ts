@@ -1,9 +1,10 @@
 // The authorization service's routes under /oauth2/v1/. A pattern segment
-// ":x" captures one (percent-decoded) path segment; the handler receives the
-// captures in order. Methods with `scope` need a bearer token with it,
-// checked by the dispatcher before the body is read (the admin API).
+// ":x" captures one (percent-decoded, non-empty) path segment; the handler
+// receives the captures by name (its `params` schema). Methods with `scope`
+// need a bearer token with it, checked by the dispatcher before the body is
+// read (the admin API). To add a route: docs/architecture.md.
 import { ApiError } from '../errors'
-import type { Method } from '../front/route'
+import type { RouteMethods, RouteTable } from '../front/route'
 import * as adminBackups from './endpoints/admin/backups'
 import * as adminClients from './endpoints/admin/clients'
 import * as adminPackages from './endpoints/admin/packages'
@@ -22,14 +23,14 @@ import { introspectEndpoint } from './endpoints/introspect'
 import { nameTooLong } from '../model/name-limit'
 import { deleteRefreshTokens, listRefreshTokens } from './endpoints/refreshtokens'
 import { revokeEndpoint } from './endpoints/revoke'
-import type { OAuthMethod } from './route-types'
+import type { AuthServices } from './services'
 import { tokenEndpoint } from './endpoints/token'
 import { tokeninfoEndpoint } from './endpoints/tokeninfo'
 import { userinfoGet, userinfoPost } from './endpoints/userinfo'
 
-export type OAuthMethods = Partial<Record<Method, OAuthMethod>>
+export type OAuthMethods = RouteMethods<AuthServices, object>
 
-export const OAUTH_ROUTES: readonly [string, OAuthMethods][] = [
+export const OAUTH_ROUTES: RouteTable<AuthServices, object> = [
   ['.well-known/openid-configuration', { GET: discoveryEndpoint }],
   [JWKS_PATH, { GET: jwksEndpoint }],
   ['authorize', authorizeEndpoint],
@@ -54,7 +55,7 @@ export const OAUTH_ROUTES: readonly [string, OAuthMethods][] = [
   ['admin/users', { GET: adminUsers.listUsers, POST: adminUsers.createUser }],
   ['admin/users/:id', { GET: adminUsers.getUser, PUT: adminUsers.updateUser, DELETE: adminUsers.deleteUser }],
   ['admin/roles', { GET: adminRoles.listRoles }],
-  ['admin/roles/:name', { GET: adminRoles.getRole, PUT: adminRoles.replaceRole, DELETE: adminRoles.deleteRole }],
+  ['admin/roles/:id', { GET: adminRoles.getRole, PUT: adminRoles.replaceRole, DELETE: adminRoles.deleteRole }],
   ['admin/signing-keys', { GET: adminKeys.listSigningKeys, POST: adminKeys.rotateSigningKeys }],
   ['admin/identity-providers', { GET: adminIdentityProviders.listIdentityProviders }],
   ['admin/identity-providers/:id', {
@@ -65,27 +66,7 @@ export const OAUTH_ROUTES: readonly [string, OAuthMethods][] = [
 ]
 
 /** Every captured segment names a record whose id is at most MAX_NAME_CHARS long; a longer one is a 400, never a key lookup. */
-function boundedParam(segment: string): string {
+export function checkOAuthCapture(segment: string): void {
   const long = nameTooLong(`path segment "${segment.slice(0, 32)}..."`, segment)
   if (long !== undefined) throw new ApiError('bad_request', long)
-  return segment
-}
-
-const COMPILED = OAUTH_ROUTES.map(([pattern, methods]) => ({ parts: pattern.split('/'), methods }))
-
-/** The route for the segments after /oauth2/v1, with the captured parameters. */
-export function findOAuthRoute(segments: readonly string[]): { methods: OAuthMethods; params: string[] } | undefined {
-  for (const { parts, methods } of COMPILED) {
-    if (parts.length !== segments.length) continue
-    const params: string[] = []
-    let ok = true
-    for (let i = 0; i < parts.length && ok; i++) {
-      if (parts[i]!.startsWith(':')) {
-        if (segments[i] === '') ok = false
-        else params.push(segments[i]!)
-      } else ok = parts[i] === segments[i]
-    }
-    if (ok) return { methods, params: params.map(boundedParam) }
-  }
-  return undefined
 }

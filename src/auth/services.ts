@@ -5,7 +5,7 @@ import type { AccessTokens } from './models/access-tokens'
 import type { OAuthServices } from './oauth-services'
 import type { PasswordHasher } from './helpers/password-hasher'
 import type { AddressSet } from '../net/addresses'
-import type { RouteMethod } from '../front/route'
+import { declareFor, type RouteMethod } from '../front/route'
 import type { ActorPool } from '../shard/actor-pool'
 import type { BackupResult } from '../backups/take-backup'
 
@@ -23,5 +23,8 @@ export interface AuthServices {
   backup(to: string): Promise<BackupResult>
 }
 
-/** A route method of the OAuth service: its handler gets the AuthServices. */
-export type MethodSpec<P> = RouteMethod<P, AuthServices>
+/** A route method of the OAuth service: its handler gets the AuthServices (and nothing from the dispatcher's authentication). */
+export type OAuthMethod = RouteMethod<AuthServices, object>
+
+/** Declares an OAuth route method, its handler typed by the schemas it declares. */
+export const oauthMethod = declareFor<AuthServices, object>()

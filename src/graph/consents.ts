@@ -4,60 +4,54 @@
 import { MANAGE_SCOPE } from '../auth/helpers/bearer'
 import type { AccessTokenRecord } from '../auth/models/auth-store'
 import { ApiError } from '../errors'
-import type { GraphHandler } from './services'
+import { graphMethod, type GraphHandler } from './services'
 import type { ConsentCaller } from '../contract/messages'
 import { answer } from '../front/answer'
-import type { GraphParams } from './params'
+import { ConsentBody, ConsentParams, ConsentRefParams, PropertyNames } from './params'
 import { checkKeyBytes } from '../front/key-length'
-import { parseJson } from '../front/parse-json'
 import { MAX_ID_BYTES, MAX_PROPERTY_BYTES } from './validate'
-
-type Spec = GraphHandler<GraphParams>
 
 function caller(token: AccessTokenRecord): ConsentCaller {
   if (token.scopes.includes(MANAGE_SCOPE) || token.sub === undefined) return { kind: 'tenant' }
   return { kind: 'subject', sub: token.sub }
 }
 
-function ref(rest: string[]): string {
-  const r = rest[0]!
-  return checkKeyBytes('consent reference', r, MAX_ID_BYTES)
-}
-
-export const createConsent: Spec = {
+export const createConsent = graphMethod({
   body: 'json',
-  handle(s, ex, { tenant }, body) {
-    const doc = parseJson(body!)
-    const subject = (doc as { subject?: unknown } | null)?.subject
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc) || typeof subject !== 'string' || subject.trim() === '') {
-      throw new ApiError('bad_request', 'the body must be {"subject": "<the end customer\'s id>"}')
-    }
+  json: ConsentBody,
+  status: 201,
+  summary: 'Create a consent reference for an end customer',
+  handle(s, ex, { tenant, body: { subject } }) {
     if (Buffer.byteLength(subject) > MAX_ID_BYTES) throw new ApiError('bad_request', `subject is longer than ${MAX_ID_BYTES} bytes`)
     s.pool.call(tenant, { op: 'createConsent', tenant, subject }, answer(ex))
   },
-}
+})
 
 /** The bodiless calls on one consent reference: read, revoke, grant again. */
-function onConsent(op: 'getConsent' | 'revokeConsent' | 'grantConsent'): Spec {
-  return {
+function onConsent(op: 'getConsent' | 'revokeConsent' | 'grantConsent', summary: string): GraphHandler {
+  return graphMethod({
     body: 'none',
-    handle(s, ex, { tenant, rest, token }) {
-      s.pool.call(tenant, { op, tenant, ref: ref(rest), caller: caller(token) }, answer(ex))
+    params: ConsentParams,
+    summary,
+    handle(s, ex, { tenant, params: { ref }, token }) {
+      s.pool.call(tenant, { op, tenant, ref, caller: caller(token) }, answer(ex))
     },
-  }
+  })
 }
 
-export const getConsent = onConsent('getConsent')
-export const revokeConsent = onConsent('revokeConsent')
-export const grantConsent = onConsent('grantConsent')
+export const getConsent = onConsent('getConsent', 'Read a consent')
+export const revokeConsent = onConsent('revokeConsent', 'Revoke a whole consent')
+export const grantConsent = onConsent('grantConsent', 'Grant a revoked consent again')
 
-export const setRevokedProperties: Spec = {
+export const setRevokedProperties = graphMethod({
   body: 'json',
-  handle(s, ex, { tenant, rest, token }, body) {
-    const names = parseJson(body!)
-    if (!Array.isArray(names) || !names.every((n): n is string => typeof n === 'string' && n !== '' && Buffer.byteLength(n) <= MAX_PROPERTY_BYTES)) {
-      throw new ApiError('bad_request', 'the body must be a JSON array of property names')
-    }
-    s.pool.call(tenant, { op: 'setRevokedProperties', tenant, ref: ref(rest), names, caller: caller(token) }, answer(ex))
+  params: ConsentRefParams,
+  json: PropertyNames,
+  summary: 'Set the properties a consent no longer covers',
+  handle(s, ex, { tenant, params, token, body: names }) {
+    if (!names.every((n) => Buffer.byteLength(n) <= MAX_PROPERTY_BYTES)) throw new ApiError('bad_request', 'the body must be a JSON array of property names')
+    // The reference is checked after the body, as this route always did.
+    const ref = checkKeyBytes('consent reference', params.ref, MAX_ID_BYTES)
+    s.pool.call(tenant, { op: 'setRevokedProperties', tenant, ref, names, caller: caller(token) }, answer(ex))
   },
-}
+})

@@ -1,12 +1,15 @@
 // GET /{tenant}/events?after=&limit=&wait=: the cursor read of the tenant's
 // event log (docs/contracts.md, Events), with long-poll (src/events/cursor-read.ts).
 import { serveEventPage } from '../events/cursor-read'
-import type { GraphHandler } from './services'
-import type { GraphParams } from './params'
+import { graphMethod } from './services'
+import { EventsQuery } from './params'
 
-export const readEvents: GraphHandler<GraphParams> = {
+export const readEvents = graphMethod({
   body: 'none',
+  // Documented here; read (with its own checks) by serveEventPage.
+  query: EventsQuery,
+  summary: "Read the tenant's event log after a cursor (long-poll with wait)",
   handle(s, ex, { tenant }) {
     serveEventPage(s, ex, tenant)
   },
-}
+})

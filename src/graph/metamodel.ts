@@ -1,32 +1,34 @@
 // GET /{tenant}/metamodel[/nodes/{ns}/{type} | /relations/{6 segments}]: the
 // definitions the `schema` URLs of every answer point to.
 import { ApiError } from '../errors'
-import type { GraphHandler } from './services'
-import type { GraphParams } from './params'
+import { graphMethod } from './services'
+import { MetamodelNodeParams, MetamodelRelationParams } from './params'
 
-type Spec = GraphHandler<GraphParams>
-
-export const getMetamodel: Spec = {
+export const getMetamodel = graphMethod({
   body: 'none',
+  summary: "The tenant's metamodel",
   handle(s, ex, { tenant }) {
     ex.json(200, JSON.stringify(s.metamodel.forTenant(tenant)))
   },
-}
+})
 
-export const getNodeType: Spec = {
+export const getNodeType = graphMethod({
   body: 'none',
-  handle(s, ex, { tenant, rest }) {
-    const [ns, type] = [rest[1]!, rest[2]!]
+  params: MetamodelNodeParams,
+  summary: 'The definition of a node type',
+  handle(s, ex, { tenant, params: { ns, type } }) {
     const def = s.metamodel.nodeType(tenant, ns, type)
     if (def === undefined) throw new ApiError('element_not_found', `node type ${ns}/${type} is not in the metamodel`)
     ex.json(200, JSON.stringify({ schema: s.urls.nodeSchema(tenant, ns, type), namespace: ns, type, ...def }))
   },
-}
+})
 
-export const getRelationType: Spec = {
+export const getRelationType = graphMethod({
   body: 'none',
-  handle(s, ex, { tenant, rest }) {
-    const parts = rest.slice(1) as [string, string, string, string, string, string]
+  params: MetamodelRelationParams,
+  summary: 'The definition of a relation type',
+  handle(s, ex, { tenant, params: p }) {
+    const parts = [p.fromNs, p.fromType, p.toNs, p.toType, p.relNs, p.relType] as const
     const def = s.metamodel.relationType(tenant, parts)
     if (def === undefined) throw new ApiError('element_not_found', `relation type ${parts.join('/')} is not in the metamodel`)
     const [fromNs, fromType, toNs, toType, relNs, relType] = parts
@@ -35,4 +37,4 @@ export const getRelationType: Spec = {
     })
     ex.json(200, JSON.stringify({ schema, from: `${fromNs}/${fromType}`, to: `${toNs}/${toType}`, relationship: `${relNs}/${relType}`, ...def }))
   },
-}
+})

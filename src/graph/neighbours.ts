@@ -1,14 +1,14 @@
 // GET /{tenant}/neighbours/{fromNode}: streamed, source node first.
-import type { GraphHandler } from './services'
+import { graphMethod } from './services'
 import { streamFormat, streamScan } from '../front/stream'
-import type { GraphParams } from './params'
-import { nodeRef } from './validate'
+import { NodeParams } from './params'
 
-export const getNeighbours: GraphHandler<GraphParams> = {
+export const getNeighbours = graphMethod({
   body: 'none',
-  handle(s, ex, { tenant, rest }) {
-    const node = nodeRef(rest[0]!, rest[1]!, rest[2]!)
+  params: NodeParams,
+  summary: 'The node and its neighbours (streamed)',
+  handle(s, ex, { tenant, params: node }) {
     streamScan(ex, streamFormat(ex.headers.accept), (onReply) =>
       s.pool.openStream(tenant, { op: 'neighbours', tenant, node }, onReply))
   },
-}
+})

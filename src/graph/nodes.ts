@@ -1,33 +1,32 @@
 // /{tenant}/nodes/...: count (HEAD), list, and a node and its properties.
+// The path's parts are checked by their schemas (src/graph/params.ts).
 import { ApiError } from '../errors'
-import type { GraphHandler } from './services'
+import { graphMethod } from './services'
 import { streamFormat, streamScan } from '../front/stream'
 import { answer } from '../front/answer'
 import { traceId, writeContext } from './write-context'
 import { checkNodeWrite } from './metamodel-check'
-import type { GraphParams } from './params'
+import { ListQuery, NodeParams, NodeProperties, NodePropertyParams, NodeTypeParams, PropertyValue } from './params'
 import { parseCriterion } from './query-q'
-import { parseJson } from '../front/parse-json'
-import { limitParam, nodeRef, propertiesBody, propertyKey } from './validate'
+import { limitParam } from './validate'
 
-type Spec = GraphHandler<GraphParams>
-
-export const countNodes: Spec = {
+export const countNodes = graphMethod({
   body: 'none',
-  handle(s, ex, { tenant, rest }) {
-    const { ns, type } = nodeRef(rest[0]!, rest[1]!, '-')
+  params: NodeTypeParams,
+  summary: 'Count the nodes of a type (X-Total-Count)',
+  handle(s, ex, { tenant, params: { ns, type } }) {
     s.pool.call(tenant, { op: 'countNodes', tenant, ns, type }, answer(ex))
   },
-}
+})
 
-export const listNodes: Spec = {
+export const listNodes = graphMethod({
   body: 'none',
-  handle(s, ex, { tenant, rest }) {
-    const { ns, type } = nodeRef(rest[0]!, rest[1]!, '-')
-    const query = ex.query
-    const limit = limitParam(query.get('limit'))
-    const q = query.get('q')
-    const criterion = q === null ? undefined : parseCriterion(q)
+  params: NodeTypeParams,
+  query: ListQuery,
+  summary: 'List the nodes of a type (streamed; JSON array or NDJSON)',
+  handle(s, ex, { tenant, params: { ns, type }, query }) {
+    const limit = limitParam(query.limit ?? null)
+    const criterion = query.q === undefined ? undefined : parseCriterion(query.q)
     if (criterion !== undefined && !s.metamodel.searchable(tenant, ns, type).includes(criterion.property)) {
       throw new ApiError('validation_violation', `property "${criterion.property}" of ${ns}/${type} is not searchable`)
     }
@@ -36,47 +35,55 @@ export const listNodes: Spec = {
     streamScan(ex, streamFormat(ex.headers.accept), (onReply) =>
       s.pool.openStream(tenant, { op: 'listNodes', tenant, ns, type, limit, owner, criterion }, onReply))
   },
-}
+})
 
-export const getNode: Spec = {
+export const getNode = graphMethod({
   body: 'none',
-  handle(s, ex, { tenant, rest }) {
-    s.pool.call(tenant, { op: 'getNode', tenant, node: nodeRef(rest[0]!, rest[1]!, rest[2]!) }, answer(ex))
+  params: NodeParams,
+  summary: 'Read a node',
+  handle(s, ex, { tenant, params: node }) {
+    s.pool.call(tenant, { op: 'getNode', tenant, node }, answer(ex))
   },
-}
+})
 
-export const putNode: Spec = {
+export const putNode = graphMethod({
   body: 'json',
-  handle(s, ex, { tenant, rest, token }, body) {
-    const node = nodeRef(rest[0]!, rest[1]!, rest[2]!)
-    const props = propertiesBody(body!)
+  params: NodeParams,
+  json: NodeProperties,
+  summary: 'Create or replace a node',
+  handle(s, ex, { tenant, params: node, token, body: props }) {
     checkNodeWrite(s.metamodel, tenant, node, props)
     s.pool.call(tenant, { op: 'putNode', tenant, node, props, ctx: writeContext(ex, token) }, answer(ex))
   },
-}
+})
 
-export const deleteNode: Spec = {
+export const deleteNode = graphMethod({
   body: 'none',
-  handle(s, ex, { tenant, rest }) {
-    s.pool.call(tenant, { op: 'deleteNode', tenant, node: nodeRef(rest[0]!, rest[1]!, rest[2]!), trace: traceId(ex) }, answer(ex))
+  params: NodeParams,
+  status: 204,
+  summary: 'Delete a node and its relations',
+  handle(s, ex, { tenant, params: node }) {
+    s.pool.call(tenant, { op: 'deleteNode', tenant, node, trace: traceId(ex) }, answer(ex))
   },
-}
+})
 
-export const getNodeProperty: Spec = {
+export const getNodeProperty = graphMethod({
   body: 'none',
-  handle(s, ex, { tenant, rest }) {
-    const node = nodeRef(rest[0]!, rest[1]!, rest[2]!)
-    s.pool.call(tenant, { op: 'getNodeProperty', tenant, node, key: rest[3]! }, answer(ex))
+  params: NodePropertyParams,
+  summary: 'Read one property of a node',
+  handle(s, ex, { tenant, params: { ns, type, id, key } }) {
+    s.pool.call(tenant, { op: 'getNodeProperty', tenant, node: { ns, type, id }, key }, answer(ex))
   },
-}
+})
 
-export const putNodeProperty: Spec = {
+export const putNodeProperty = graphMethod({
   body: 'json',
-  handle(s, ex, { tenant, rest, token }, body) {
-    const node = nodeRef(rest[0]!, rest[1]!, rest[2]!)
-    const key = propertyKey(rest[3]!)
-    const value = parseJson(body!)
+  params: NodePropertyParams,
+  json: PropertyValue,
+  summary: 'Set one property of a node',
+  handle(s, ex, { tenant, params: { ns, type, id, key }, token, body: value }) {
+    const node = { ns, type, id }
     checkNodeWrite(s.metamodel, tenant, node, { [key]: value })
     s.pool.call(tenant, { op: 'putNodeProperty', tenant, node, key, value, ctx: writeContext(ex, token) }, answer(ex))
   },
-}
+})

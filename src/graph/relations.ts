@@ -1,44 +1,51 @@
 // /{tenant}/relations/{fromNode}/{toNode}/{relationship} and the counter POST.
-import type { GraphHandler } from './services'
+// The path's parts are checked by their schemas (src/graph/params.ts).
+import { graphMethod } from './services'
 import { answer } from '../front/answer'
 import { traceId, writeContext } from './write-context'
 import { checkCounter, checkRelationWrite } from './metamodel-check'
-import type { GraphParams } from './params'
-import { RESERVED_RELATION_NAMES, counterName, propertiesBody, relationRef } from './validate'
+import { CounterParams, RelationParams, RelationProperties, relationOf } from './params'
 
-type Spec = GraphHandler<GraphParams>
-
-export const getRelation: Spec = {
+export const getRelation = graphMethod({
   body: 'none',
-  handle(s, ex, { tenant, rest }) {
-    s.pool.call(tenant, { op: 'getRelation', tenant, relation: relationRef(rest) }, answer(ex))
+  params: RelationParams,
+  summary: 'Read a relation',
+  handle(s, ex, { tenant, params }) {
+    s.pool.call(tenant, { op: 'getRelation', tenant, relation: relationOf(params) }, answer(ex))
   },
-}
+})
 
-export const putRelation: Spec = {
+export const putRelation = graphMethod({
   body: 'json',
-  handle(s, ex, { tenant, rest, token }, body) {
-    const relation = relationRef(rest)
-    const props = propertiesBody(body!, RESERVED_RELATION_NAMES)
+  params: RelationParams,
+  json: RelationProperties,
+  summary: 'Create or replace a relation',
+  handle(s, ex, { tenant, params, token, body: props }) {
+    const relation = relationOf(params)
     checkRelationWrite(s.metamodel, tenant, relation, props)
     s.pool.call(tenant, { op: 'putRelation', tenant, relation, props, ctx: writeContext(ex, token) }, answer(ex))
   },
-}
+})
 
-export const deleteRelation: Spec = {
+export const deleteRelation = graphMethod({
   body: 'none',
-  handle(s, ex, { tenant, rest }) {
-    s.pool.call(tenant, { op: 'deleteRelation', tenant, relation: relationRef(rest), trace: traceId(ex) }, answer(ex))
+  params: RelationParams,
+  status: 204,
+  summary: 'Delete a relation',
+  handle(s, ex, { tenant, params }) {
+    s.pool.call(tenant, { op: 'deleteRelation', tenant, relation: relationOf(params), trace: traceId(ex) }, answer(ex))
   },
-}
+})
 
 /** POST /{tenant}/counters/{fromNode}/{toNode}/{relationship}/{counterName}: no body. */
-export const incrementCounter: Spec = {
+export const incrementCounter = graphMethod({
   body: 'none',
-  handle(s, ex, { tenant, rest, token }) {
-    const relation = relationRef(rest)
-    const name = counterName(rest[9]!)
+  params: CounterParams,
+  summary: 'Add one to a counter of a relation',
+  handle(s, ex, { tenant, params, token }) {
+    const relation = relationOf(params)
+    const name = params.counter
     checkCounter(s.metamodel, tenant, relation, name)
     s.pool.call(tenant, { op: 'incrementCounter', tenant, relation, name, ctx: writeContext(ex, token) }, answer(ex))
   },
-}
+})

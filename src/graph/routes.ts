@@ -1,61 +1,44 @@
-// The graph service's routes under /graph/v1/{tenant}/: resource name, the
-// number of segments after it, and per method the handler and scope.
+// The graph service's routes under /graph/v1/{tenant}/: a pattern (":name"
+// captures a segment) and per method the handler (with its schemas,
+// src/graph/params.ts) and the scope. To add a route: write the handler with
+// graphMethod (src/graph/services.ts) and add its line here (docs/architecture.md).
 import { MANAGE_SCOPE, VIEW_SCOPE } from '../auth/helpers/bearer'
+import type { RouteTable } from '../front/route'
 import * as webhooks from './webhook-routes'
-import type { GraphHandler } from './services'
-import type { Method } from '../front/route'
+import type { GraphHandler, GraphServices } from './services'
 import * as consents from './consents'
 import { readEvents } from './events'
 import * as meta from './metamodel'
 import { getNeighbours } from './neighbours'
 import * as nodes from './nodes'
-import type { GraphParams } from './params'
+import type { GraphCaller } from './params'
 import * as relations from './relations'
 import * as transfer from './tenant-transfer'
 
-export interface GraphMethod extends GraphHandler<GraphParams> {
-  scope: string
-  /** A user token of the tenant may call it without the scope, for its own subject only. */
-  allowSubject?: boolean
-}
+const view = (spec: GraphHandler): GraphHandler => ({ ...spec, scope: VIEW_SCOPE })
+const manage = (spec: GraphHandler): GraphHandler => ({ ...spec, scope: MANAGE_SCOPE })
+const manageOrSubject = (spec: GraphHandler): GraphHandler => ({ ...spec, scope: MANAGE_SCOPE, allowSubject: true })
 
-export interface GraphRoute {
-  resource: string
-  /** Segments after the resource name; `first` and `last` pin the first and last of them. */
-  arity: number
-  first?: string
-  last?: string
-  methods: Partial<Record<Method, GraphMethod>>
-}
-
-const view = (spec: GraphHandler<GraphParams>): GraphMethod => ({ ...spec, scope: VIEW_SCOPE })
-const manage = (spec: GraphHandler<GraphParams>): GraphMethod => ({ ...spec, scope: MANAGE_SCOPE })
-const manageOrSubject = (spec: GraphHandler<GraphParams>): GraphMethod => ({ ...spec, scope: MANAGE_SCOPE, allowSubject: true })
-
-export const GRAPH_ROUTES: readonly GraphRoute[] = [
-  { resource: 'nodes', arity: 2, methods: { HEAD: view(nodes.countNodes), GET: view(nodes.listNodes) } },
-  { resource: 'nodes', arity: 3, methods: { GET: view(nodes.getNode), PUT: manage(nodes.putNode), DELETE: manage(nodes.deleteNode) } },
-  { resource: 'nodes', arity: 4, methods: { GET: view(nodes.getNodeProperty), PUT: manage(nodes.putNodeProperty) } },
-  { resource: 'relations', arity: 9, methods: { GET: view(relations.getRelation), PUT: manage(relations.putRelation), DELETE: manage(relations.deleteRelation) } },
-  { resource: 'counters', arity: 10, methods: { POST: manage(relations.incrementCounter) } },
-  { resource: 'neighbours', arity: 3, methods: { GET: view(getNeighbours) } },
-  { resource: 'consents', arity: 0, methods: { POST: manage(consents.createConsent) } },
-  { resource: 'consents', arity: 1, methods: { GET: manageOrSubject(consents.getConsent), DELETE: manageOrSubject(consents.revokeConsent) } },
-  { resource: 'consents', arity: 2, last: 'grant', methods: { POST: manageOrSubject(consents.grantConsent) } },
-  { resource: 'consents', arity: 2, last: 'revokedProperties', methods: { PUT: manageOrSubject(consents.setRevokedProperties) } },
-  { resource: 'events', arity: 0, methods: { GET: view(readEvents) } },
+export const GRAPH_ROUTES: RouteTable<GraphServices, GraphCaller> = [
+  ['nodes/:ns/:type', { HEAD: view(nodes.countNodes), GET: view(nodes.listNodes) }],
+  ['nodes/:ns/:type/:id', { GET: view(nodes.getNode), PUT: manage(nodes.putNode), DELETE: manage(nodes.deleteNode) }],
+  ['nodes/:ns/:type/:id/:key', { GET: view(nodes.getNodeProperty), PUT: manage(nodes.putNodeProperty) }],
+  ['relations/:fromNs/:fromType/:fromId/:toNs/:toType/:toId/:relNs/:relType/:relId',
+    { GET: view(relations.getRelation), PUT: manage(relations.putRelation), DELETE: manage(relations.deleteRelation) }],
+  ['counters/:fromNs/:fromType/:fromId/:toNs/:toType/:toId/:relNs/:relType/:relId/:counter', { POST: manage(relations.incrementCounter) }],
+  ['neighbours/:ns/:type/:id', { GET: view(getNeighbours) }],
+  ['consents', { POST: manage(consents.createConsent) }],
+  ['consents/:ref', { GET: manageOrSubject(consents.getConsent), DELETE: manageOrSubject(consents.revokeConsent) }],
+  ['consents/:ref/grant', { POST: manageOrSubject(consents.grantConsent) }],
+  ['consents/:ref/revokedProperties', { PUT: manageOrSubject(consents.setRevokedProperties) }],
+  ['events', { GET: view(readEvents) }],
   // The WebSocket stream is upgraded before routing (src/graph/ws-stream.ts); a plain GET lands here.
-  { resource: 'events', arity: 1, last: 'stream', methods: { GET: view(webhooks.streamWithoutUpgrade) } },
-  { resource: 'webhooks', arity: 0, methods: { GET: manage(webhooks.listWebhooks), POST: manage(webhooks.createWebhook) } },
-  { resource: 'webhooks', arity: 1, methods: { GET: manage(webhooks.getWebhook), DELETE: manage(webhooks.deleteWebhook) } },
-  { resource: 'metamodel', arity: 0, methods: { GET: view(meta.getMetamodel) } },
-  { resource: 'metamodel', arity: 3, first: 'nodes', methods: { GET: view(meta.getNodeType) } },
-  { resource: 'metamodel', arity: 7, first: 'relations', methods: { GET: view(meta.getRelationType) } },
-  { resource: 'export', arity: 0, methods: { GET: manage(transfer.exportTenant) } },
-  { resource: 'import', arity: 0, methods: { POST: manage(transfer.importTenant) } },
+  ['events/stream', { GET: view(webhooks.streamWithoutUpgrade) }],
+  ['webhooks', { GET: manage(webhooks.listWebhooks), POST: manage(webhooks.createWebhook) }],
+  ['webhooks/:id', { GET: manage(webhooks.getWebhook), DELETE: manage(webhooks.deleteWebhook) }],
+  ['metamodel', { GET: view(meta.getMetamodel) }],
+  ['metamodel/nodes/:ns/:type', { GET: view(meta.getNodeType) }],
+  ['metamodel/relations/:fromNs/:fromType/:toNs/:toType/:relNs/:relType', { GET: view(meta.getRelationType) }],
+  ['export', { GET: manage(transfer.exportTenant) }],
+  ['import', { POST: manage(transfer.importTenant) }],
 ]
-
-export function findGraphRoute(resource: string, rest: readonly string[]): GraphRoute | undefined {
-  return GRAPH_ROUTES.find((r) => r.resource === resource && r.arity === rest.length
-    && (r.first === undefined || r.first === rest[0]) && (r.last === undefined || r.last === rest[rest.length - 1]))
-}

@@ -2,10 +2,11 @@
 // the root composition, src/services.ts, is this and the auth part).
 import type { AccessTokens } from '../auth/models/access-tokens'
 import type { Urls } from '../contract/urls'
-import type { RouteMethod } from '../front/route'
+import { declareFor, type RouteMethod } from '../front/route'
 import type { Metamodel } from '../model/metamodel'
 import type { WebhookPolicy } from '../net/webhook-policy'
 import type { ActorPool } from '../shard/actor-pool'
+import type { GraphCaller } from './params'
 
 export interface GraphServices {
   publicUrl: string
@@ -22,5 +23,8 @@ export interface GraphServices {
   corsOrigins: ReadonlySet<string>
 }
 
-/** A route method of the graph service: its handler gets the GraphServices. */
-export type GraphHandler<P> = RouteMethod<P, GraphServices>
+/** A route method of the graph service: its handler gets the GraphServices and the caller. */
+export type GraphHandler = RouteMethod<GraphServices, GraphCaller>
+
+/** Declares a graph route method, its handler typed by the schemas it declares. */
+export const graphMethod = declareFor<GraphServices, GraphCaller>()

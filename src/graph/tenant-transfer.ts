@@ -11,13 +11,11 @@ import { answer } from '../front/answer'
 import { checkKeyBytes } from '../front/key-length'
 import { parseJson } from '../front/parse-json'
 import { streamScan } from '../front/stream'
-import type { GraphHandler } from './services'
-import type { GraphParams } from './params'
+import { graphMethod } from './services'
 import { MAX_ID_BYTES, MAX_PROPERTY_BYTES, nodeRef } from './validate'
 import { checkNodeWrite, checkRelationWrite, nodeTypeOf, relationTypeOf } from './metamodel-check'
 import type { Metamodel } from '../model/metamodel'
 
-type Spec = GraphHandler<GraphParams>
 type Fields = Record<string, unknown>
 
 const bad = (n: number, what: string): ApiError => new ApiError('bad_request', `import line ${n + 1}: ${what}`)
@@ -93,19 +91,21 @@ function importLine(n: number, raw: unknown, mm: Metamodel, tenant: string): Imp
   }
 }
 
-export const exportTenant: Spec = {
+export const exportTenant = graphMethod({
   body: 'none',
+  summary: "Export the tenant's metamodel, consents, nodes and relations (NDJSON; locked data stays sealed)",
   handle(s, ex, { tenant }) {
     streamScan(ex, 'ndjson', (onReply) => s.pool.openStream(tenant, { op: 'exportTenant', tenant }, onReply))
   },
-}
+})
 
-export const importTenant: Spec = {
+export const importTenant = graphMethod({
   body: 'json',
-  handle(s, ex, { tenant }, body) {
-    const doc = parseJson(body!)
+  summary: 'Import a batch of export lines (a JSON array), sealed again under this installation\'s keys',
+  handle(s, ex, { tenant, body }) {
+    const doc = parseJson(body)
     if (!Array.isArray(doc)) throw new ApiError('bad_request', 'the body must be a JSON array of export lines')
     const lines = doc.map((raw, n) => importLine(n, raw, s.metamodel, tenant)).filter((l): l is ImportLine => l !== undefined).map((l) => checkTypes(s.metamodel, tenant, l))
     s.pool.call(tenant, { op: 'importTenant', tenant, lines }, answer(ex))
   },
-}
+})

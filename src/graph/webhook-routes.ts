@@ -5,24 +5,15 @@
 // A URL whose host is a non-public address or a local/metadata name is
 // refused at once (src/net/webhook-policy.ts); delivery checks the resolved address.
 import { ApiError } from '../errors'
-import type { GraphHandler } from './services'
+import { graphMethod } from './services'
 import { answer } from '../front/answer'
-import type { GraphParams } from './params'
-import { checkKeyBytes } from '../front/key-length'
-import { parseJson } from '../front/parse-json'
-import { MAX_ID_BYTES } from './validate'
-import type { Operation } from '../contract/messages'
+import { WebhookBody, WebhookParams } from './params'
 import type { WebhookPolicy } from '../net/webhook-policy'
-
-type Spec = GraphHandler<GraphParams>
 
 export const MAX_URL_BYTES = 2048
 
-/** The body `{"url": "http(s)://..."}`: the URL, normalised (WHATWG URL), if the policy lets it be registered. */
-export function webhookUrl(body: Buffer, policy: WebhookPolicy): string {
-  const doc = parseJson(body)
-  const url = typeof doc === 'object' && doc !== null && !Array.isArray(doc) ? (doc as { url?: unknown }).url : undefined
-  if (typeof url !== 'string') throw new ApiError('bad_request', 'the body must be {"url": "https://..."}: the address to POST events to')
+/** The body's url, normalised (WHATWG URL), if the policy lets it be registered. */
+export function webhookUrl(url: string, policy: WebhookPolicy): string {
   if (Buffer.byteLength(url) > MAX_URL_BYTES) throw new ApiError('bad_request', `url is longer than ${MAX_URL_BYTES} bytes`)
   let parsed: URL
   try {
@@ -38,32 +29,48 @@ export function webhookUrl(body: Buffer, policy: WebhookPolicy): string {
   return parsed.href
 }
 
-function webhookId(rest: string[]): string {
-  return checkKeyBytes('webhook id', rest[0]!, MAX_ID_BYTES)
-}
-
-/** A route that is one actor call: the operation from the params (and body), the reply as the answer. */
-const forward = (body: Spec['body'], operation: (p: GraphParams, body: Buffer | undefined) => Operation): Spec => ({
-  body,
-  handle(s, ex, params, raw) {
-    s.pool.call(params.tenant, operation(params, raw), answer(ex))
+export const createWebhook = graphMethod({
+  body: 'json',
+  json: WebhookBody,
+  status: 201,
+  summary: 'Register a webhook',
+  handle(s, ex, { tenant, body }) {
+    s.pool.call(tenant, { op: 'createWebhook', tenant, url: webhookUrl(body.url, s.webhookPolicy) }, answer(ex))
   },
 })
 
-export const createWebhook: Spec = {
-  body: 'json',
-  handle(s, ex, { tenant }, raw) {
-    s.pool.call(tenant, { op: 'createWebhook', tenant, url: webhookUrl(raw!, s.webhookPolicy) }, answer(ex))
+export const listWebhooks = graphMethod({
+  body: 'none',
+  summary: "The tenant's webhooks",
+  handle(s, ex, { tenant }) {
+    s.pool.call(tenant, { op: 'listWebhooks', tenant, id: undefined }, answer(ex))
   },
-}
-export const listWebhooks = forward('none', ({ tenant }) => ({ op: 'listWebhooks', tenant, id: undefined }))
-export const getWebhook = forward('none', ({ tenant, rest }) => ({ op: 'listWebhooks', tenant, id: webhookId(rest) }))
-export const deleteWebhook = forward('none', ({ tenant, rest }) => ({ op: 'deleteWebhook', tenant, id: webhookId(rest) }))
+})
+
+export const getWebhook = graphMethod({
+  body: 'none',
+  params: WebhookParams,
+  summary: 'Read a webhook',
+  handle(s, ex, { tenant, params: { id } }) {
+    s.pool.call(tenant, { op: 'listWebhooks', tenant, id }, answer(ex))
+  },
+})
+
+export const deleteWebhook = graphMethod({
+  body: 'none',
+  params: WebhookParams,
+  status: 204,
+  summary: 'Delete a webhook',
+  handle(s, ex, { tenant, params: { id } }) {
+    s.pool.call(tenant, { op: 'deleteWebhook', tenant, id }, answer(ex))
+  },
+})
 
 /** GET .../events/stream without `Upgrade: websocket` (upgrades never reach the HTTP routes). */
-export const streamWithoutUpgrade: Spec = {
+export const streamWithoutUpgrade = graphMethod({
   body: 'none',
+  summary: 'The event stream: a WebSocket endpoint (Upgrade: websocket); a plain GET is a 400',
   handle() {
     throw new ApiError('bad_request', 'events/stream is a WebSocket endpoint: connect with a WebSocket client (Upgrade: websocket); for plain HTTP use GET events?after=&wait=')
   },
-}
+})

@@ -27,6 +27,8 @@ const LAYERS: string[][] = [
   ['src/graph', 'src/gateway'],
   // composition at the root
   ['src/services'],
+  // the routes of both services and the API description they yield
+  ['src/openapi'],
   ['src/cors-policy'],
   ['src/dispatch', 'src/data-dir', 'src/lmdb-check', 'src/publish-subscription-events', 'workers/shard-actor', 'workers/verify-lmdb'],
   ['src/server'],

@@ -1,10 +1,20 @@
 import t from 'tap'
 import { ApiError } from '../../src/errors'
 import {
-  consentReference, counterName, limitParam, MAX_ID_BYTES, MAX_NAME_BYTES, MAX_PROPERTY_BYTES, nodeRef,
-  propertiesBody, propertyKey, relationRef, RESERVED_BODY_NAMES, RESERVED_PROPERTY_KEYS, tenantSegment,
+  consentReference, counterName, GRAPH_CHECKS, limitParam, MAX_ID_BYTES, MAX_NAME_BYTES, MAX_PROPERTY_BYTES, nodeRef,
+  propertyKey, relationRef, RESERVED_BODY_NAMES, RESERVED_PROPERTY_KEYS, tenantSegment,
 } from '../../src/graph/validate'
+import { NodeProperties } from '../../src/graph/params'
+import { SchemaCompiler } from '../../src/front/schemas'
 import { parseJson } from '../../src/front/parse-json'
+
+/** A PUT node body as the dispatcher reads it: parsed, then validated by its schema. */
+const validateProperties = new SchemaCompiler(GRAPH_CHECKS).compile(NodeProperties, 'the request body')
+function propertiesBody(b: Buffer): unknown {
+  const value = parseJson(b)
+  validateProperties(value)
+  return value
+}
 
 function apiError(t: tap.Test, fn: () => unknown, type: string, pattern?: RegExp | string): void {
   const err = t.throws(fn) as ApiError

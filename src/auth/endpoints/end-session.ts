@@ -8,6 +8,7 @@
 // post_logout_redirect_uri (one of the client's registered redirect URIs,
 // exactly) the browser is sent there with `state`; otherwise a signed-out
 // page (or 204 for a program).
+import { END_SESSION_PARAMS } from './documented-forms'
 import { ApiError } from '../../errors'
 import type { Exchange, ResponseHeaders } from '../../front/exchange'
 import type { AuthServices } from '../services'
@@ -82,4 +83,4 @@ function answer(s: AuthServices, ex: Exchange, params: URLSearchParams): void {
 }
 
 /** RP-Initiated Logout allows the same request as a form post; the confirmation page posts here too. */
-export const endSessionEndpoint = queryOrForm(answer)
+export const endSessionEndpoint = queryOrForm(answer, 'RP-initiated logout (OpenID Connect)', END_SESSION_PARAMS)

@@ -7,8 +7,8 @@
 // upstream or its answer refuses the user, server_error when it fails).
 import { ApiError } from '../../errors'
 import type { Exchange } from '../../front/exchange'
-import type { AuthServices } from '../services'
-import type { OAuthMethod } from '../route-types'
+import { oauthMethod, type AuthServices } from '../services'
+import { IdParams } from './admin/common'
 import { grantAndRedirect, sessionCookies, settleAuthorization } from './authorize/endpoint'
 import { RedirectError } from './authorize/request'
 import { validateAuthorizationRequest } from './authorize/validate'
@@ -58,9 +58,11 @@ async function finish(s: AuthServices, ex: Exchange, providerId: string, cookies
   }
 }
 
-export const idpCallbackEndpoint: OAuthMethod = {
+export const idpCallbackEndpoint = oauthMethod({
   body: 'none',
-  handle(s, ex, [id]) {
-    settleAuthorization(s, ex, (cookies) => finish(s, ex, id!, cookies))
+  params: IdParams,
+  summary: 'Where an upstream identity provider returns the browser (federated sign-in)',
+  handle(s, ex, { params: { id } }) {
+    settleAuthorization(s, ex, (cookies) => finish(s, ex, id, cookies))
   },
-}
+})

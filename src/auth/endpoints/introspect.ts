@@ -9,13 +9,12 @@
 import type { Exchange } from '../../front/exchange'
 import { requestSource } from '../../net/client-source'
 import type { AccessTokenRecord, ClientRecord, RefreshTokenRecord } from '../models/auth-store'
-import type { AuthServices } from '../services'
+import { oauthMethod, type AuthServices } from '../services'
 import { tokenClient, type CallingClient } from '../helpers/client-authentication'
 import { requireClientOrigin } from '../helpers/client-cors'
 import { invalidRequest, single } from '../helpers/oauth-errors'
 import { sha256 } from '../helpers/secrets'
 import { NO_STORE } from '../helpers/token-response'
-import type { OAuthMethod } from '../route-types'
 import { tokenInfo } from './tokeninfo'
 
 const INACTIVE = JSON.stringify({ active: false })
@@ -62,9 +61,11 @@ async function introspect(s: AuthServices, ex: Exchange, form: URLSearchParams):
   ex.json(200, found === undefined || !visible(caller, found) ? INACTIVE : JSON.stringify(activeBody(s, found)), NO_STORE)
 }
 
-export const introspectEndpoint: OAuthMethod = {
+export const introspectEndpoint = oauthMethod({
   body: 'form',
-  handle(s, ex, _params, body) {
-    introspect(s, ex, new URLSearchParams(body!.toString('utf8'))).catch((err: unknown) => ex.error(err))
+  authenticates: 'client',
+  summary: 'Token introspection (RFC 7662)',
+  handle(s, ex, { body }) {
+    introspect(s, ex, new URLSearchParams(body.toString('utf8'))).catch((err: unknown) => ex.error(err))
   },
-}
+})

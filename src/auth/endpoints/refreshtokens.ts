@@ -23,6 +23,7 @@ function selected(s: AuthServices, ex: Exchange): StoredRefreshToken[] {
 
 export const listRefreshTokens: OAuthMethod = {
   body: 'none',
+  authenticates: 'bearer',
   handle(s, ex) {
     const list = selected(s, ex).map(({ record }) => ({
       id: record.id,
@@ -37,6 +38,7 @@ export const listRefreshTokens: OAuthMethod = {
 
 export const deleteRefreshTokens: OAuthMethod = {
   body: 'none',
+  authenticates: 'bearer',
   handle(s, ex) {
     const tokens = selected(s, ex)
     Promise.all(tokens.map((t) => s.oauth.refreshTokens.revokeHash(t.hash)))

@@ -6,14 +6,14 @@
 // needed credentials, the answer is 401. Unknown, expired or already
 // revoked tokens are ignored (200). Revoking a refresh token also revokes the
 // access tokens issued with it.
+import { REVOKE_FORM } from './documented-forms'
 import type { Exchange } from '../../front/exchange'
-import type { AuthServices } from '../services'
+import { oauthMethod, type AuthServices } from '../services'
 import { requestSource } from '../../net/client-source'
 import type { ClientRecord, GrantFields } from '../models/auth-store'
 import { authenticateClient, invalidClient, presentedCredentials } from '../helpers/client-authentication'
 import { invalidRequest, oauthError } from '../helpers/oauth-errors'
 import { requireClientOrigin } from '../helpers/client-cors'
-import type { OAuthMethod } from '../route-types'
 import { sha256 } from '../helpers/secrets'
 import { NO_STORE } from '../helpers/token-response'
 
@@ -61,9 +61,12 @@ async function revoke(s: AuthServices, ex: Exchange, form: URLSearchParams): Pro
   ex.empty(200, NO_STORE)
 }
 
-export const revokeEndpoint: OAuthMethod = {
+export const revokeEndpoint = oauthMethod({
   body: 'form',
-  handle(s, ex, _params, body) {
-    revoke(s, ex, new URLSearchParams(body!.toString('utf8'))).catch((err: unknown) => ex.error(err))
+  authenticates: 'client',
+  documented: REVOKE_FORM,
+  summary: 'Revoke an access or refresh token (RFC 7009)',
+  handle(s, ex, { body }) {
+    revoke(s, ex, new URLSearchParams(body.toString('utf8'))).catch((err: unknown) => ex.error(err))
   },
-}
+})

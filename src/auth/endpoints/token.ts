@@ -1,13 +1,13 @@
 // POST /oauth2/v1/token: one grant per file under grants/.
+import { TOKEN_FORM } from './documented-forms'
 import type { Exchange } from '../../front/exchange'
-import type { AuthServices } from '../services'
+import { oauthMethod, type AuthServices } from '../services'
 import { authorizationCode } from './grants/authorization-code'
 import { clientCredentials } from './grants/client-credentials'
 import { password } from './grants/password'
 import { refreshToken } from './grants/refresh-token'
 import { invalidRequest, oauthError, single } from '../helpers/oauth-errors'
 import { requireClientOrigin } from '../helpers/client-cors'
-import type { OAuthMethod } from '../route-types'
 import { sendTokenResponse, type TokenResponse } from '../helpers/token-response'
 
 type GrantHandler = (s: AuthServices, ex: Exchange, form: URLSearchParams) => Promise<TokenResponse>
@@ -19,10 +19,13 @@ const GRANTS: Record<string, GrantHandler> = {
   password,
 }
 
-export const tokenEndpoint: OAuthMethod = {
+export const tokenEndpoint = oauthMethod({
   body: 'form',
-  handle(s, ex, _params, body) {
-    const form = new URLSearchParams(body!.toString('utf8'))
+  authenticates: 'client',
+  documented: TOKEN_FORM,
+  summary: 'The token endpoint: authorization_code, refresh_token, client_credentials and password grants',
+  handle(s, ex, { body }) {
+    const form = new URLSearchParams(body.toString('utf8'))
     requireClientOrigin(s, ex, form)
     const grantType = single(form, 'grant_type')
     if (grantType === undefined || grantType === '') throw invalidRequest('grant_type is required')
@@ -30,4 +33,4 @@ export const tokenEndpoint: OAuthMethod = {
     if (grant === undefined) throw oauthError('unsupported_grant_type', `grant_type "${grantType}" is not supported`)
     grant(s, ex, form).then((answer) => sendTokenResponse(ex, answer), (err: unknown) => ex.error(err))
   },
-}
+})

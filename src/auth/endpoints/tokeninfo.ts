@@ -2,6 +2,7 @@
 // (tenant, scopes, allowedServices, client, subject, expiry, session id).
 // The token may also come as a Bearer header. An unknown, expired or revoked
 // token is 401 with the error body.
+import { TOKENINFO_QUERY } from './documented-forms'
 import type { AuthServices } from '../services'
 import type { AccessTokenRecord } from '../models/auth-store'
 import { bearerToken } from '../helpers/bearer'
@@ -39,6 +40,8 @@ export function allowedServices(s: AuthServices, record: AccessTokenRecord): All
 
 export const tokeninfoEndpoint: OAuthMethod = {
   body: 'none',
+  authenticates: 'bearer',
+  documentedQuery: TOKENINFO_QUERY,
   handle(s, ex) {
     const query = ex.query
     if (query.getAll('access_token').length > 1) throw invalidRequest('access_token must be given once')

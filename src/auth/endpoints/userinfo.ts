@@ -22,6 +22,7 @@ function answer(s: AuthServices, ex: Exchange, authorization: string): void {
 
 export const userinfoGet: OAuthMethod = {
   body: 'none',
+  authenticates: 'bearer',
   handle(s, ex) {
     answer(s, ex, ex.headers.authorization)
   },
@@ -30,6 +31,7 @@ export const userinfoGet: OAuthMethod = {
 /** The body is optional (a Bearer header is enough), so it is read here rather than by the dispatcher. */
 export const userinfoPost: OAuthMethod = {
   body: 'none',
+  authenticates: 'bearer',
   handle(s, ex) {
     if (ex.headers['content-type'] === '' && (ex.headers['content-length'] === '' || ex.headers['content-length'] === '0')) {
       answer(s, ex, ex.headers.authorization)

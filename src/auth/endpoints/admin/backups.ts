@@ -3,12 +3,18 @@
 // (src/backups/take-backup.ts); the same as `node dist/src/backup.js`.
 import { ApiError } from '../../../errors'
 import { ConfigError } from '../../../config'
+import { Type } from '@sinclair/typebox'
 import { JsonFields } from '../../helpers/json-body'
 import { admin, reply, settle } from './common'
 
+const BackupBody = Type.Object({ to: Type.String({ description: 'an absolute path on the server host, new or empty' }) })
+
 export const createBackup = admin({
   body: 'json',
-  handle(s, ex, _params, body) {
+  documented: BackupBody,
+  summary: 'Take an online backup of the data directory',
+  status: 201,
+  handle(s, ex, { body }) {
     const to = JsonFields.parse(body).text('to')
     settle(ex, async () => {
       try {

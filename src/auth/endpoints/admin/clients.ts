@@ -2,12 +2,14 @@
 // every secret it hands out (256 random bits, shown once, stored as
 // SHA-256); a public client (`"public": true`) has none and must use PKCE.
 // Deleting a client ends its tokens and codes.
+import { Type } from '@sinclair/typebox'
 import { randomBytes } from 'node:crypto'
 import type { AuthServices } from '../../services'
 import type { ClientRecord } from '../../models/auth-store'
 import { clientProblem } from '../../helpers/client-rules'
 import { randomToken, sha256 } from '../../helpers/secrets'
-import { admin, deleteOne, getOne, listOf, missing, reply, settle } from './common'
+import { ClientBody } from './documented'
+import { admin, IdParams, deleteOne, getOne, listOf, missing, reply, settle } from './common'
 import { JsonFields, URI, violation, type JsonFields as Fields } from '../../helpers/json-body'
 
 export function clientView(c: ClientRecord): Record<string, unknown> {
@@ -50,7 +52,8 @@ export const getClient = getOne('client', clients, clientView)
 
 export const createClient = admin({
   body: 'json',
-  handle(s, ex, _params, body) {
+  documented: ClientBody,
+  handle(s, ex, { body }) {
     const f = JsonFields.parse(body)
     const clientId = f.optionalString('client_id') ?? randomBytes(16).toString('base64url')
     if (s.oauth.clients.exists(clientId)) throw violation(`client "${clientId}" exists: PUT /admin/clients/${clientId} changes it`)
@@ -67,9 +70,11 @@ export const createClient = admin({
 
 export const updateClient = admin({
   body: 'json',
-  handle(s, ex, [id], body) {
-    const existing = s.oauth.clients.find(id!)
-    if (existing === undefined) throw missing('client', id!)
+  documented: Type.Partial(ClientBody),
+  params: IdParams,
+  handle(s, ex, { params: { id }, body }) {
+    const existing = s.oauth.clients.find(id)
+    if (existing === undefined) throw missing('client', id)
     const client = checked(s, { ...existing, ...settings(JsonFields.parse(body), existing) })
     settle(ex, async () => {
       await save(s, client)
@@ -81,9 +86,10 @@ export const updateClient = admin({
 /** A new generated secret; the old one stops working at once. */
 export const rotateClientSecret = admin({
   body: 'none',
-  handle(s, ex, [id]) {
-    const existing = s.oauth.clients.find(id!)
-    if (existing === undefined) throw missing('client', id!)
+  params: IdParams,
+  handle(s, ex, { params: { id } }) {
+    const existing = s.oauth.clients.find(id)
+    if (existing === undefined) throw missing('client', id)
     if (existing.secret === undefined) throw violation(`client "${id}" is public: it has no secret`)
     const secret = randomToken()
     const client: ClientRecord = { ...existing, secret: { alg: 'sha256', hash: sha256(secret) } }

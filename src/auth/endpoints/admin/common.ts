@@ -3,17 +3,18 @@
 // completion (durable) before answering.
 import { ApiError } from '../../../errors'
 import type { Exchange } from '../../../front/exchange'
-import type { MethodSpec } from '../../services'
-import type { AuthServices } from '../../services'
-import type { OAuthMethod } from '../../route-types'
+import { Type } from '@sinclair/typebox'
+import { oauthMethod, type AuthServices, type OAuthMethod } from '../../services'
 import { NO_STORE } from '../../helpers/token-response'
 import { violation } from '../../helpers/json-body'
 
 export const ADMIN_SCOPE = 'platform.admin'
 
-export function admin(spec: MethodSpec<string[]>): OAuthMethod {
-  return { ...spec, scope: ADMIN_SCOPE }
-}
+/** Declares an admin route method: oauthMethod plus the platform.admin scope. */
+export const admin: typeof oauthMethod = (spec) => ({ ...oauthMethod(spec), scope: ADMIN_SCOPE })
+
+/** The path of one record: admin/<kind>/:id. */
+export const IdParams = Type.Object({ id: Type.String() })
 
 export function reply(ex: Exchange, status: number, value: unknown): void {
   ex.json(status, JSON.stringify(value), NO_STORE)
@@ -42,6 +43,7 @@ export interface Collection<T> {
 export function listOf<T>(model: (s: AuthServices) => Collection<T>, view: (v: T) => unknown = (v) => v): OAuthMethod {
   return admin({
     body: 'none',
+    summary: 'List them',
     handle(s, ex) {
       reply(ex, 200, model(s).all().map(view))
     },
@@ -52,9 +54,10 @@ export function listOf<T>(model: (s: AuthServices) => Collection<T>, view: (v: T
 export function getOne<T>(kind: string, model: (s: AuthServices) => Collection<T>, view: (v: T) => unknown = (v) => v): OAuthMethod {
   return admin({
     body: 'none',
-    handle(s, ex, [id]) {
-      const value = model(s).find(id!)
-      if (value === undefined) throw missing(kind, id!)
+    params: IdParams,
+    handle(s, ex, { params: { id } }) {
+      const value = model(s).find(id)
+      if (value === undefined) throw missing(kind, id)
       reply(ex, 200, view(value))
     },
   })
@@ -67,13 +70,14 @@ export function deleteOne<T>(
 ): OAuthMethod {
   return admin({
     body: 'none',
-    handle(s, ex, [id]) {
-      const value = model(s).find(id!)
-      if (value === undefined) throw missing(kind, id!)
-      const refusal = options.refuse?.(s, id!)
+    params: IdParams,
+    handle(s, ex, { params: { id } }) {
+      const value = model(s).find(id)
+      if (value === undefined) throw missing(kind, id)
+      const refusal = options.refuse?.(s, id)
       if (refusal !== undefined) throw violation(refusal)
       settle(ex, async () => {
-        await model(s).remove(id!)
+        await model(s).remove(id)
         await options.cascade?.(s, value)
         await model(s).durable()
         ex.empty(204)

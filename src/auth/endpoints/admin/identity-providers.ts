@@ -8,7 +8,7 @@ import { callbackUrl } from '../../federation/federation'
 import { providerProblem, readProviderFields } from '../../federation/provider-fields'
 import type { IdentityProviderRecord } from '../../models/identity-providers'
 import { JsonFields, violation } from '../../helpers/json-body'
-import { admin, deleteOne, getOne, listOf, reply, settle } from './common'
+import { admin, IdParams, deleteOne, getOne, listOf, reply, settle } from './common'
 
 const providers = (s: AuthServices): AuthServices['oauth']['federation']['providers'] => s.oauth.federation.providers
 
@@ -20,8 +20,8 @@ function view(s: AuthServices): (p: IdentityProviderRecord) => Record<string, un
   }
 }
 
-export const listIdentityProviders = admin({ body: 'none', handle: (s, ex, params, body) => listOf(providers, view(s)).handle(s, ex, params, body) })
-export const getIdentityProvider = admin({ body: 'none', handle: (s, ex, params, body) => getOne('identity provider', providers, view(s)).handle(s, ex, params, body) })
+export const listIdentityProviders = admin({ body: 'none', handle: (s, ex, input) => listOf(providers, view(s)).handle(s, ex, input) })
+export const getIdentityProvider = admin({ body: 'none', params: IdParams, handle: (s, ex, input) => getOne('identity provider', providers, view(s)).handle(s, ex, input) })
 
 export const deleteIdentityProvider = deleteOne('identity provider', providers, {
   async cascade(s, p) {
@@ -32,16 +32,17 @@ export const deleteIdentityProvider = deleteOne('identity provider', providers, 
 
 export const replaceIdentityProvider = admin({
   body: 'json',
-  handle(s, ex, [id], body) {
+  params: IdParams,
+  handle(s, ex, { params: { id }, body }) {
     const fed = s.oauth.federation
-    const { record, clientSecret } = readProviderFields(JsonFields.parse(body), id!)
+    const { record, clientSecret } = readProviderFields(JsonFields.parse(body), id)
     const problem = providerProblem(s.oauth, record)
     if (problem !== undefined) throw violation(problem)
-    const existing = fed.providers.find(id!)
-    const sealedSecret = clientSecret === undefined ? existing?.sealedSecret : fed.seal(id!, clientSecret ?? undefined)
+    const existing = fed.providers.find(id)
+    const sealedSecret = clientSecret === undefined ? existing?.sealedSecret : fed.seal(id, clientSecret ?? undefined)
     const stored: IdentityProviderRecord = { ...record, sealedSecret }
     settle(ex, async () => {
-      await fed.providers.save(id!, stored)
+      await fed.providers.save(id, stored)
       if (existing !== undefined) fed.discovery.forget(existing.issuer)
       reply(ex, existing === undefined ? 201 : 200, view(s)(stored))
     })

@@ -3,7 +3,8 @@
 import { SOURCE_URL, type PackageDecl, type ServiceDecl } from '../../../bootstrap/bootstrap-file'
 import { proxyUrlOf } from '../../../contract/urls'
 import type { AuthServices } from '../../services'
-import { admin, deleteOne, getOne, listOf, reply, settle } from './common'
+import { PackageBody } from './documented'
+import { admin, IdParams, deleteOne, getOne, listOf, reply, settle } from './common'
 import { JsonFields, violation } from '../../helpers/json-body'
 
 const packages = (s: AuthServices): AuthServices['oauth']['packages'] => s.oauth.packages
@@ -27,17 +28,19 @@ const withProxyUrls = (s: AuthServices) => (pkg: PackageDecl): PackageDecl => ({
   includedServices: pkg.includedServices.map((svc) => (svc.sourceUrl === undefined ? svc : { ...svc, proxyUrl: proxyUrlOf(s.publicUrl, pkg.id, svc.id) })),
 })
 
-export const listPackages = admin({ body: 'none', handle: (s, ex, params, body) => listOf(packages, withProxyUrls(s)).handle(s, ex, params, body) })
-export const getPackage = admin({ body: 'none', handle: (s, ex, params, body) => getOne('package', packages, withProxyUrls(s)).handle(s, ex, params, body) })
+export const listPackages = admin({ body: 'none', handle: (s, ex, input) => listOf(packages, withProxyUrls(s)).handle(s, ex, input) })
+export const getPackage = admin({ body: 'none', params: IdParams, handle: (s, ex, input) => getOne('package', packages, withProxyUrls(s)).handle(s, ex, input) })
 export const deletePackage = deleteOne('package', packages, { refuse: subscribed })
 
 export const replacePackage = admin({
   body: 'json',
-  handle(s, ex, [id], body) {
+  documented: PackageBody,
+  params: IdParams,
+  handle(s, ex, { params: { id }, body }) {
     const f = JsonFields.parse(body)
     const provider = f.object('provider')
     const pkg: PackageDecl = {
-      id: id!,
+      id: id,
       version: f.string('version'),
       provider: { id: provider.string('id'), org: provider.string('org') },
       includedServices: f.objects('includedServices').map(serviceOf),
@@ -45,7 +48,7 @@ export const replacePackage = admin({
     const tenant = s.oauth.tenants.find(pkg.provider.id)
     if (tenant === undefined) throw violation(`provider.id: tenant "${pkg.provider.id}" does not exist`)
     if (tenant.org !== pkg.provider.org) throw violation(`provider.org: tenant "${tenant.id}" belongs to organization "${tenant.org}"`)
-    const existed = s.oauth.packages.exists(id!)
+    const existed = s.oauth.packages.exists(id)
     settle(ex, async () => {
       await s.oauth.packages.save(pkg.id, pkg)
       reply(ex, existed ? 200 : 201, withProxyUrls(s)(pkg))

@@ -1,7 +1,8 @@
 // /oauth2/v1/admin/roles[/{name}]: roles and the scopes each gives a user in
 // the tenants where the user holds it.
 import type { AuthServices } from '../../services'
-import { admin, deleteOne, missing, reply, settle } from './common'
+import { RoleBody } from './documented'
+import { admin, IdParams, deleteOne, missing, reply, settle } from './common'
 import { JsonFields } from '../../helpers/json-body'
 
 export const listRoles = admin({
@@ -15,20 +16,23 @@ export const listRoles = admin({
 
 export const getRole = admin({
   body: 'none',
-  handle(s, ex, [name]) {
-    const scopes = s.oauth.roles.find(name!)
-    if (scopes === undefined) throw missing('role', name!)
+  params: IdParams,
+  handle(s, ex, { params: { id: name } }) {
+    const scopes = s.oauth.roles.find(name)
+    if (scopes === undefined) throw missing('role', name)
     reply(ex, 200, { name, scopes })
   },
 })
 
 export const replaceRole = admin({
   body: 'json',
-  handle(s, ex, [name], body) {
+  documented: RoleBody,
+  params: IdParams,
+  handle(s, ex, { params: { id: name }, body }) {
     const scopes = JsonFields.parse(body).strings('scopes')
-    const existed = s.oauth.roles.exists(name!)
+    const existed = s.oauth.roles.exists(name)
     settle(ex, async () => {
-      await s.oauth.roles.save(name!, scopes)
+      await s.oauth.roles.save(name, scopes)
       reply(ex, existed ? 200 : 201, { name, scopes })
     })
   },

@@ -3,17 +3,19 @@
 // seam, whose publisher appends the spec's section 6 events
 // (src/events/subscription-events.ts).
 import { randomUUID } from 'node:crypto'
+import { Type } from '@sinclair/typebox'
 import { now } from '../../../clock'
 import type { SubscriptionRecord } from '../../models/auth-store'
 import type { AuthServices } from '../../services'
+import { SubscriptionBody } from './documented'
 import { admin, deleteOne, getOne, iso, reply, settle } from './common'
 import { JsonFields, violation } from '../../helpers/json-body'
 
 export const listSubscriptions = admin({
   body: 'none',
-  handle(s, ex) {
-    const tenant = ex.query.get('tenant')
-    reply(ex, 200, s.oauth.subscriptions.all().filter((v) => tenant === null || v.tenant === tenant))
+  query: Type.Object({ tenant: Type.Optional(Type.String({ description: 'only those of this tenant' })) }),
+  handle(s, ex, { query: { tenant } }) {
+    reply(ex, 200, s.oauth.subscriptions.all().filter((v) => tenant === undefined || v.tenant === tenant))
   },
 })
 
@@ -21,7 +23,8 @@ export const getSubscription = getOne('subscription', (s: AuthServices) => s.oau
 
 export const createSubscription = admin({
   body: 'json',
-  handle(s, ex, _params, body) {
+  documented: SubscriptionBody,
+  handle(s, ex, { body }) {
     const f = JsonFields.parse(body)
     const sub: SubscriptionRecord = { id: f.optionalString('id') ?? randomUUID(), tenant: f.string('tenant'), package: f.string('package'), validFrom: iso(now()) }
     const tenant = s.oauth.tenants.find(sub.tenant)

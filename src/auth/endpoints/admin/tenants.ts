@@ -1,6 +1,7 @@
 // /oauth2/v1/admin/tenants[/{id}]: tenants and their organization.
 import type { AuthServices } from '../../services'
-import { admin, deleteOne, getOne, listOf, reply, settle } from './common'
+import { TenantBody, TenantReplaceBody } from './documented'
+import { admin, IdParams, deleteOne, getOne, listOf, reply, settle } from './common'
 import { JsonFields, violation } from '../../helpers/json-body'
 
 const tenants = (s: AuthServices): AuthServices['oauth']['tenants'] => s.oauth.tenants
@@ -21,7 +22,8 @@ export const deleteTenant = deleteOne('tenant', tenants, { refuse: references })
 
 export const createTenant = admin({
   body: 'json',
-  handle(s, ex, _params, body) {
+  documented: TenantBody,
+  handle(s, ex, { body }) {
     const f = JsonFields.parse(body)
     const tenant = { id: f.string('id'), org: f.string('org') }
     if (s.oauth.tenants.exists(tenant.id)) throw violation(`tenant "${tenant.id}" exists: PUT /admin/tenants/${tenant.id} changes it`)
@@ -34,9 +36,11 @@ export const createTenant = admin({
 
 export const replaceTenant = admin({
   body: 'json',
-  handle(s, ex, [id], body) {
-    const tenant = { id: id!, org: JsonFields.parse(body).string('org') }
-    const existed = s.oauth.tenants.exists(id!)
+  documented: TenantReplaceBody,
+  params: IdParams,
+  handle(s, ex, { params: { id }, body }) {
+    const tenant = { id: id, org: JsonFields.parse(body).string('org') }
+    const existed = s.oauth.tenants.exists(id)
     settle(ex, async () => {
       await s.oauth.tenants.save(tenant.id, tenant)
       reply(ex, existed ? 200 : 201, tenant)

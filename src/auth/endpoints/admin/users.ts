@@ -2,9 +2,11 @@
 // username, email, and roles per tenant. Passwords are hashed with scrypt in
 // the pool and never shown. A password change does not end a lock-out.
 // Deleting a user ends their tokens and sessions.
+import { Type } from '@sinclair/typebox'
 import type { AuthServices } from '../../services'
 import type { UserRecord } from '../../models/auth-store'
-import { admin, deleteOne, getOne, listOf, missing, reply, settle } from './common'
+import { UserBody } from './documented'
+import { admin, IdParams, deleteOne, getOne, listOf, missing, reply, settle } from './common'
 import { JsonFields, NAME, violation, type JsonFields as Fields } from '../../helpers/json-body'
 import { EMAIL, PASSWORD, USERNAME } from '../../helpers/user-rules'
 
@@ -36,7 +38,8 @@ export const getUser = getOne('user', users, userView)
 
 export const createUser = admin({
   body: 'json',
-  handle(s, ex, _params, body) {
+  documented: UserBody,
+  handle(s, ex, { body }) {
     const f = JsonFields.parse(body)
     const base = fields(f, undefined)
     const id = f.optionalString('id', NAME) ?? base.username
@@ -54,9 +57,11 @@ export const createUser = admin({
 
 export const updateUser = admin({
   body: 'json',
-  handle(s, ex, [id], body) {
-    const existing = s.oauth.users.find(id!)
-    if (existing === undefined) throw missing('user', id!)
+  documented: Type.Partial(UserBody),
+  params: IdParams,
+  handle(s, ex, { params: { id }, body }) {
+    const existing = s.oauth.users.find(id)
+    if (existing === undefined) throw missing('user', id)
     const f = JsonFields.parse(body)
     const changed = fields(f, existing)
     const password = f.has('password') ? f.string('password', PASSWORD) : undefined

@@ -3,6 +3,7 @@
 // session cookie; otherwise show the sign-in page), compute the grant with
 // the user's roles, ask the user's consent when prompt=consent, and send the
 // code or the tokens to the redirect URI.
+import { AUTHORIZE_PARAMS } from '../documented-forms'
 import { now } from '../../../clock'
 import { ApiError } from '../../../errors'
 import type { Exchange } from '../../../front/exchange'
@@ -196,4 +197,4 @@ export function settleAuthorization(s: AuthServices, ex: Exchange, work: (cookie
   })
 }
 
-export const authorizeEndpoint = queryOrForm(answer)
+export const authorizeEndpoint = queryOrForm(answer, 'The authorization endpoint (OAuth 2.0 / OpenID Connect): sign-in and consent pages, then the redirect', AUTHORIZE_PARAMS)
