@@ -36,7 +36,17 @@ export interface Config {
   shutdownTimeoutMs: number
   /** The first webhook retry delay; the back-off doubles it up to 300 times it (src/events/webhook-delivery.ts). */
   webhookRetryBaseMs: number
+  /** Who may read GET /metrics: anyone, nobody, or a bearer token with scope platform.metrics (--metrics). */
+  metrics: MetricsAccess
+  /** The server log's level (--log-level). */
+  logLevel: LogLevel
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export const METRICS_ACCESS = ['open', 'off', 'token'] as const
+export type MetricsAccess = (typeof METRICS_ACCESS)[number]
 
 /** What the command-line tools take besides the server's options: how to reach the running server. */
 export interface ToolConfig extends Config {
@@ -81,6 +91,8 @@ const OPTIONS = {
   trustProxy: { flag: '--trust-proxy', env: 'TRUST_PROXY' },
   shutdownTimeout: { flag: '--shutdown-timeout', env: 'SHUTDOWN_TIMEOUT' },
   webhookRetryBase: { flag: '--webhook-retry-base-ms', env: 'WEBHOOK_RETRY_BASE_MS' },
+  metrics: { flag: '--metrics', env: 'METRICS' },
+  logLevel: { flag: '--log-level', env: 'LOG_LEVEL' },
   serverUrl: { flag: '--server-url', env: 'SERVER_URL', tool: true },
   adminClientId: { flag: '--admin-client-id', env: 'ADMIN_CLIENT_ID', tool: true },
   adminClientSecret: { flag: '--admin-client-secret', env: 'ADMIN_CLIENT_SECRET', tool: true },
@@ -103,6 +115,8 @@ const HELP: Partial<Record<OptionName, string>> = {
   publicUrl: 'base of every URL the service writes (default http://<host>:<port>)',
   shutdownTimeout: 'on SIGTERM, how long requests in flight may take (default 10s)',
   webhookRetryBase: 'first webhook retry delay in ms, doubling up to 300 times it (default 1000)',
+  metrics: 'GET /metrics: open, off, or token (scope platform.metrics) (default open)',
+  logLevel: 'log level of the JSON log on stderr: fatal, error, warn, info, debug, trace, silent (default info)',
   serverUrl: 'URL of the running server (default: the one the data directory lock names)',
   adminClientId: 'a platform.admin client of the running server',
   adminClientSecret: "that client's secret (prefer the variable: flags show in ps)",
@@ -169,6 +183,13 @@ function list(name: string, raw: string | undefined, why: (entry: string) => str
   return entries
 }
 
+/** One of `allowed`; undefined and empty mean the default. */
+function oneOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (raw === undefined || raw === '') return fallback
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`)
+  return raw as T
+}
+
 /** Milliseconds ≥ 1 (tests set it low so that retries need no waiting); empty means the default. */
 function retryBaseMs(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 1000
@@ -208,6 +229,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool
     trustProxy: list('TRUST_PROXY', get('trustProxy'), (e) => (parseCidr(e) === undefined ? `"${e}" is not an IP address or CIDR range` : undefined)),
     shutdownTimeoutMs: parseDurationMs('SHUTDOWN_TIMEOUT', get('shutdownTimeout') ?? '10s'),
     webhookRetryBaseMs: retryBaseMs(get('webhookRetryBase')),
+    metrics: oneOf('METRICS', get('metrics'), METRICS_ACCESS, 'open'),
+    logLevel: oneOf('LOG_LEVEL', get('logLevel'), LOG_LEVELS, 'info'),
   }
 }
 

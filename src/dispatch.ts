@@ -16,6 +16,7 @@ import { requireMediaType } from './front/media-type'
 import type { Method } from './front/route'
 import type { Services } from './services'
 import type { RouteMethod } from './front/route'
+import { adminAudit, consentAudit, graphTemplate, oauthTemplate } from './operations/request-labels'
 
 const notFound = (ex: Exchange): ApiError => new ApiError('element_not_found', `no route for ${ex.method} ${ex.rawPath}`)
 
@@ -45,18 +46,21 @@ function graph(s: Services, ex: Exchange, segments: string[]): void {
   const tenant = tenantSegment(segments[2]!)
   const route = findGraphRoute(segments[3]!, segments.slice(4))
   if (route === undefined) throw notFound(ex)
+  ex.route = graphTemplate(route)
   const spec = route.methods[ex.method as Method]
   if (spec === undefined) throw methodNotAllowed(ex, route.methods)
   const token = authorize(s.tokens, ex.headers.authorization, spec.scope, tenant, spec.allowSubject === true)
+  ex.audit = consentAudit(route, ex.method, tenant, token)
   run(s, ex, spec, { tenant, rest: segments.slice(4), token })
 }
 
 function oauth(s: Services, ex: Exchange, segments: string[]): void {
   const route = findOAuthRoute(segments.slice(2))
   if (route === undefined) throw notFound(ex)
+  ex.route = oauthTemplate(route.pattern)
   const spec = route.methods[ex.method as Method]
   if (spec === undefined) throw methodNotAllowed(ex, route.methods)
-  if (spec.scope !== undefined) requireScope(s.tokens, ex.headers.authorization, spec.scope)
+  if (spec.scope !== undefined) ex.audit = adminAudit(route.pattern, ex.method, route.params, requireScope(s.tokens, ex.headers.authorization, spec.scope))
   run(s, ex, spec, route.params)
 }
 
@@ -66,7 +70,10 @@ export function dispatch(s: Services, res: HttpResponse, req: HttpRequest): void
     const segments = ex.segments
     if (segments[1] === 'v1' && segments[0] === 'graph') graph(s, ex, segments)
     else if (segments[1] === 'v1' && segments[0] === 'oauth2') oauth(s, ex, segments)
-    else if (segments.length === 1 && segments[0] === 'errors' && ex.method === 'GET') ex.json(200, JSON.stringify(ERROR_TYPES))
+    else if (segments.length === 1 && segments[0] === 'errors' && ex.method === 'GET') {
+      ex.route = '/errors'
+      ex.json(200, JSON.stringify(ERROR_TYPES))
+    }
     else throw notFound(ex)
   } catch (err) {
     ex.error(err)

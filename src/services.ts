@@ -4,8 +4,11 @@
 import type { AuthServices } from './auth/services'
 import type { JsonLimits } from './front/json-limits'
 import type { GraphServices } from './graph/services'
+import type { OperationsServices } from './operations/endpoints'
 
 export type Services = AuthServices & GraphServices & {
   /** Depth and element bounds of every JSON request body, checked before it is parsed. */
   jsonLimits: JsonLimits
+  /** Health checks and metrics access (src/operations/). */
+  operations: OperationsServices
 }

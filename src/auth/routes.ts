@@ -59,11 +59,11 @@ function boundedParam(segment: string): string {
   return segment
 }
 
-const COMPILED = OAUTH_ROUTES.map(([pattern, methods]) => ({ parts: pattern.split('/'), methods }))
+const COMPILED = OAUTH_ROUTES.map(([pattern, methods]) => ({ pattern, parts: pattern.split('/'), methods }))
 
 /** The route for the segments after /oauth2/v1, with the captured parameters. */
-export function findOAuthRoute(segments: readonly string[]): { methods: OAuthMethods; params: string[] } | undefined {
-  for (const { parts, methods } of COMPILED) {
+export function findOAuthRoute(segments: readonly string[]): { methods: OAuthMethods; params: string[]; pattern: string } | undefined {
+  for (const { pattern, parts, methods } of COMPILED) {
     if (parts.length !== segments.length) continue
     const params: string[] = []
     let ok = true
@@ -73,7 +73,7 @@ export function findOAuthRoute(segments: readonly string[]): { methods: OAuthMet
         else params.push(segments[i]!)
       } else ok = parts[i] === segments[i]
     }
-    if (ok) return { methods, params: params.map(boundedParam) }
+    if (ok) return { methods, params: params.map(boundedParam), pattern }
   }
   return undefined
 }

@@ -10,6 +10,8 @@ const ROOT = resolve(__dirname, '../..')
 
 /** Bottom first; a unit may import only units of a lower layer. */
 const LAYERS: string[][] = [
+  // the one log and the metrics registry (they import nothing of ours)
+  ['src/log', 'src/metrics'],
   // what everything uses: the error table, the clock, addresses, the metamodel
   ['src/errors', 'src/clock', 'src/storage-failure', 'src/net', 'src/model'],
   // the config loader; the contract between the two threads (messages, codec, key encoding, URLs)
@@ -23,6 +25,8 @@ const LAYERS: string[][] = [
   ['src/events', 'workers/actor'],
   ['src/auth'],
   ['src/graph'],
+  // health, metrics and request labels: they read every service
+  ['src/operations'],
   // composition at the root
   ['src/services'],
   ['src/dispatch', 'src/data-dir', 'src/lmdb-check', 'src/publish-subscription-events', 'workers/shard-actor', 'workers/verify-lmdb'],

@@ -10,6 +10,7 @@ import type { ShardContext } from '../store/context'
 import type { OpResult } from '../store/result'
 import { forgetUncommitted, type ShardStore } from '../store/shard-store'
 import { reply, type Outbox } from './outbox'
+import { logError } from './log'
 
 export interface WriteItem { id: number; op: Operation }
 
@@ -20,6 +21,8 @@ export interface CommitHooks {
   eventsAppended(store: ShardStore, tenants: Iterable<string>): void
   /** After the flush, when the transaction wrote a schedule. */
   schedulesChanged(): void
+  /** After the flush: the batch's size, and how long the commit and the flush took. */
+  measured?(shard: number, size: number, commitSeconds: number, flushSeconds: number): void
 }
 
 export class GroupCommit {
@@ -29,6 +32,7 @@ export class GroupCommit {
 
   commit(store: ShardStore, items: WriteItem[], time: number): void {
     let sc = this.hooks.context(store, time)
+    const started = performance.now()
     const done = store.env
       .transaction(() => {
         // Fast path: the whole batch in one child transaction. Only if a write
@@ -43,7 +47,9 @@ export class GroupCommit {
         }
       })
       .then(async (results) => {
+        const committed = performance.now()
         await store.env.flushed
+        this.hooks.measured?.(store.shard, items.length, (committed - started) / 1000, (performance.now() - committed) / 1000)
         // Crypto-shredding after the revocation is durable (store/consents.ts says why the order).
         for (const slot of sc.shred) store.keys.destroy(slot)
         results.forEach((r, n) => this.outbox.send(reply(items[n]!.id, r)))
@@ -54,7 +60,7 @@ export class GroupCommit {
       .catch(async (err: unknown) => {
         forgetUncommitted(store)
         const cause = await causeOf(err)
-        console.error(`shard actor: commit of ${items.length} writes to shard ${store.shard} failed:`, cause)
+        logError(`shard actor: commit of ${items.length} writes to shard ${store.shard} failed`, cause, items.map((i) => i.id))
         const failure = commitFailure(cause)
         for (const item of items) this.outbox.send(reply(item.id, failure))
       })

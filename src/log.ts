@@ -1,0 +1,34 @@
+// The one server log: JSON lines on stderr (pino, asynchronous so that a
+// request never waits for the terminal). stdout keeps only the plain start
+// lines (src/main.ts). Secrets never go in: callers pass ids and names only.
+import pino from 'pino'
+
+// Asynchronous: lines written while a write is under way go out together in the next; pino flushes what is left on exit.
+const destination = pino.destination({ fd: 2, sync: false })
+
+export const log = pino({ level: 'info', base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, destination)
+
+/** One of pino's levels (the config loader checked it: src/config.ts LOG_LEVELS). */
+export function setLogLevel(level: string): void {
+  log.level = level
+}
+
+/** Writes what is buffered now (before process.exit, which skips the asynchronous writes). */
+export function flushLog(): void {
+  destination.flushSync()
+}
+
+/** Who did something: the calling client and, for a user's token, the user. */
+export interface Actor {
+  client?: string | undefined
+  subject?: string | undefined
+}
+
+/**
+ * An audit line: `action` names what changed (`admin.clients.update`,
+ * `consent.revoke`, `sign_in.failure` ...), `who` who did it, `what` the ids
+ * of what changed. Never a token, secret, password, cookie, code or consent reference.
+ */
+export function audit(action: string, who: Actor, what: Record<string, unknown> = {}): void {
+  log.info({ audit: action, client: who.client, subject: who.subject, ...what }, `audit ${action}`)
+}
