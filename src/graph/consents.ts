@@ -33,6 +33,7 @@ export const createConsent: Spec = {
       throw new ApiError('bad_request', 'the body must be {"subject": "<the end customer\'s id>"}')
     }
     if (Buffer.byteLength(subject) > MAX_ID_BYTES) throw new ApiError('bad_request', `subject is longer than ${MAX_ID_BYTES} bytes`)
+    if (ex.audit !== undefined) ex.audit.what = { ...ex.audit.what, consentSubject: subject }
     s.pool.call(tenant, { op: 'createConsent', tenant, subject }, answer(ex))
   },
 }
@@ -58,6 +59,7 @@ export const setRevokedProperties: Spec = {
     if (!Array.isArray(names) || !names.every((n): n is string => typeof n === 'string' && n !== '' && Buffer.byteLength(n) <= MAX_PROPERTY_BYTES)) {
       throw new ApiError('bad_request', 'the body must be a JSON array of property names')
     }
+    if (ex.audit !== undefined) ex.audit.what = { ...ex.audit.what, revokedProperties: names }
     s.pool.call(tenant, { op: 'setRevokedProperties', tenant, ref: ref(rest), names, caller: caller(token) }, answer(ex))
   },
 }

@@ -18,6 +18,8 @@ export function oauthTemplate(pattern: string): string {
 }
 
 const VERB: Record<string, string> = { POST: 'create', PUT: 'update', DELETE: 'delete' }
+/** Admin calls whose POST is a rotation, not a creation. */
+const ROTATIONS: Record<string, string> = { 'admin/signing-keys': 'signing_key.rotate', 'admin/clients/:id/secret': 'admin.clients.secret.rotate' }
 
 /** Who: the token's client and user. */
 export function actorOf(token: AccessTokenRecord): { client: string | undefined; subject: string | undefined } {
@@ -29,7 +31,8 @@ export function adminAudit(pattern: string, method: string, params: readonly str
   const verb = VERB[method]
   if (verb === undefined || !pattern.startsWith('admin/')) return undefined
   const names = pattern.split('/').slice(1).filter((p) => !p.startsWith(':'))
-  return { action: `admin.${names.join('.')}.${verb}`, who: actorOf(token), what: params.length > 0 ? { ids: params } : {} }
+  const action = (method === 'POST' ? ROTATIONS[pattern] : undefined) ?? `admin.${names.join('.')}.${verb}`
+  return { action, who: actorOf(token), what: params.length > 0 ? { ids: params } : {} }
 }
 
 const CONSENT_ACTION: Record<string, string> = { 'POST 0': 'consent.create', 'DELETE 1': 'consent.revoke', 'POST 2': 'consent.grant', 'PUT 2': 'consent.revokedProperties' }
