@@ -3,7 +3,7 @@
 // so no handler has to. The line names the route template, never the raw
 // path: a path can carry a consent reference.
 import { randomUUID } from 'node:crypto'
-import { audit, log, type Actor } from '../log'
+import { accessLine, audit, type Actor } from '../log'
 import { requestAnswered } from '../metrics'
 
 /** The status an exchange is logged with when the client went away before its answer (nginx's convention). */
@@ -38,7 +38,7 @@ export interface Finished {
 export function exchangeFinished(ex: Finished, status: number): void {
   const seconds = (performance.now() - ex.startedAt) / 1000
   requestAnswered(ex.route, ex.method, status, seconds)
-  log.info({ requestId: ex.requestId, method: ex.method, route: ex.route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request')
+  accessLine(ex.requestId, ex.method, ex.route, status, Math.round(seconds * 1e4) / 10)
   const pending = ex.audit
   if (pending !== undefined && status < 400) audit(pending.action, pending.who, { requestId: ex.requestId, ...pending.what })
 }
