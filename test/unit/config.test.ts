@@ -35,6 +35,7 @@ t.test('environment variables set every option', async (t) => {
     MAX_BODY: '2048', MASTER_KEY_FILE: 'k/master.key', ACCESS_TOKEN_TTL: '60', EVENT_RETENTION: '12h',
     EVENT_RETENTION_COUNT: '5000', MAX_STREAMS_PER_TENANT: '7', PUBLIC_URL: 'https://graph.example.com',
     MAX_JSON_DEPTH: '10', MAX_JSON_ELEMENTS: '500', WEBHOOK_RETRY_BASE_MS: '50',
+    METRICS: 'token', LOG_LEVEL: 'warn',
     WEBHOOK_ALLOW: '127.0.0.1, hooks.internal,*.corp.example,10.0.0.0/8,fd00::/8', TRUST_PROXY: '10.0.0.1,::1',
   })
   t.same(c, {
@@ -43,6 +44,7 @@ t.test('environment variables set every option', async (t) => {
     eventRetentionCount: 5000, maxStreamsPerTenant: 7, publicUrl: 'https://graph.example.com',
     webhookAllow: ['127.0.0.1', 'hooks.internal', '*.corp.example', '10.0.0.0/8', 'fd00::/8'], trustProxy: ['10.0.0.1', '::1'], shutdownTimeoutMs: 10_000,
     webhookRetryBaseMs: 50,
+    metrics: 'token', logLevel: 'warn',
   })
 })
 
