@@ -21,14 +21,21 @@ export interface ChildOptions {
   /** The child's environment (default: this process's). */
   env?: NodeJS.ProcessEnv
   startTimeoutMs?: number
+  /** Keep only about the last this many characters of output (a loaded server's access log would fill memory). */
+  keepOutputChars?: number
 }
 
 export async function startChild(label: string, entry: string, args: readonly string[], options: ChildOptions = {}): Promise<Child> {
   const startTimeoutMs = options.startTimeoutMs ?? 60_000
   const proc: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), entry, ...args], { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
-  proc.stdout!.on('data', (d: Buffer) => { out += d.toString() })
-  proc.stderr!.on('data', (d: Buffer) => { out += d.toString() })
+  const keep = options.keepOutputChars ?? Infinity
+  const append = (d: Buffer): void => {
+    out += d.toString()
+    if (out.length > 2 * keep) out = out.slice(-keep)
+  }
+  proc.stdout!.on('data', append)
+  proc.stderr!.on('data', append)
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()))
   const running = (): boolean => proc.exitCode === null && proc.signalCode === null
   const forget = onCleanup(() => stop())

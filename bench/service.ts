@@ -34,5 +34,5 @@ export function prepareService(tmp: string): ServiceLayout {
 export function startService(layout: ServiceLayout, workers: number, cpuProfDir?: string): Promise<Child> {
   return startChild('service', SERVER_ENTRY, [
     '--port', '0', '--data-dir', layout.dataDir, '--bootstrap', layout.bootstrap, '--master-key-file', layout.masterKey, '--workers', String(workers),
-  ], { nodeArgs: cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] })
+  ], { nodeArgs: cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`], keepOutputChars: 1 << 20 })
 }

@@ -45,7 +45,17 @@ export interface Config {
   gatewayTimeoutMs: number
   /** Requests the gateway forwards to one service at once. */
   gatewayMaxConcurrent: number
+  /** Who may read GET /metrics: anyone, nobody, or a bearer token with scope platform.metrics (--metrics). */
+  metrics: MetricsAccess
+  /** The server log's level (--log-level). */
+  logLevel: LogLevel
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export const METRICS_ACCESS = ['open', 'off', 'token'] as const
+export type MetricsAccess = (typeof METRICS_ACCESS)[number]
 
 /** What the command-line tools take besides the server's options: how to reach the running server. */
 export interface ToolConfig extends Config {
@@ -102,6 +112,8 @@ const OPTIONS = {
   corsOrigins: { flag: '--cors-origins', env: 'CORS_ORIGINS' },
   gatewayTimeout: { flag: '--gateway-timeout', env: 'GATEWAY_TIMEOUT' },
   gatewayMaxConcurrent: { flag: '--gateway-max-concurrent', env: 'GATEWAY_MAX_CONCURRENT' },
+  metrics: { flag: '--metrics', env: 'METRICS' },
+  logLevel: { flag: '--log-level', env: 'LOG_LEVEL' },
   serverUrl: { flag: '--server-url', env: 'SERVER_URL', tool: true },
   adminClientId: { flag: '--admin-client-id', env: 'ADMIN_CLIENT_ID', tool: true },
   adminClientSecret: { flag: '--admin-client-secret', env: 'ADMIN_CLIENT_SECRET', tool: true },
@@ -132,6 +144,8 @@ const HELP: Partial<Record<OptionName, string>> = {
   corsOrigins: 'comma-separated origins whose pages may call the graph API (default none)',
   gatewayTimeout: 'gateway wait for a service to answer, seconds or with ms/s/m (default 30s)',
   gatewayMaxConcurrent: 'requests forwarded to one gateway service at once (default 64)',
+  metrics: 'GET /metrics: open, off, or token (scope platform.metrics) (default open)',
+  logLevel: 'log level of the JSON log on stderr: fatal, error, warn, info, debug, trace, silent (default info)',
   serverUrl: 'URL of the running server (default: the one the data directory lock names)',
   adminClientId: 'a platform.admin client of the running server',
   adminClientSecret: "that client's secret (prefer the variable: flags show in ps)",
@@ -202,6 +216,13 @@ function list(name: string, raw: string | undefined, why: (entry: string) => str
   return entries
 }
 
+/** One of `allowed`; undefined and empty mean the default. */
+function oneOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (raw === undefined || raw === '') return fallback
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`)
+  return raw as T
+}
+
 /** Milliseconds ≥ 1 (tests set it low so that retries need no waiting); empty means the default. */
 function retryBaseMs(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 1000
@@ -245,6 +266,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool
     corsOrigins: list('CORS_ORIGINS', get('corsOrigins'), originProblem),
     gatewayTimeoutMs: parseDurationMs('GATEWAY_TIMEOUT', get('gatewayTimeout') ?? '30s'),
     gatewayMaxConcurrent: integer('GATEWAY_MAX_CONCURRENT', get('gatewayMaxConcurrent') ?? '64', 1, 100_000),
+    metrics: oneOf('METRICS', get('metrics'), METRICS_ACCESS, 'open'),
+    logLevel: oneOf('LOG_LEVEL', get('logLevel'), LOG_LEVELS, 'info'),
   }
 }
 

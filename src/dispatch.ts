@@ -22,6 +22,7 @@ import type { Method } from './front/route'
 import { Router, type CompiledMethod, type CompiledRoute } from './front/router'
 import { API } from './openapi'
 import type { Services } from './services'
+import { adminAudit, consentAudit, graphTemplate, oauthTemplate } from './operations/request-labels'
 
 const notFound = (ex: Exchange): ApiError => new ApiError('element_not_found', `no route for ${ex.method} ${ex.rawPath}`)
 
@@ -83,9 +84,11 @@ function graph(s: Services, ex: Exchange, segments: string[]): void {
   const tenant = tenantSegment(segments[2]!)
   const found = GRAPH.match(segments, 3)
   if (found === undefined) throw notFound(ex)
+  ex.route = graphTemplate(found.route.pattern)
   const m = found.route.methods[ex.method as Method]
   if (m === undefined) throw methodNotAllowed(ex, found.route)
   const token = authorize(s.tokens, ex.headers.authorization, m.spec.scope!, tenant, m.spec.allowSubject === true)
+  ex.audit = consentAudit(found.route.pattern, ex.method, tenant, token)
   const caller: GraphCaller = { tenant, token }
   run(s, ex, m, caller, found.params)
 }
@@ -93,9 +96,12 @@ function graph(s: Services, ex: Exchange, segments: string[]): void {
 function oauth(s: Services, ex: Exchange, segments: string[]): void {
   const found = OAUTH.match(segments, 2)
   if (found === undefined) throw notFound(ex)
+  ex.route = oauthTemplate(found.route.pattern)
   const m = found.route.methods[ex.method as Method]
   if (m === undefined) throw methodNotAllowed(ex, found.route)
-  if (m.spec.scope !== undefined) requireScope(s.tokens, ex.headers.authorization, m.spec.scope)
+  if (m.spec.scope !== undefined) {
+    ex.audit = adminAudit(found.route.pattern, ex.method, found.params, requireScope(s.tokens, ex.headers.authorization, m.spec.scope))
+  }
   run(s, ex, m, {}, found.params)
 }
 
@@ -105,6 +111,7 @@ function root(s: Services, ex: Exchange, segments: string[]): boolean {
   if (segments[0] === 'errors') ex.json(200, JSON.stringify(ERROR_TYPES))
   else if (segments[0] === 'openapi.json') ex.json(200, API.document(s.publicUrl))
   else return false
+  ex.route = `/${segments[0]}`
   return true
 }
 

@@ -33,6 +33,9 @@ import { GatewayLimits } from './gateway/limits'
 import { ensureShredLog } from './crypto/shred-log'
 import { takeBackup } from './backups/take-backup'
 import { backupShardsThroughActors } from './backups/through-actors'
+import { flushLog, log, setLogLevel } from './log'
+import { readiness } from './operations/health'
+import { registerSources } from './operations/sources'
 
 const SWEEP_INTERVAL_MS = 10 * 60_000
 
@@ -60,10 +63,11 @@ async function main(): Promise<void> {
   // Before anything is created: files 0600, directories 0700 (LMDB's too).
   privateUmask()
   const config = loadConfig(argv, process.env)
+  setLogLevel(config.logLevel)
   const webhookPolicy = new WebhookPolicy(config.webhookAllow)
   const webhookOptions = deliveryOptions(config.webhookRetryBaseMs, webhookPolicy)
   const clockOffsetFile = useOffsetClockFromEnv(process.env, (p) => readFileSync(p, 'utf8'))
-  if (clockOffsetFile !== undefined) console.error(`warning: CLOCK_OFFSET_FILE is set (tests only): the clock follows the offset in ${clockOffsetFile}`)
+  if (clockOffsetFile !== undefined) log.warn(`warning: CLOCK_OFFSET_FILE is set (tests only): the clock follows the offset in ${clockOffsetFile}`)
   const boot = readBootstrapFile(config.bootstrap)
   privateDataDir(config.dataDir)
   // Before anything in the directory is opened: a second server would serve stale caches and lose writes.
@@ -75,7 +79,7 @@ async function main(): Promise<void> {
   await verifyEnvironments(environmentsOf(config.dataDir))
   const { manifest, created, masterKey } = opened
   if (!created && manifest.shards !== config.shards && (process.argv.includes('--shards') || process.env.SHARDS !== undefined)) {
-    console.error(`note: ${config.dataDir} was created with ${manifest.shards} shards; --shards applies only to a new data directory`)
+    log.info(`note: ${config.dataDir} was created with ${manifest.shards} shards; --shards applies only to a new data directory`)
   }
 
   let services: Services | undefined
@@ -114,22 +118,24 @@ async function main(): Promise<void> {
     corsOrigins: new Set(config.corsOrigins),
     gateway: new GatewayLimits({ timeoutMs: config.gatewayTimeoutMs, maxConcurrent: config.gatewayMaxConcurrent }),
     backup: (to: string) => takeBackup(backupSource, to),
+    operations: { readiness: () => readiness({ pool, authStore, dataDir: config.dataDir }), metrics: config.metrics },
   }
+  registerSources(pool, authStore)
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, webhookOptions)
   webhooks.start()
 
-  const sweep = setInterval(() => void sweepOAuth(oauth, tokens).catch((err: unknown) => console.error('token sweep failed:', err)), SWEEP_INTERVAL_MS)
+  const sweep = setInterval(() => void sweepOAuth(oauth, tokens).catch((err: unknown) => log.error({ err }, 'token sweep failed')), SWEEP_INTERVAL_MS)
   sweep.unref()
 
   let stopping = false
   const shutDown = async (signal: string): Promise<void> => {
-    console.error(`${signal}: shutting down, answering ${inFlight()} requests in flight`)
+    log.info(`${signal}: shutting down, answering ${inFlight()} requests in flight`)
     server.stopAccepting()
     clearInterval(sweep)
     webhooks.close()
     if (!(await drain(config.shutdownTimeoutMs))) {
-      console.error(`shutdown: ${inFlight()} requests still unanswered after ${config.shutdownTimeoutMs} ms; closing their connections`)
+      log.warn(`shutdown: ${inFlight()} requests still unanswered after ${config.shutdownTimeoutMs} ms; closing their connections`)
     }
     server.close()
     await Promise.all([pool.close(), hasher.close(), signing.close()])
@@ -139,12 +145,17 @@ async function main(): Promise<void> {
   const stop = (signal: string): void => {
     if (stopping) {
       // A second signal: the operator will not wait for the drain (LMDB stays consistent; unanswered requests are cut).
-      console.error(`${signal} again: exiting without waiting for the drain`)
+      log.warn(`${signal} again: exiting without waiting for the drain`)
+      flushLog()
       process.exit(1)
     }
     stopping = true
-    shutDown(signal).then(() => process.exit(0), (err: unknown) => {
-      console.error('shutdown failed:', err)
+    shutDown(signal).then(() => {
+      flushLog()
+      process.exit(0)
+    }, (err: unknown) => {
+      log.error({ err }, 'shutdown failed')
+      flushLog()
       process.exit(1)
     })
   }
@@ -159,9 +170,11 @@ async function main(): Promise<void> {
 
 // A rejection nobody awaits (lmdb-js's commitError of a failed auth-store
 // commit on a full disk, say) must not take every tenant down: log it.
-process.on('unhandledRejection', (reason) => console.error('unhandled rejection:', reason))
+process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection'))
 
+// A refused start is one plain line on stderr, for the person at the terminal.
 main().catch((err: unknown) => {
+  flushLog()
   if (err instanceof ConfigError || err instanceof ShardRefused) console.error(`error: ${err.message}`)
   else console.error(err)
   process.exit(1)

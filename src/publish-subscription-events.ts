@@ -5,6 +5,7 @@
 import type { SubscriptionChange, SubscriptionEvents } from './auth/helpers/subscription-events'
 import { AUTH_EVENT_LOG } from './events/subscription-events'
 import type { ActorPool } from './shard/actor-pool'
+import { log } from './log'
 
 function v3(change: SubscriptionChange): Record<string, unknown> {
   const pkg = change.package
@@ -34,7 +35,7 @@ function event(change: SubscriptionChange): { operation: string; schema: string;
 export function publishSubscriptionEvents(events: SubscriptionEvents, pool: ActorPool): void {
   events.subscribe((change) => {
     pool.call(AUTH_EVENT_LOG, { op: 'appendEvents', tenant: AUTH_EVENT_LOG, events: [event(change)] }, (reply) => {
-      if (reply.kind === 'error') console.error(`subscription event not recorded: ${reply.message}`)
+      if (reply.kind === 'error') log.error(`subscription event not recorded: ${reply.message}`)
     })
   })
 }

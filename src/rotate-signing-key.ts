@@ -23,6 +23,7 @@ import { adminAuthorization, callServer } from './lifecycle/admin-client'
 import { describeHolder, tryLockDataDir, type LockHolder } from './lifecycle/data-dir-lock'
 import { privateUmask } from './lifecycle/file-modes'
 import { generateSigningKey, unseal } from '../workers/crypto/signing-key'
+import { audit } from './log'
 
 interface KeyView { kid: string; status: string }
 
@@ -50,6 +51,7 @@ async function rotateFiles(config: ToolConfig): Promise<void> {
       }
     }
     const key = await rotateSigningKey(store, await generateSigningKey(masterKey))
+    audit('signing_key.rotate', { client: 'rotate-signing-key' }, { kid: key.kid, retired: previous.map((k) => k.kid) })
     for (const k of previous) console.log(`retired ${k.kid} (published until its tokens expire)`)
     console.log(`active ${key.kid}`)
   } finally {

@@ -7,6 +7,7 @@ import { EventStreams, STREAM_PATTERN } from './graph/ws-stream'
 import { dispatch } from './dispatch'
 import { Exchange } from './front/exchange'
 import { isDraining } from './front/in-flight'
+import { OPERATIONS_PATHS, operationsEndpoint } from './operations/endpoints'
 import type { Services } from './services'
 
 export interface Listening {
@@ -39,6 +40,8 @@ export function listen(services: () => Services | undefined, host: string, port:
   // The event stream's WebSocket upgrades; a request without an upgrade falls through to the catch-all.
   const streams = new EventStreams()
   app.ws(STREAM_PATTERN, streams.behavior(services))
+  // Health and metrics answer while starting and draining too (their answer says so).
+  for (const path of OPERATIONS_PATHS) app.any(path, (res, req) => operationsEndpoint(services(), path, res, req))
   app.any('/*', (res, req) => {
     const s = services()
     // A new request on a kept-alive connection during a shutdown is not in flight: refuse it and close.

@@ -5,8 +5,11 @@ import type { AuthServices } from './auth/services'
 import type { JsonLimits } from './front/json-limits'
 import type { GraphServices } from './graph/services'
 import type { GatewayServices } from './gateway/limits'
+import type { OperationsServices } from './operations/endpoints'
 
 export type Services = AuthServices & GraphServices & GatewayServices & {
   /** Depth and element bounds of every JSON request body, checked before it is parsed. */
   jsonLimits: JsonLimits
+  /** Health checks and metrics access (src/operations/). */
+  operations: OperationsServices
 }

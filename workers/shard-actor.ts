@@ -17,6 +17,8 @@ import { openShards } from './actor/open-shards'
 import { internal, Outbox, reply } from './actor/outbox'
 import { Streams } from './actor/streams'
 import { Timers } from './actor/timers'
+import { logThrough } from './actor/log'
+import { ActorStats, STATS_INTERVAL_MS } from './actor/stats'
 import { head } from './store/events'
 import type { ShardContext } from './store/context'
 import { ShardDamage } from './store/shard-files'
@@ -48,6 +50,10 @@ const metamodel = new Metamodel(config.metamodel)
 const blind = new BlindIndex(masterKey)
 const operations = operationTable(deriveKey(masterKey, 'webhook secrets'))
 const outbox = new Outbox(port)
+logThrough((r) => outbox.send(r))
+const stats = new ActorStats()
+const reportStats = setInterval(() => outbox.send({ kind: 'stats', id: 0, shards: stats.take(stores.values()) }), STATS_INTERVAL_MS)
+reportStats.unref()
 
 function context(store: ShardStore, time: number): ShardContext {
   return { store, urls, metamodel, blind, now: time, touched: new Set(), schedulesChanged: false, shred: [] }
@@ -66,6 +72,7 @@ const commits = new GroupCommit(outbox, {
   eventsAppended,
   schedulesChanged: () => timers.schedule(),
   destroyKeys: (store, slots) => shredKeys(store, shredTarget, slots),
+  measured: (shard, size, commitSeconds, flushSeconds) => stats.commit(shard, size, commitSeconds, flushSeconds),
 })
 
 timers.schedule()
@@ -76,6 +83,7 @@ const tasks = new Set<Promise<void>>()
 
 async function shutdown(id: number): Promise<void> {
   timers.stop()
+  clearInterval(reportStats)
   await commits.drain()
   await Promise.all(tasks)
   outbox.flush()

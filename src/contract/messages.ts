@@ -114,6 +114,21 @@ export type ActorReply =
   | { kind: 'started'; id: 0 }
   /** Unsolicited (id 0), instead of `started`: a shard is damaged; the actor stops. */
   | { kind: 'refused'; id: 0; message: string }
+  /** Unsolicited (id 0), about once a second while there is something to say: what each shard did since (src/shard/shard-stats.ts). */
+  | { kind: 'stats'; id: 0; shards: ShardStats[] }
+  /** Unsolicited (id 0): a log record of the actor; `requests` are the calls it concerns (the front thread names their request ids). */
+  | { kind: 'log'; id: 0; level: 'error' | 'warn'; message: string; error: string | undefined; requests: number[] }
+
+/** A shard's figures since the last report (lists of observations) and now (map sizes). */
+export interface ShardStats {
+  shard: number
+  batchSizes: number[]
+  commitSeconds: number[]
+  flushSeconds: number[]
+  eventsAppended: number
+  mapUsedBytes: number
+  mapSizeBytes: number
+}
 
 /** workerData of a shard actor. */
 export interface ActorConfig {

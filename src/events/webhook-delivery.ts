@@ -21,6 +21,8 @@ import { readHead, readPage, TenantWakeups, type LoggedEvent } from './event-pag
 import { Hook } from './webhook-hook'
 import { guardedAgent } from './webhook-connector'
 import type { WebhookPolicy } from '../net/webhook-policy'
+import { audit, log } from '../log'
+import { webhookLagSeconds, webhookSuspensions } from '../metrics'
 
 export const SIGNATURE_HEADER = 'platform-signature'
 /** The back-off stops doubling at this multiple of the base (1 s -> 5 min). */
@@ -47,6 +49,13 @@ export interface DeliveryOptions {
 /** The configured back-off base (--webhook-retry-base-ms), defaults for the rest. */
 export function deliveryOptions(retryBaseMs: number, policy: WebhookPolicy): DeliveryOptions {
   return { retryBaseMs, timeoutMs: 10_000, suspendAfterMs: SUSPEND_AFTER_MS, policy }
+}
+
+/** How old the event of an envelope is: its `time` is the envelope's last member (workers/store/events.ts). */
+export function eventAgeMs(json: string, t: number): number | undefined {
+  const at = json.lastIndexOf('"time":')
+  const time = at === -1 ? NaN : Number.parseInt(json.slice(at + 7), 10)
+  return Number.isFinite(time) ? Math.max(0, t - time) : undefined
 }
 
 /** The signature header's value for `body` (what a receiver recomputes with its secret). */
@@ -118,7 +127,7 @@ export class WebhookDelivery {
       if (this.closed) return
       const targets = parseTargets(reply)
       if (targets === undefined) {
-        if (reply.kind === 'error') console.error(`webhook delivery: cannot load webhooks (${reply.message}); retrying`)
+        if (reply.kind === 'error') log.error(`webhook delivery: cannot load webhooks (${reply.message}); retrying`)
         this.later(SHARD_RETRY_MS, retry)
         return
       }
@@ -190,7 +199,7 @@ export class WebhookDelivery {
       } else if (r.kind === 'expired') {
         this.skipExpired(h, r.message)
       } else {
-        if (r.kind === 'failed') console.error(`webhook ${h.id} of tenant ${h.tenant}: reading events failed: ${r.message}`)
+        if (r.kind === 'failed') log.error(`webhook ${h.id} of tenant ${h.tenant}: reading events failed: ${r.message}`)
         h.more = true
         this.wait(h, SHARD_RETRY_MS)
       }
@@ -207,7 +216,7 @@ export class WebhookDelivery {
         this.wait(h, SHARD_RETRY_MS)
         return
       }
-      console.error(`webhook ${h.id} of tenant ${h.tenant}: ${message}; skipping to ${head.first - 1}`)
+      log.warn(`webhook ${h.id} of tenant ${h.tenant}: ${message}; skipping to ${head.first - 1}`)
       h.lastError = `events ${h.cursor + 1} to ${head.first - 1} expired before they could be delivered`
       h.cursor = head.first - 1
       this.save(h)
@@ -252,6 +261,8 @@ export class WebhookDelivery {
     h.failures = 0
     h.failingSince = null
     h.lastError = null
+    const lag = eventAgeMs(event.json, now())
+    if (lag !== undefined) webhookLagSeconds.observe(lag / 1000)
     this.save(h)
     this.pump(h)
   }
@@ -262,11 +273,13 @@ export class WebhookDelivery {
     const t = now()
     h.failures++
     h.failingSince ??= t
-    if (h.lastError !== error) console.error(`webhook ${h.id} of tenant ${h.tenant} (${h.url}): ${detail}`)
+    if (h.lastError !== error) log.warn(`webhook ${h.id} of tenant ${h.tenant} (${h.url}): ${detail}`)
     h.lastError = error
     if (t - h.failingSince >= this.options.suspendAfterMs) {
       h.phase = 'suspended'
-      console.error(`webhook ${h.id} of tenant ${h.tenant} (${h.url}) suspended: failing since ${new Date(h.failingSince).toISOString()}, last error ${detail}`)
+      log.warn(`webhook ${h.id} of tenant ${h.tenant} (${h.url}) suspended: failing since ${new Date(h.failingSince).toISOString()}, last error ${detail}`)
+      webhookSuspensions.inc()
+      audit('webhook.suspend', { client: 'webhook-delivery' }, { tenant: h.tenant, webhook: h.id })
       this.save(h)
       return
     }
@@ -286,7 +299,7 @@ export class WebhookDelivery {
         return
       }
       if (reply.kind === 'error' && reply.type !== 'element_not_found') {
-        console.error(`webhook ${h.id} of tenant ${h.tenant}: saving its cursor failed: ${reply.message}`)
+        log.error(`webhook ${h.id} of tenant ${h.tenant}: saving its cursor failed: ${reply.message}`)
       }
       if (!h.removed && !this.closed && h.takeDue()) this.save(h)
     })

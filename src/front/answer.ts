@@ -6,7 +6,7 @@ import type { ActorReply } from '../contract/messages'
 import type { Exchange } from './exchange'
 
 /** Answers the request from the reply; `abandoned` tells the pool nobody waits any more. */
-export type Answer = ((reply: ActorReply) => void) & { abandoned: () => boolean }
+export type Answer = ((reply: ActorReply) => void) & { abandoned: () => boolean; requestId: string }
 
 /** Count answers carry the number in this header (HEAD has no body). */
 export const TOTAL_COUNT_HEADER = 'x-total-count'
@@ -22,5 +22,5 @@ export function answer(ex: Exchange): Answer {
   // A request whose connection closed before its call left for the actor is
   // not applied (uWebSockets.js closes a connection that pipelines behind an
   // unanswered request: README, "HTTP edges").
-  return Object.assign(handler, { abandoned: () => ex.aborted })
+  return Object.assign(handler, { abandoned: () => ex.aborted, requestId: ex.requestId })
 }

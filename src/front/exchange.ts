@@ -5,6 +5,8 @@ import { STATUS_CODES } from 'node:http'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { causeOf, DISK_FULL_MESSAGE, isCommitFailure, isDiskFull } from '../storage-failure'
 import { ApiError, errorBody } from '../errors'
+import { log } from '../log'
+import { CLIENT_CLOSED, exchangeFinished, requestIdOf, type PendingAudit } from './access-log'
 import { exchangeEnded, exchangeStarted, isDraining } from './in-flight'
 import { decodePath, decodeQuery } from './path'
 
@@ -24,7 +26,7 @@ const HEADERS = [
   'authorization', 'content-type', 'content-length', 'accept', 'consent-reference',
   'platform-context-trace-id', 'cookie', 'origin', 'platform-session-id',
   'platform-schedule-event-at', 'platform-schedule-event-parameter', 'platform-decay-at', 'platform-decay-parameters',
-  'x-forwarded-for',
+  'x-forwarded-for', 'traceparent',
   'access-control-request-method',
 ] as const
 export type HeaderName = (typeof HEADERS)[number]
@@ -55,6 +57,15 @@ export class Exchange {
   readonly headers: Record<HeaderName, string>
   private segmentsCache: string[] | undefined
   private peerCache: string | undefined
+  /** Logged with every line of this request, echoed as x-request-id. */
+  readonly requestId: string
+  readonly startedAt = performance.now()
+  /** The route template of the access log and metrics, set once the route is found. */
+  route = 'unmatched'
+  /** The status written (set by each way of answering; a stream's or upgrade's by its route). */
+  status = 200
+  /** Written as an audit line if the answer is a success. */
+  audit: PendingAudit | undefined
 
   constructor(readonly res: HttpResponse, req: HttpRequest, readonly publicUrl: string) {
     this.method = req.getMethod().toUpperCase()
@@ -63,9 +74,11 @@ export class Exchange {
     const headers = {} as Record<HeaderName, string>
     for (const h of HEADERS) headers[h] = req.getHeader(h)
     this.headers = headers
+    this.requestId = requestIdOf(headers['platform-context-trace-id'], headers.traceparent)
     exchangeStarted()
     res.onAborted(() => {
       this.aborted = true
+      if (!this.answered) exchangeFinished(this, CLIENT_CLOSED)
       this.uncount()
       const cb = this.onAbort
       this.onAbort = undefined
@@ -81,6 +94,7 @@ export class Exchange {
   set finished(value: boolean) {
     if (!value || this.answered) return
     this.answered = true
+    exchangeFinished(this, this.status)
     this.uncount()
   }
 
@@ -121,9 +135,10 @@ export class Exchange {
 
   send(status: number, contentType: string, body: string, headers?: ResponseHeaders): void {
     if (!this.open) return
+    this.status = status
     this.finished = true
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(status)).writeHeader('content-type', contentType)
+      this.res.writeStatus(statusLine(status)).writeHeader('content-type', contentType).writeHeader('x-request-id', this.requestId)
       writeHeaders(this.res, headers)
       this.writeLateHeaders()
       this.res.end(body, isDraining())
@@ -133,9 +148,10 @@ export class Exchange {
   /** A reply without a body (204, HEAD, redirects). */
   empty(status: number, headers?: ResponseHeaders): void {
     if (!this.open) return
+    this.status = status
     this.finished = true
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(status))
+      this.res.writeStatus(statusLine(status)).writeHeader('x-request-id', this.requestId)
       writeHeaders(this.res, headers)
       this.writeLateHeaders()
       // RFC 9110: no Content-Length on a 204, so its close is said in a header (endWithoutBody's flag would add a length).
@@ -154,14 +170,15 @@ export class Exchange {
       return
     }
     if (isDiskFull(err)) err = new ApiError('insufficient_storage', DISK_FULL_MESSAGE)
-    const apiError = err instanceof ApiError ? err : internalError(err)
+    const apiError = err instanceof ApiError ? err : internalError(err, this.requestId)
     if (!this.open) return
+    this.status = apiError.status
     this.finished = true
     const body = JSON.stringify(errorBody(apiError, this.publicUrl))
     const headers: Record<string, string> = { ...apiError.headers }
     if (apiError.status === 503 && headers['retry-after'] === undefined) headers['retry-after'] = '1'
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(apiError.status)).writeHeader('content-type', 'application/json')
+      this.res.writeStatus(statusLine(apiError.status)).writeHeader('content-type', 'application/json').writeHeader('x-request-id', this.requestId)
       for (const k in headers) this.res.writeHeader(k, headers[k]!)
       this.writeLateHeaders()
       const close = options.closeConnection === true || isDraining()
@@ -171,8 +188,7 @@ export class Exchange {
   }
 }
 
-function internalError(err: unknown): ApiError {
-  const traceId = Math.random().toString(36).slice(2, 10)
-  console.error(`internal error (trace ${traceId}):`, err)
-  return new ApiError('internal_error', `internal error, trace id ${traceId}`)
+function internalError(err: unknown, requestId: string): ApiError {
+  log.error({ requestId, err }, `internal error (trace ${requestId})`)
+  return new ApiError('internal_error', `internal error, trace id ${requestId}`)
 }

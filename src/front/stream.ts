@@ -50,7 +50,7 @@ export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (
       let text = body
       if (!started) {
         started = true
-        ex.res.writeStatus('200 OK').writeHeader('content-type', CONTENT_TYPE[format])
+        ex.res.writeStatus('200 OK').writeHeader('content-type', CONTENT_TYPE[format]).writeHeader('x-request-id', ex.requestId)
         ex.writeLateHeaders()
         if (format === 'json') text = '[' + text
       }

@@ -23,6 +23,7 @@ export const createConsent = graphMethod({
   summary: 'Create a consent reference for an end customer',
   handle(s, ex, { tenant, body: { subject } }) {
     if (Buffer.byteLength(subject) > MAX_ID_BYTES) throw new ApiError('bad_request', `subject is longer than ${MAX_ID_BYTES} bytes`)
+    if (ex.audit !== undefined) ex.audit.what = { ...ex.audit.what, consentSubject: subject }
     s.pool.call(tenant, { op: 'createConsent', tenant, subject }, answer(ex))
   },
 })
@@ -51,6 +52,7 @@ export const setRevokedProperties = graphMethod({
   handle(s, ex, { tenant, params, token, body: names }) {
     if (!names.every((n) => Buffer.byteLength(n) <= MAX_PROPERTY_BYTES)) throw new ApiError('bad_request', 'the body must be a JSON array of property names')
     // The reference is checked after the body, as this route always did.
+    if (ex.audit !== undefined) ex.audit.what = { ...ex.audit.what, revokedProperties: names }
     const ref = checkKeyBytes('consent reference', params.ref, MAX_ID_BYTES)
     s.pool.call(tenant, { op: 'setRevokedProperties', tenant, ref, names, caller: caller(token) }, answer(ex))
   },

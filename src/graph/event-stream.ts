@@ -11,6 +11,7 @@
 import type { WebSocket } from 'uWebSockets.js'
 import type { GraphServices } from './services'
 import { readHead, readPage, type LoggedEvent, type TenantWakeups } from '../events/event-page'
+import { log } from '../log'
 
 export const PAGE_SIZE = 100
 /** Sending pauses while uWebSockets.js buffers this much for the socket. */
@@ -143,7 +144,7 @@ export class EventStream {
           }, RETRY_MS)
           return
         case 'failed':
-          console.error(`event stream of tenant ${this.data.tenant}: ${r.message}`)
+          log.error(`event stream of tenant ${this.data.tenant}: ${r.message}`)
           this.end(CLOSE.internalError, 'internal error reading the event log; reconnect from the last sequence received')
       }
     })

@@ -12,6 +12,7 @@ import { originOf } from '../net/origin'
 import type { ActorPool } from '../shard/actor-pool'
 import { CLOSE, EventStream, type StreamData } from './event-stream'
 import { tenantSegment } from './validate'
+import { eventStreamsOpen } from '../metrics'
 
 /** Registered before the catch-all route; uWebSockets.js hands requests without an upgrade on to it. */
 export const STREAM_PATTERN = '/graph/v1/:tenant/events/stream'
@@ -85,6 +86,7 @@ export class EventStreams {
     const protocols = req.getHeader('sec-websocket-protocol')
     const extensions = req.getHeader('sec-websocket-extensions')
     const ex = new Exchange(res, req, s?.publicUrl ?? '')
+    ex.route = STREAM_PATTERN
     try {
       if (s === undefined) throw new ApiError('service_unavailable', 'the server is starting')
       if (isDraining()) throw new ApiError('service_unavailable', 'the server is shutting down')
@@ -100,6 +102,7 @@ export class EventStreams {
       authorize(s.tokens, authorization, VIEW_SCOPE, tenant)
       if (this.count(tenant) >= s.maxStreamsPerTenant) throw tooManyStreams(tenant, s.maxStreamsPerTenant)
       const data: StreamData = { tenant, after: afterParam(query.get('after')), token: bearerToken(authorization)!, stream: undefined }
+      ex.status = 101
       ex.finished = true
       res.cork(() => res.upgrade(data, key, firstProtocol(protocols), extensions, context))
     } catch (err) {
@@ -109,6 +112,7 @@ export class EventStreams {
 
   private opened(ws: WebSocket<StreamData>, s: GraphServices | undefined): void {
     this.sockets.add(ws)
+    eventStreamsOpen.set(this.sockets.size)
     const data = ws.getUserData()
     const open = this.count(data.tenant)
     this.perTenant.set(data.tenant, open + 1)
@@ -123,6 +127,7 @@ export class EventStreams {
 
   private closed(ws: WebSocket<StreamData>): void {
     this.sockets.delete(ws)
+    eventStreamsOpen.set(this.sockets.size)
     const data = ws.getUserData()
     const left = this.count(data.tenant) - 1
     if (left > 0) this.perTenant.set(data.tenant, left)

@@ -6,6 +6,7 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from '../config'
+import { log } from '../log'
 
 /** Files and directories this process creates are for its user only. */
 export function privateUmask(): void {
@@ -38,5 +39,5 @@ export function tightenModes(dir: string): number {
 export function privateDataDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const fixed = tightenModes(dir)
-  if (fixed > 0) console.error(`warning: ${fixed} entries of ${dir} were readable by other users; they are now owner-only (0700 directories, 0600 files)`)
+  if (fixed > 0) log.warn(`warning: ${fixed} entries of ${dir} were readable by other users; they are now owner-only (0700 directories, 0600 files)`)
 }

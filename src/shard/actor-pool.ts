@@ -10,10 +10,14 @@ import { decodeReplies, encodeRequests } from '../contract/codec'
 import type { ActorConfig, ActorReply, ActorRequest, Operation, StreamOp } from '../contract/messages'
 import { actorOf, shardOf, shardsOfActor } from './tenant-hash'
 import { FORMAT_VERSION } from './manifest'
+import { logActorRecord, recordShardStats } from './shard-stats'
+import { log } from '../log'
 
 export type ReplyHandler = ((reply: ActorReply) => void) & {
   /** true once nobody waits for the answer: a call not yet sent to its actor is then dropped, not applied. */
   abandoned?: () => boolean
+  /** The request id of the HTTP request waiting for it (the actor's log records name it). */
+  requestId?: string
 }
 
 export interface PoolOptions {
@@ -55,6 +59,8 @@ class Actor {
   private outbox: ActorRequest[] = []
   private scheduled = false
   stopping = false
+  /** Between the thread's `started` and its exit. */
+  up = false
   restarts = 0
   /** Why the actor was stopped for good (its shards answer 503), or undefined while it runs. */
   stopped: string | undefined
@@ -77,7 +83,16 @@ class Actor {
           this.pool.webhooksChanged(reply.tenant)
           continue
         }
+        if (reply.kind === 'stats') {
+          recordShardStats(reply.shards)
+          continue
+        }
+        if (reply.kind === 'log') {
+          logActorRecord(this.index, reply, (call) => this.pending.get(call)?.requestId)
+          continue
+        }
         if (reply.kind === 'started') {
+          this.up = true
           this.pool.actorStarted(this.index)
           continue
         }
@@ -92,15 +107,16 @@ class Actor {
         try {
           handler(reply)
         } catch (err) {
-          console.error(`shard actor ${this.index}: handling the reply to request ${reply.id} failed:`, err)
+          log.error({ err, actor: this.index, requestId: handler.requestId }, `shard actor ${this.index}: handling the reply to request ${reply.id} failed`)
         }
       }
     })
     // A reply that cannot be deserialized: its request stays pending until the actor restarts or shuts down.
-    worker.on('messageerror', (err) => console.error(`shard actor ${this.index}: a reply could not be read:`, err))
-    worker.on('error', (err) => console.error(`shard actor ${this.index} crashed:`, err))
+    worker.on('messageerror', (err) => log.error({ err, actor: this.index }, `shard actor ${this.index}: a reply could not be read`))
+    worker.on('error', (err) => log.error({ err, actor: this.index }, `shard actor ${this.index} crashed`))
     worker.on('exit', (code) => {
       if (this.worker !== worker) return
+      this.up = false
       // Everything in flight, and everything queued for the dead thread, gets a 503.
       const lost = [...this.pending.entries()]
       this.pending.clear()
@@ -117,7 +133,7 @@ class Actor {
         return
       }
       this.restarts++
-      console.error(`shard actor ${this.index} exited with code ${code}; restarting`)
+      log.warn({ actor: this.index }, `shard actor ${this.index} exited with code ${code}; restarting`)
       this.spawn()
     })
   }
@@ -126,7 +142,7 @@ class Actor {
   stop(reason: string): void {
     if (this.stopped !== undefined) return
     this.stopped = reason
-    console.error(`shard actor ${this.index} stopped, its shards answer 503: ${reason}`)
+    log.error({ actor: this.index }, `shard actor ${this.index} stopped, its shards answer 503: ${reason}`)
     this.pool.actorRefused(this.index, reason)
     void this.worker.terminate()
   }
@@ -176,7 +192,7 @@ class Actor {
     try {
       this.worker.postMessage(encodeRequests([req]))
     } catch (err) {
-      console.error(`shard actor ${this.index}: request ${req.id} could not be passed to the actor:`, err)
+      log.error({ err, actor: this.index, requestId: this.pending.get(req.id)?.requestId }, `shard actor ${this.index}: request ${req.id} could not be passed to the actor`)
       const handler = this.pending.get(req.id)
       this.pending.delete(req.id)
       handler?.({ kind: 'error', id: req.id, type: 'bad_request', message: 'the request could not be passed to its shard: its body is too deeply nested or not serializable' })
@@ -321,6 +337,16 @@ export class ActorPool {
       const id = this.nextId++
       actor.send({ kind: 'call', id, shard, operation }, (reply) => handler(shard, reply))
     }
+  }
+
+  /** The actors not serving now (stopped, or restarting), each with why; empty when all are up. */
+  actorsDown(): string[] {
+    return this.actors.filter((a) => !a.up || a.stopped !== undefined).map((a) => `actor ${a.index}: ${a.stopped ?? 'starting or restarting'}`)
+  }
+
+  /** Calls waiting for their reply, per actor (the queue depth). */
+  queueDepths(): number[] {
+    return this.actors.map((a) => a.pending.size)
   }
 
   /** The worker threads (tests kill them to prove restarts). */

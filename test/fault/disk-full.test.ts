@@ -57,6 +57,13 @@ t.test('a full disk answers 507 and recovers without a restart', { skip: canMoun
     t.equal(res.status, 507, `write ${i} on a full disk: ${res.text.slice(0, 120)}`)
     t.equal(res.json<{ type: string }>().type, 'insufficient_storage')
   }
+  const traced = await g.put('nodes/core/customer/full-traced', { name: big }, { 'platform-context-trace-id': 'trace-full-disk' })
+  t.equal(traced.status, 507)
+  const ready = await call('GET', `${server.url}/health/ready`)
+  t.equal(ready.status, 503, 'not ready on a full disk')
+  t.match(ready.json(), { status: 'not ready', failing: ['dataDir'] }, 'the failing check is named')
+  await new Promise((r) => setTimeout(r, 200))
+  t.match(server.output(), /"level":50[^\n]*"requestId":"trace-full-disk"[^\n]*commit of 1 writes/, "the actor's error is in the log with the request id")
   const consent = await call('POST', g.url('consents'), { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ subject: 'x' }))
   t.ok([201, 507].includes(consent.status), `consents answer (${consent.status})`)
   const tokenRes = await call('POST', `${server.url}/oauth2/v1/token`, { authorization: `Basic ${Buffer.from('demo-enricher:demo-secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials')

@@ -35,6 +35,7 @@ t.test('environment variables set every option', async (t) => {
     MAX_BODY: '2048', MASTER_KEY_FILE: 'k/master.key', ACCESS_TOKEN_TTL: '60', EVENT_RETENTION: '12h',
     EVENT_RETENTION_COUNT: '5000', MAX_STREAMS_PER_TENANT: '7', PUBLIC_URL: 'https://graph.example.com',
     MAX_JSON_DEPTH: '10', MAX_JSON_ELEMENTS: '500', WEBHOOK_RETRY_BASE_MS: '50',
+    METRICS: 'token', LOG_LEVEL: 'warn',
     WEBHOOK_ALLOW: '127.0.0.1, hooks.internal,*.corp.example,10.0.0.0/8,fd00::/8', TRUST_PROXY: '10.0.0.1,::1',
     CORS_ORIGINS: 'https://app.example',
     GATEWAY_TIMEOUT: '5s', GATEWAY_MAX_CONCURRENT: '9',
@@ -49,6 +50,7 @@ t.test('environment variables set every option', async (t) => {
     corsOrigins: ['https://app.example'],
     gatewayTimeoutMs: 5000, gatewayMaxConcurrent: 9,
     shredLog: resolve('s/shred.log'),
+    metrics: 'token', logLevel: 'warn',
   })
 })
 

@@ -10,6 +10,8 @@ const ROOT = resolve(__dirname, '../..')
 
 /** Bottom first; a unit may import only units of a lower layer. */
 const LAYERS: string[][] = [
+  // the one log and the metrics registry (they import nothing of ours)
+  ['src/log', 'src/metrics'],
   // what everything uses: the error table, the clock, addresses, the metamodel
   ['src/errors', 'src/clock', 'src/storage-failure', 'src/net', 'src/model'],
   // the config loader; the contract between the two threads (messages, codec, key encoding, URLs)
@@ -25,6 +27,8 @@ const LAYERS: string[][] = [
   ['src/backups'],
   ['src/auth'],
   ['src/graph', 'src/gateway'],
+  // health, metrics and request labels: they read every service
+  ['src/operations'],
   // composition at the root
   ['src/services'],
   // the routes of both services and the API description they yield

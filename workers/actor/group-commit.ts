@@ -10,6 +10,7 @@ import type { ShardContext } from '../store/context'
 import type { OpResult } from '../store/result'
 import { forgetUncommitted, type ShardStore } from '../store/shard-store'
 import { reply, type Outbox } from './outbox'
+import { logError } from './log'
 
 export interface WriteItem { id: number; op: Operation }
 
@@ -22,6 +23,8 @@ export interface CommitHooks {
   schedulesChanged(): void
   /** After the flush: destroys the key slots of the batch's revocations (the actor logs them first: store/shred-keys.ts). */
   destroyKeys?(store: ShardStore, slots: number[]): void
+  /** After the flush: the batch's size, and how long the commit and the flush took. */
+  measured?(shard: number, size: number, commitSeconds: number, flushSeconds: number): void
 }
 
 export class GroupCommit {
@@ -31,6 +34,7 @@ export class GroupCommit {
 
   commit(store: ShardStore, items: WriteItem[], time: number): void {
     let sc = this.hooks.context(store, time)
+    const started = performance.now()
     const done = store.env
       .transaction(() => {
         // Fast path: the whole batch in one child transaction. Only if a write
@@ -45,7 +49,9 @@ export class GroupCommit {
         }
       })
       .then(async (results) => {
+        const committed = performance.now()
         await store.env.flushed
+        this.hooks.measured?.(store.shard, items.length, (committed - started) / 1000, (performance.now() - committed) / 1000)
         // Crypto-shredding after the revocation is durable (store/consents.ts says why the order).
         if (this.hooks.destroyKeys !== undefined) this.hooks.destroyKeys(store, sc.shred)
         else for (const slot of sc.shred) store.keys.destroy(slot)
@@ -57,7 +63,7 @@ export class GroupCommit {
       .catch(async (err: unknown) => {
         forgetUncommitted(store)
         const cause = await causeOf(err)
-        console.error(`shard actor: commit of ${items.length} writes to shard ${store.shard} failed:`, cause)
+        logError(`shard actor: commit of ${items.length} writes to shard ${store.shard} failed`, cause, items.map((i) => i.id))
         const failure = commitFailure(cause)
         for (const item of items) this.outbox.send(reply(item.id, failure))
       })

@@ -4,6 +4,7 @@ import type { MessagePort } from 'node:worker_threads'
 import { encodeReplies } from '../../src/contract/codec'
 import type { ActorReply } from '../../src/contract/messages'
 import type { OpResult } from '../store/result'
+import { logError } from './log'
 
 export function reply(id: number, r: OpResult): ActorReply {
   return r.kind === 'ok'
@@ -12,7 +13,7 @@ export function reply(id: number, r: OpResult): ActorReply {
 }
 
 export function internal(id: number, err: unknown): ActorReply {
-  console.error(`shard actor: request ${id} failed:`, err)
+  logError(`shard actor: request ${id} failed`, err, [id])
   return { kind: 'error', id, type: 'internal_error', message: 'internal error' }
 }
 

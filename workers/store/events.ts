@@ -7,6 +7,9 @@ import { eventHeadKey, eventHeadTenantOf, eventKey, eventSequenceOf, prefixRange
 import type { EventHead, Operation } from './schema'
 import type { ShardStore } from './shard-store'
 
+/** Events appended per shard since the actor's last stats report (workers/actor/stats.ts); a batch run again after a failed write counts twice. */
+export const appendedSinceReport = new Map<number, number>()
+
 export function head(store: ShardStore, tenant: string): EventHead {
   let h = store.cache.eventHeads.get(tenant)
   if (h === undefined) {
@@ -34,6 +37,7 @@ export function appendEvent(
   // Count retention is kept exactly, one event out per event in, so it costs O(1).
   while (sequence - first + 1 > store.maxEventsPerTenant) store.events.removeSync(eventKey(tenant, first++))
   setHead(store, tenant, { first, last: sequence })
+  appendedSinceReport.set(store.shard, (appendedSinceReport.get(store.shard) ?? 0) + 1)
   return sequence
 }
 

@@ -9,6 +9,7 @@ import { refreshToken } from './grants/refresh-token'
 import { invalidRequest, oauthError, single } from '../helpers/oauth-errors'
 import { requireClientOrigin } from '../helpers/client-cors'
 import { sendTokenResponse, type TokenResponse } from '../helpers/token-response'
+import { tokensIssued } from '../../metrics'
 
 type GrantHandler = (s: AuthServices, ex: Exchange, form: URLSearchParams) => Promise<TokenResponse>
 
@@ -31,6 +32,9 @@ export const tokenEndpoint = oauthMethod({
     if (grantType === undefined || grantType === '') throw invalidRequest('grant_type is required')
     const grant = Object.prototype.hasOwnProperty.call(GRANTS, grantType) ? GRANTS[grantType] : undefined
     if (grant === undefined) throw oauthError('unsupported_grant_type', `grant_type "${grantType}" is not supported`)
-    grant(s, ex, form).then((answer) => sendTokenResponse(ex, answer), (err: unknown) => ex.error(err))
+    grant(s, ex, form).then((answer) => {
+      tokensIssued.labels(grantType).inc()
+      sendTokenResponse(ex, answer)
+    }, (err: unknown) => ex.error(err))
   },
 })

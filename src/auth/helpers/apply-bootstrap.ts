@@ -15,6 +15,7 @@ import { authModels } from '../models/index'
 import { checkBootstrap } from './bootstrap-checks'
 import { now } from '../../clock'
 import { weakerThanCurrent, type PasswordHasher, type ScryptHash } from './password-hasher'
+import { log } from '../../log'
 
 /** The digest of `secret` as the file's value behind the stored `hash`. */
 function digestOf(key: Buffer, secret: string, hash: ScryptHash): string {
@@ -66,7 +67,7 @@ export async function applyAuthBootstrap(store: AuthStore, hasher: Hasher, boot:
     return !unchanged(digestKey, u.password, r?.password, r?.bootstrapDigest)
   }).length
   // scrypt takes a while per secret: say why the start waits.
-  if (changed > 0) console.error(`bootstrap: ${changed} secrets are new or changed; checking them with scrypt`)
+  if (changed > 0) log.info(`bootstrap: ${changed} secrets are new or changed; checking them with scrypt`)
   // The scrypt checks run side by side in the pool (one after another they
   // made most of a restart's time), a few at a time so a large file stays
   // within the pool's queue.

@@ -6,6 +6,7 @@
 // platform.authorization topic's event log.
 import type { PackageDecl, TenantDecl } from '../../bootstrap/bootstrap-file'
 import type { SubscriptionRecord } from '../models/auth-store'
+import { log } from '../../log'
 
 export interface SubscriptionChange {
   type: 'subscriptionCreated' | 'subscriptionCancelled'
@@ -32,7 +33,7 @@ export class SubscriptionEvents {
       try {
         listener(change)
       } catch (err) {
-        console.error('subscription event listener failed:', err)
+        log.error({ err }, 'subscription event listener failed')
       }
     }
   }

@@ -8,6 +8,8 @@ import type { UserRecord } from '../models/auth-store'
 import type { Lockout } from '../models/lockout'
 import type { Users } from '../models/users'
 import type { PasswordHasher, ScryptHash } from './password-hasher'
+import { audit } from '../../log'
+import { lockoutsStarted, signInFailures } from '../../metrics'
 
 export type UserAuthentication = { ok: true; user: UserRecord } | { ok: false; reason: 'blocked' | 'invalid' }
 
@@ -23,11 +25,15 @@ export class UserAuthenticator {
     const user = this.users.findByUsername(username)
     // The account's counter follows the user (a rename does not reset it); unknown names are counted by name.
     const account = user === undefined ? `name:${username}` : `user:${user.id}`
-    if (this.lockout.blocked(account)) return { ok: false, reason: 'blocked' }
+    if (this.lockout.blocked(account)) {
+      auditSignIn({ ok: false, reason: 'blocked' }, user, source)
+      return { ok: false, reason: 'blocked' }
+    }
     const admission = this.limiter.admit(source, account, oauth)
     try {
       const result = await this.check(user, account, password)
       admission.end(!result.ok)
+      auditSignIn(result, user, source)
       return result
     } catch (err) {
       // No answer (pool busy, shutting down): not a failed attempt.
@@ -45,10 +51,23 @@ export class UserAuthenticator {
     // A block may have started while this attempt was being checked.
     if (this.lockout.blocked(account)) return { ok: false, reason: 'blocked' }
     if (!good || user === undefined) {
-      await this.lockout.failure(account)
+      if (await this.lockout.failure(account)) {
+        lockoutsStarted.inc()
+        audit('sign_in.lockout', { subject: user?.id }, { unknownUser: user === undefined ? true : undefined })
+      }
       return { ok: false, reason: 'invalid' }
     }
     await this.lockout.success(account)
     return { ok: true, user }
   }
+}
+
+/** The audit line of an attempt: the user by id (a name typed for an unknown account may be a password), and where from. */
+function auditSignIn(result: UserAuthentication, user: UserRecord | undefined, source: string): void {
+  if (result.ok) {
+    audit('sign_in.success', { subject: result.user.id }, { source })
+    return
+  }
+  signInFailures.inc()
+  audit('sign_in.failure', { subject: user?.id }, { reason: result.reason, source, unknownUser: user === undefined ? true : undefined })
 }

@@ -39,13 +39,18 @@ export class Lockout {
     return isBlocked(this.store.lockouts.get(username), now())
   }
 
-  async failure(username: string): Promise<void> {
+  /** Counts a failed attempt; true when it started a block. */
+  async failure(username: string): Promise<boolean> {
+    let started = false
     await this.store.env.transaction(() => {
       const t = now()
       const record = this.store.lockouts.get(username)
       if (isBlocked(record, t)) return
-      this.store.lockouts.putSync(username, afterFailure(record, t))
+      const next = afterFailure(record, t)
+      started = next.blockedUntil !== undefined
+      this.store.lockouts.putSync(username, next)
     })
+    return started
   }
 
   async success(username: string): Promise<void> {

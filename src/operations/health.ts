@@ -1,0 +1,53 @@
+// GET /health/ready's checks (README, "Health and metrics"): each names what
+// is wrong, or says "ok". Liveness needs none: an answer is the proof.
+import { unlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { AuthStore } from '../auth/models/auth-store'
+import { isDraining } from '../front/in-flight'
+import type { ActorPool } from '../shard/actor-pool'
+
+export const OK = 'ok'
+
+export type Checks = Record<'actors' | 'bootstrap' | 'authStore' | 'shutdown' | 'dataDir', string>
+
+export interface ReadinessSources {
+  pool: ActorPool
+  authStore: AuthStore
+  dataDir: string
+}
+
+function attempt(what: string, fn: () => void): string {
+  try {
+    fn()
+    return OK
+  } catch (err) {
+    return `${what}: ${(err as Error).message}`
+  }
+}
+
+/** The checks of a started server (its bootstrap was applied before the services existed). */
+export function readiness(src: ReadinessSources): Checks {
+  const down = src.pool.actorsDown()
+  const probe = join(src.dataDir, '.ready-probe')
+  return {
+    actors: down.length === 0 ? OK : down.join('; '),
+    bootstrap: OK,
+    authStore: attempt('the auth store cannot be read', () => src.authStore.env.getStats()),
+    shutdown: isDraining() ? 'the server is shutting down' : OK,
+    // A real write: a read-only remount or a full disk fail it where an access check would pass.
+    dataDir: attempt('the data directory is not writable', () => {
+      writeFileSync(probe, 'ready\n')
+      unlinkSync(probe)
+    }),
+  }
+}
+
+/** Before the services exist: the shards and the bootstrap are still being opened and applied. */
+export function starting(): Checks {
+  const wait = 'the server is starting'
+  return { actors: wait, bootstrap: wait, authStore: wait, shutdown: isDraining() ? 'the server is shutting down' : OK, dataDir: wait }
+}
+
+export function failing(checks: Checks): string[] {
+  return Object.entries(checks).filter(([, v]) => v !== OK).map(([k]) => k)
+}
