@@ -219,3 +219,17 @@ t.test('an upstream that cannot be reached is a server_error at the client, neve
   await refused(t, String(res.headers.location), 'server_error', /identity provider "gone" is not available/)
   t.equal((await call('DELETE', providerUrl('gone'), admin)).status, 204)
 })
+
+t.test('federated sign-ins leave audit lines naming the provider, success and refusal alike', async (t) => {
+  // The log is written in batches (at most 200 ms apart).
+  let audits: Json[] = []
+  for (let i = 0; i < 40 && !(audits.some((a) => a.audit === 'sign_in.success') && audits.some((a) => a.audit === 'sign_in.failure')); i++) {
+    await new Promise((r) => setTimeout(r, 100))
+    audits = env.server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Json).filter((l) => typeof l.audit === 'string' && String(l.audit).startsWith('sign_in.'))
+  }
+  const success = audits.find((a) => a.audit === 'sign_in.success' && a.provider !== undefined)
+  t.ok(success, 'a success line')
+  t.equal(success?.client, 'web-app')
+  t.type(success?.subject, 'string')
+  t.ok(audits.some((a) => a.audit === 'sign_in.failure' && typeof a.provider === 'string' && typeof a.reason === 'string'), 'a refusal line with its reason')
+})

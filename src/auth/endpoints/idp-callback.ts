@@ -6,6 +6,7 @@
 // rules, errors to the client's redirect URI: access_denied when the
 // upstream or its answer refuses the user, server_error when it fails).
 import { ApiError } from '../../errors'
+import { audit } from '../../log'
 import type { Exchange } from '../../front/exchange'
 import { oauthMethod, type AuthServices } from '../services'
 import { IdParams } from './admin/common'
@@ -37,6 +38,7 @@ async function finish(s: AuthServices, ex: Exchange, providerId: string, cookies
   if (provider === undefined) throw new RedirectError(req, 'access_denied', `identity provider "${providerId}" was removed during the sign-in`)
   const upstreamError = ex.query.get('error')
   if (upstreamError !== null) {
+    audit('sign_in.failure', { client: req.client.client_id }, { provider: providerId, reason: `upstream ${upstreamError}` })
     const description = ex.query.get('error_description')
     throw new RedirectError(req, REFUSALS.has(upstreamError) ? 'access_denied' : 'server_error',
       `identity provider "${providerId}" answered ${upstreamError}${description === null ? '' : `: ${description}`}`)
@@ -48,10 +50,14 @@ async function finish(s: AuthServices, ex: Exchange, providerId: string, cookies
     const idToken = await exchangeCode(fed, s.oauth.issuer, provider, meta, code, pending.codeVerifier)
     const claims = await verifyUpstreamIdToken(fed, provider, meta, idToken, pending.nonce)
     const user = await linkedUser(fed, s.oauth.users, provider, claims)
+    audit('sign_in.success', { client: req.client.client_id, subject: user.id }, { provider: providerId })
     const { cookie, record } = await s.oauth.sessions.create(user.id, req.client.client_id)
     cookies.push(...sessionCookies(s, cookie))
     await grantAndRedirect(s, ex, req, { user, authTime: record.authTime }, cookies, false)
   } catch (err) {
+    if (err instanceof UpstreamError || err instanceof IdTokenRefused || err instanceof LinkRefused) {
+      audit('sign_in.failure', { client: req.client.client_id }, { provider: providerId, reason: err.message })
+    }
     if (err instanceof UpstreamError) throw new RedirectError(req, 'server_error', err.message)
     if (err instanceof IdTokenRefused || err instanceof LinkRefused) throw new RedirectError(req, 'access_denied', err.message)
     throw err
