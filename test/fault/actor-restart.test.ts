@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { truncateSync } from 'node:fs'
 import { join } from 'node:path'
 import { ActorPool } from '../../src/shard/actor-pool'
+import { log } from '../../src/log'
 import type { ActorReply, Operation, WriteContext } from '../../src/contract/messages'
 import { ROOT, removeDir, tempDir } from '../helpers/server'
 
@@ -75,10 +76,11 @@ t.test('an actor that keeps dying is stopped: its shards answer 503 with the rea
     removeDir(dir)
   })
   await pool.started()
-  const errors = console.error
+  // The pool logs through the server log (src/log.ts); its error lines are caught here.
+  const errors = log.error
   const logged: string[] = []
-  console.error = (...args: unknown[]) => { logged.push(args.map(String).join(' ')) }
-  t.teardown(() => { console.error = errors })
+  log.error = ((...args: unknown[]) => { logged.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')) }) as typeof log.error
+  t.teardown(() => { log.error = errors })
   for (let kill = 0; kill < 3; kill++) {
     // Each kill waits for the restarted actor to answer first.
     const before = await call(pool, { op: 'getNode', tenant: 't', node: node('x') })
