@@ -8,6 +8,8 @@ import type { EventHead, Operation } from './schema'
 import type { ShardStore } from './shard-store'
 
 export function head(store: ShardStore, tenant: string): EventHead {
+  // Another thread appends to a shard read here: its head is not ours to cache.
+  if (store.reader) return store.eventHeads.get(eventHeadKey(tenant)) ?? { first: 1, last: 0 }
   let h = store.cache.eventHeads.get(tenant)
   if (h === undefined) {
     h = store.eventHeads.get(eventHeadKey(tenant)) ?? { first: 1, last: 0 }
