@@ -259,6 +259,8 @@ export class ActorPool {
   }
 
   private turn = 0
+  /** Reused per read (no allocation per request): each actor's calls in flight, Infinity where it cannot read. */
+  private readonly loads: number[] = []
 
   /**
    * The actor that answers a read of a shard: the least busy of those that
@@ -267,10 +269,13 @@ export class ActorPool {
    */
   private reader(owner: Actor): Actor {
     if (owner.stopped !== undefined) return owner
-    const able = this.actors.filter((a) => a === owner || (a.readersOpen && a.stopped === undefined))
-    if (able.length === 1) return owner
-    this.turn = (this.turn + 1) % able.length
-    return able[leastLoaded(able.map((a) => a.pending.size), this.turn)]!
+    const { actors, loads } = this
+    for (let i = 0; i < actors.length; i++) {
+      const a = actors[i]!
+      loads[i] = a === owner || (a.readersOpen && a.stopped === undefined) ? a.pending.size : Number.POSITIVE_INFINITY
+    }
+    this.turn = (this.turn + 1) % actors.length
+    return actors[leastLoaded(loads, this.turn)]!
   }
 
   /**

@@ -24,7 +24,8 @@ export function consentChanged(op: Operation): { tenant: string; ref: string } |
 
 /**
  * The index of the smallest load; ties go to the first one found from
- * `start` on (the caller rotates `start`, so equal actors take turns).
+ * `start` on (the caller rotates `start`, so equal actors take turns). An
+ * actor that cannot take the call has load Infinity; at least one must not.
  */
 export function leastLoaded(loads: readonly number[], start: number): number {
   let best = -1

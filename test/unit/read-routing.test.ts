@@ -86,3 +86,9 @@ t.test('a pool of three: reads spread over every thread, writes on the owner, co
   t.ok(answerOf(revoked).owns, 'the revocation ran on the owner')
   t.equal(seen.filter((s) => s.startsWith('forget-done:')).length, 2, 'answered only after both other threads acknowledged forgetting the consent')
 })
+
+t.test('leastLoaded skips what cannot take the call (Infinity)', async (t) => {
+  const inf = Number.POSITIVE_INFINITY
+  t.equal(leastLoaded([inf, 4, inf], 0), 1)
+  t.equal(leastLoaded([inf, 4, inf], 2), 1)
+})
