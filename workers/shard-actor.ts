@@ -1,5 +1,6 @@
 // A shard actor: a long-lived worker thread that owns the LMDB environments
-// of its shards. This file is its message loop: requests of one message are
+// of its shards (their one writer) and reads the other actors' shards too
+// (actor/readers.ts). This file is its message loop: requests of one message are
 // sorted into reads (answered at once), streams (actor/streams.ts) and
 // writes, which run per shard in one group commit (actor/group-commit.ts).
 import { readFileSync } from 'node:fs'
