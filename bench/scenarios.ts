@@ -45,8 +45,8 @@ function putNode(ctx: ScenarioContext, random: Random, oneTenant: boolean): Benc
   return { method: 'PUT', path: nodePath(TENANTS[t]!.id, 'customer', `w${n}`), headers: ctx.headers[t]!.write, body: putBodies[n % BODY_POOL] }
 }
 
-function getNode(ctx: ScenarioContext, random: Random): BenchRequest {
-  const t = pick(random, ctx.tenants)
+function getNode(ctx: ScenarioContext, random: Random, oneTenant = false): BenchRequest {
+  const t = oneTenant ? 0 : pick(random, ctx.tenants)
   return { method: 'GET', path: nodePath(TENANTS[t]!.id, 'customer', `c${pick(random, ctx.data.customersPerTenant)}`), headers: ctx.headers[t]!.read }
 }
 
@@ -75,8 +75,8 @@ function listQ(ctx: ScenarioContext, random: Random): BenchRequest {
   return { method: 'GET', path: searchPath(TENANTS[t]!.id, customerName(pick(random, 1 << 20))), headers: ctx.headers[t]!.read }
 }
 
-function neighbours(ctx: ScenarioContext, random: Random, prefix: string, hubs: number): BenchRequest {
-  const t = pick(random, ctx.tenants)
+function neighbours(ctx: ScenarioContext, random: Random, prefix: string, hubs: number, oneTenant = false): BenchRequest {
+  const t = oneTenant ? 0 : pick(random, ctx.tenants)
   return { method: 'GET', path: neighboursPath(TENANTS[t]!.id, `${prefix}${pick(random, hubs)}`), headers: ctx.headers[t]!.read }
 }
 
@@ -87,6 +87,11 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'get-node', goal: 0.5, latency: true, latencyGoal: 'read',
     stands: 'an app or enricher reading one profile node by id (random of the preloaded customers of the run\'s tenants)',
     source: (ctx, r) => () => getNode(ctx, r),
+  },
+  {
+    name: 'get-node-1-tenant', latency: true,
+    stands: 'the same reads all for one tenant: the hot-tenant read limit (one shard, read on every actor)',
+    source: (ctx, r) => () => getNode(ctx, r, true),
   },
   {
     name: 'put-node', goal: 0.35, latency: true, latencyGoal: 'durable',
@@ -122,6 +127,11 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'neighbours-10', goal: 0.2, latency: false,
     stands: 'the consumption layer reading a customer\'s profile: a node with 10 neighbours',
     source: (ctx, r) => () => neighbours(ctx, r, HUB10, ctx.data.hub10PerTenant),
+  },
+  {
+    name: 'neighbours-10-1-tenant', latency: false,
+    stands: 'the same profile reads all for one tenant (one shard, read on every actor)',
+    source: (ctx, r) => () => neighbours(ctx, r, HUB10, ctx.data.hub10PerTenant, true),
   },
   {
     name: 'neighbours-1000', latency: false, shape: { connections: 16, pipelining: 1 },

@@ -29,7 +29,12 @@ async function post(origin: string, path: string, headers: Record<string, string
 }
 
 export async function fetchToken(origin: string, t: Tenant): Promise<string> {
-  const r = await post(origin, TOKEN_PATH, { ...tenantHeaders(t, '', '').token }, 'grant_type=client_credentials')
+  let r = await post(origin, TOKEN_PATH, { ...tenantHeaders(t, '', '').token }, 'grant_type=client_credentials')
+  // On a busy machine the password-check queue refuses with 503 at start-up: wait and retry a few times.
+  for (let retry = 1; r.status === 503 && retry <= 60; retry++) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 200 * retry)))
+    r = await post(origin, TOKEN_PATH, { ...tenantHeaders(t, '', '').token }, 'grant_type=client_credentials')
+  }
   if (r.status !== 200 || typeof r.json.access_token !== 'string') {
     throw new Error(`token for ${t.clientId} failed: ${r.status} ${r.text.slice(0, 300)}`)
   }

@@ -1,5 +1,6 @@
 // A shard actor: a long-lived worker thread that owns the LMDB environments
-// of its shards. This file is its message loop: requests of one message are
+// of its shards (their one writer) and reads the other actors' shards too
+// (actor/readers.ts). This file is its message loop: requests of one message are
 // sorted into reads (answered at once), streams (actor/streams.ts) and
 // writes, which run per shard in one group commit (actor/group-commit.ts).
 import { readFileSync } from 'node:fs'
@@ -14,6 +15,7 @@ import { BlindIndex } from './crypto/blind-index'
 import { GroupCommit, type WriteItem } from './actor/group-commit'
 import { asStream, kindOf, operationTable, runOperation, runTask } from './actor/operations'
 import { openShards } from './actor/open-shards'
+import { Readers } from './actor/readers'
 import { internal, Outbox, reply } from './actor/outbox'
 import { Streams } from './actor/streams'
 import { Timers } from './actor/timers'
@@ -64,6 +66,7 @@ function eventsAppended(store: ShardStore, tenants: Iterable<string>): void {
   for (const tenant of tenants) outbox.send({ kind: 'events', id: 0, tenant, last: head(store, tenant).last })
 }
 
+const readers = new Readers(config, masterKey)
 const streams = new Streams(outbox, context)
 const timers = new Timers([...stores.values()], { maxAgeMs: config.eventRetentionMs, maxCount: config.eventRetentionCount }, eventsAppended, () => outbox.flush())
 const commits = new GroupCommit(outbox, {
@@ -88,6 +91,7 @@ async function shutdown(id: number): Promise<void> {
   await Promise.all(tasks)
   outbox.flush()
   for (const store of stores.values()) await closeShard(store)
+  await readers.close()
   port!.postMessage(encodeReplies([{ kind: 'closed', id }]))
 }
 
@@ -97,9 +101,18 @@ function take(req: ActorRequest, time: number, writes: Map<ShardStore, WriteItem
     case 'more': streams.step(req.id); break
     case 'cancel': streams.cancel(req.id); break
     case 'shutdown': void shutdown(req.id); return 'shutdown'
+    case 'openReaders':
+      readers.open(req.shards)
+      outbox.send({ kind: 'ok', id: req.id, status: 204, body: undefined, total: undefined })
+      break
+    case 'forgetConsent':
+      readers.forgetConsent(req.shard, req.tenant, req.ref)
+      outbox.send({ kind: 'ok', id: req.id, status: 204, body: undefined, total: undefined })
+      break
     case 'call': {
-      const store = stores.get(req.shard)
       const op = req.operation
+      // Reads and scans of a shard another actor owns run here too, read-only.
+      const store = stores.get(req.shard) ?? (kindOf(operations, op) === 'write' ? undefined : readers.get(req.shard))
       if (store === undefined) {
         outbox.send(internal(req.id, new Error(`shard ${req.shard} is not owned by this actor`)))
         break
@@ -132,6 +145,7 @@ process.on('unhandledRejection', (reason) => console.error('shard actor: unhandl
 port.on('messageerror', (err) => console.error('shard actor: a request batch could not be read:', err))
 
 port.on('message', (wire: unknown) => {
+  readers.renew()
   const time = now()
   const writes = new Map<ShardStore, WriteItem[]>()
   for (const req of decodeRequests(wire)) {

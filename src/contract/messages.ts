@@ -99,6 +99,10 @@ export type ActorRequest =
   | { kind: 'more'; id: number }
   | { kind: 'cancel'; id: number }
   | { kind: 'shutdown'; id: number }
+  /** Open these shards (owned by other actors) for reading; answered `ok` once they are open. */
+  | { kind: 'openReaders'; id: number; shards: number[] }
+  /** Drop whatever this thread cached of one consent (a revoke, grant or property revocation committed); answered `ok`. */
+  | { kind: 'forgetConsent'; id: number; shard: number; tenant: string; ref: string }
 
 /** Actor -> front: the answer to a call, or the next part of a stream. */
 export type ActorReply =

@@ -1,7 +1,8 @@
 // Streams a shard scan to the client as it is produced: one JSON array, or
-// one chunk per line for `Accept: application/x-ndjson`. At most one slice
-// is in flight: the next is asked for only when the socket has drained
-// (`onWritable`), so memory stays bounded in both threads whatever the size.
+// one chunk per line for `Accept: application/x-ndjson`. The actor keeps at
+// most a small window of slices in flight; a slice opens the window again
+// only once written and the socket has drained (`onWritable`), so memory
+// stays bounded in both threads whatever the size.
 import { ApiError } from '../errors'
 import type { ActorReply } from '../contract/messages'
 import type { Exchange } from './exchange'
@@ -27,6 +28,8 @@ export function replyError(reply: ActorReply & { kind: 'error' }): ApiError {
 export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (r: ActorReply) => void) => ScanHandle): void {
   let started = false
   let written = 0
+  /** slices written whose `more` waits for the socket to drain */
+  let owed = 0
   const handle = open((reply) => {
     if (!ex.open) return
     if (reply.kind === 'error') {
@@ -61,14 +64,20 @@ export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (
       }
     })
     if (reply.done) return
-    if (ok) handle.more()
+    // Each slice written opens the actor's window by one, once the socket has
+    // drained; several slices may arrive before it has (workers/actor/streams.ts).
+    owed++
+    if (ok) pay()
     else {
       ex.res.onWritable(() => {
-        handle.more()
+        pay()
         return true
       })
     }
   })
+  function pay(): void {
+    for (; owed > 0; owed--) handle.more()
+  }
   ex.onAbort = () => handle.cancel()
 
   function render(chunks: string[]): string {

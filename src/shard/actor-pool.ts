@@ -9,6 +9,7 @@ import type { MetamodelDoc } from '../model/metamodel'
 import { decodeReplies, encodeRequests } from '../contract/codec'
 import type { ActorConfig, ActorReply, ActorRequest, Operation, StreamOp } from '../contract/messages'
 import { actorOf, shardOf, shardsOfActor } from './tenant-hash'
+import { consentChanged, leastLoaded, readsAnywhere } from './read-routing'
 import { FORMAT_VERSION } from './manifest'
 import { logActorRecord, recordShardStats } from './shard-stats'
 import { log } from '../log'
@@ -65,6 +66,8 @@ class Actor {
   /** Why the actor was stopped for good (its shards answer 503), or undefined while it runs. */
   stopped: string | undefined
   private recentExits: number[] = []
+  /** This incarnation has opened the other actors' shards for reading (it may take their reads). */
+  readersOpen = false
 
   constructor(readonly index: number, private readonly pool: ActorPool, private readonly config: ActorConfig) {
     this.spawn()
@@ -73,6 +76,7 @@ class Actor {
   spawn(): void {
     const worker = new Worker(this.pool.workerFile, { workerData: this.config })
     this.worker = worker
+    this.readersOpen = false
     worker.on('message', (wire: unknown) => {
       for (const reply of decodeReplies(wire)) {
         if (reply.kind === 'events') {
@@ -258,6 +262,63 @@ export class ActorPool {
     this.startedActors.add(index)
     if (this.startedActors.size < this.actors.length) return
     for (const w of this.startWaiters.splice(0)) w.resolve()
+    // Every owner has opened and migrated its shards: now the others may open them for reading
+    // (and an actor that restarts later, once it has started again).
+    for (const actor of this.actors) if (!actor.readersOpen && actor.stopped === undefined) this.openReaders(actor)
+  }
+
+  private readonly readersAsked = new WeakSet<Worker>()
+
+  /** Asks one actor incarnation to open every shard it does not own; it takes reads once it has. */
+  private openReaders(actor: Actor): void {
+    const worker = actor.worker
+    if (this.readersAsked.has(worker)) return
+    this.readersAsked.add(worker)
+    const shards: number[] = []
+    for (let s = 0; s < this.options.shardCount; s++) if (actorOf(s, this.options.workerCount) !== actor.index) shards.push(s)
+    actor.send({ kind: 'openReaders', id: this.nextId++, shards }, (reply) => {
+      if (reply.kind === 'ok' && actor.worker === worker) actor.readersOpen = true
+      else if (reply.kind === 'error') console.error(`shard actor ${actor.index}: opening the other shards for reading failed: ${reply.message}`)
+    })
+  }
+
+  private turn = 0
+  /** Reused per read (no allocation per request): each actor's calls in flight, Infinity where it cannot read. */
+  private readonly loads: number[] = []
+
+  /**
+   * The actor that answers a read of a shard: the least busy of those that
+   * can (the owner, and every running actor that opened the shard for
+   * reading); the owner alone when it is stopped, so the read gets its 503.
+   */
+  private reader(owner: Actor): Actor {
+    if (owner.stopped !== undefined) return owner
+    const { actors, loads } = this
+    for (let i = 0; i < actors.length; i++) {
+      const a = actors[i]!
+      loads[i] = a === owner || (a.readersOpen && a.stopped === undefined) ? a.pending.size : Number.POSITIVE_INFINITY
+    }
+    this.turn = (this.turn + 1) % actors.length
+    return actors[leastLoaded(loads, this.turn)]!
+  }
+
+  /**
+   * Runs `done` once every actor but the owner has dropped what it cached of
+   * the consent (an actor that exits or is stopped holds nothing any more:
+   * its 503 counts as done).
+   */
+  private forgetEverywhere(owner: Actor, shard: number, tenant: string, ref: string, done: () => void): void {
+    const others = this.actors.filter((a) => a !== owner)
+    let left = others.length
+    if (left === 0) {
+      done()
+      return
+    }
+    for (const actor of others) {
+      actor.send({ kind: 'forgetConsent', id: this.nextId++, shard, tenant, ref }, () => {
+        if (--left === 0) done()
+      })
+    }
   }
 
   /** @internal */
@@ -273,13 +334,25 @@ export class ActorPool {
 
   /** One request, one reply. A full queue answers 503 at once. */
   call(tenant: string, operation: Operation, handler: ReplyHandler): void {
-    const { actor, shard } = this.route(tenant)
+    const { actor: owner, shard } = this.route(tenant)
+    const actor = readsAnywhere(operation) ? this.reader(owner) : owner
     const id = this.nextId++
     if (actor.pending.size >= this.maxPending) {
       handler(UNAVAILABLE(id, 'the shard is overloaded; retry later'))
       return
     }
-    actor.send({ kind: 'call', id, shard, operation }, handler)
+    const changed = consentChanged(operation)
+    if (changed === undefined) {
+      actor.send({ kind: 'call', id, shard, operation }, handler)
+      return
+    }
+    // A consent change is answered only after no thread holds a cached view of it that it would contradict.
+    const afterForget: ReplyHandler = (reply) => {
+      if (reply.kind !== 'ok') handler(reply)
+      else this.forgetEverywhere(owner, shard, changed.tenant, changed.ref, () => handler(reply))
+    }
+    afterForget.abandoned = handler.abandoned
+    actor.send({ kind: 'call', id, shard, operation }, afterForget)
   }
 
   /**
@@ -288,7 +361,8 @@ export class ActorPool {
    * reaches the scan; `cancel()` stops it.
    */
   openStream(tenant: string, operation: StreamOp, handler: ReplyHandler): StreamHandle {
-    const { actor, shard } = this.route(tenant)
+    const { actor: owner, shard } = this.route(tenant)
+    const actor = this.reader(owner)
     const id = this.nextId++
     if (actor.pending.size >= this.maxPending) {
       handler(UNAVAILABLE(id, 'the shard is overloaded; retry later'))

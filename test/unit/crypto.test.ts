@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { BlindIndex } from '../../workers/crypto/blind-index'
 import { DataKeys } from '../../workers/crypto/data-keys'
 import { KeyFile, SLOT_BYTES } from '../../workers/crypto/key-file'
-import { open, seal, sealedFingerprint } from '../../workers/crypto/seal'
+import { matchesFingerprint, open, seal, sealedFingerprint } from '../../workers/crypto/seal'
 
 t.test('seal/open: round trip, fresh nonce, identity bound, tampering detected', async (t) => {
   const key = randomBytes(32)
@@ -38,6 +38,24 @@ t.test('sealed fingerprint: the same for the same sealed bytes, different for an
   const backing = Buffer.concat([Buffer.alloc(5), a])
   const viewed = new Uint8Array(backing.buffer, backing.byteOffset + 5, a.length)
   t.equal(sealedFingerprint(viewed), sealedFingerprint(a), 'a view at an offset reads its own bytes')
+})
+
+t.test('matchesFingerprint agrees with comparing sealedFingerprint strings', async (t) => {
+  const key = randomBytes(32)
+  const sealed = [0, 1, 9, 10, 99, 100, 999, 1000, 12_345].map((n) => seal(key, 'x'.repeat(n), 'id'))
+  let disagreements = 0
+  for (const a of sealed) {
+    for (const b of sealed) if (matchesFingerprint(sealedFingerprint(a), b) !== (sealedFingerprint(a) === sealedFingerprint(b))) disagreements++
+    const flipped = Buffer.from(a)
+    flipped[flipped.length - 1]! ^= 1
+    t.notOk(matchesFingerprint(sealedFingerprint(a), flipped), 'another tag')
+    const renonced = Buffer.from(a)
+    renonced[0]! ^= 1
+    t.notOk(matchesFingerprint(sealedFingerprint(a), renonced), 'another nonce')
+  }
+  t.equal(disagreements, 0)
+  t.ok(sealed.every((a) => matchesFingerprint(sealedFingerprint(a), Uint8Array.from(a))), 'a copy matches')
+  for (const bad of ['', ':', 'x'.repeat(40), `0${sealedFingerprint(sealed[0]!)}`]) t.notOk(matchesFingerprint(bad, sealed[0]!), `not "${bad.slice(0, 8)}..."`)
 })
 
 t.test('key file: slots are written, read, and destroyed by zeroing in place', async (t) => {

@@ -53,6 +53,12 @@ export class DataKeys {
     this.file.write(slot, seal(newMaster, key, DataKeys.aad(slot)))
   }
 
+  /** Zeroes and drops the cached key of a slot, leaving the file alone (a reading thread after a revocation). */
+  forget(slot: number): void {
+    this.cache.get(slot)?.fill(0)
+    this.cache.delete(slot)
+  }
+
   destroy(slot: number): void {
     const cached = this.cache.get(slot)
     if (cached !== undefined) cached.fill(0)

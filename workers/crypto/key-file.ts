@@ -11,8 +11,9 @@ export const WRAPPED_BYTES = 60
 export class KeyFile {
   private readonly fd: number
 
-  constructor(readonly path: string) {
-    this.fd = openSync(path, existsSync(path) ? 'r+' : 'w+', 0o600)
+  /** `readOnly`: a thread that reads another actor's shard never writes its key file. */
+  constructor(readonly path: string, readOnly = false) {
+    this.fd = openSync(path, readOnly ? 'r' : existsSync(path) ? 'r+' : 'w+', 0o600)
   }
 
   write(slot: number, wrapped: Buffer): void {

@@ -28,6 +28,28 @@ export function sealedFingerprint(sealed: Uint8Array): string {
   return `${sealed.length}:${buf.toString('latin1', 0, NONCE)}${buf.toString('latin1', sealed.length - TAG)}`
 }
 
+/**
+ * `sealedFingerprint(sealed) === f`, without building the string: a cache
+ * hit is checked on every read of a cached element (neighbours: once per
+ * node and relation), and the string cost more than the rest of the check.
+ */
+export function matchesFingerprint(f: string, sealed: Uint8Array): boolean {
+  const n = sealed.length
+  const start = f.length - NONCE - TAG
+  if (n < NONCE + TAG || start < 2 || f.charCodeAt(start - 1) !== 58 /* ':' */) return false
+  // The decimal length before the ':', digit by digit from its end, with no digit to spare.
+  let rest = n
+  for (let i = start - 2; i >= 0; i--) {
+    if (rest === 0 || f.charCodeAt(i) !== 48 + (rest % 10)) return false
+    rest = Math.floor(rest / 10)
+  }
+  if (rest !== 0) return false
+  // latin1 maps each byte to the char code of its value.
+  for (let i = 0; i < NONCE; i++) if (f.charCodeAt(start + i) !== sealed[i]) return false
+  for (let i = 0; i < TAG; i++) if (f.charCodeAt(start + NONCE + i) !== sealed[n - TAG + i]) return false
+  return true
+}
+
 /** The plaintext, or undefined when the key, the data or the identity does not match. */
 export function open(key: Buffer, sealed: Uint8Array, aad: Buffer | string): Buffer | undefined {
   if (sealed.length < NONCE + TAG) return undefined

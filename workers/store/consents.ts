@@ -110,6 +110,23 @@ export function revokeConsent(
 }
 
 /**
+ * A reading thread's side of a consent change the owner committed (revoke,
+ * grant, property revocation): drops the cached record, the decrypted
+ * elements it owns and the data keys of its old and current slots, so the
+ * next read decides from the committed record. The front thread answers the
+ * change only after every thread ran this (src/shard/actor-pool.ts).
+ */
+export function forgetConsent(store: ShardStore, tenant: string, ref: string): void {
+  const k = cacheKey(tenant, ref)
+  const cached = store.cache.consents.get(k)
+  if (cached !== undefined) store.keys.forget(cached.slot)
+  const current = store.consents.get(consentKey(tenant, ref))
+  if (current !== undefined) store.keys.forget(current.slot)
+  store.cache.consents.delete(k)
+  store.cache.plain.forEach((entry, id) => { if (entry.o === ref) store.cache.plain.delete(id) })
+}
+
+/**
  * Start-up: destroys the key slots of revoked consents that a crash left
  * between the committed revocation and the slot's destruction. Returns how
  * many it finished.

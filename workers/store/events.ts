@@ -11,6 +11,8 @@ import type { ShardStore } from './shard-store'
 export const appendedSinceReport = new Map<number, number>()
 
 export function head(store: ShardStore, tenant: string): EventHead {
+  // Another thread appends to a shard read here: its head is not ours to cache.
+  if (store.reader) return store.eventHeads.get(eventHeadKey(tenant)) ?? { first: 1, last: 0 }
   let h = store.cache.eventHeads.get(tenant)
   if (h === undefined) {
     h = store.eventHeads.get(eventHeadKey(tenant)) ?? { first: 1, last: 0 }

@@ -1,7 +1,7 @@
 // Sealing and opening an element's custom properties under its owner's data
 // key, and the consent checks of a write. This is where spec 1.4, 1.6 and 1.8
 // are decided for one element: who may write it, and what a read may see.
-import { open, seal, sealedFingerprint } from '../crypto/seal'
+import { matchesFingerprint, open, seal, sealedFingerprint } from '../crypto/seal'
 import { TENANT_OWNER, getConsentRecord, tenantSlot } from './consents'
 import type { Key } from './keys'
 import type { ElementRecord } from './records'
@@ -77,7 +77,7 @@ const PLAIN_CACHE_LIMIT = 20_000
 
 function cachedPlain(store: ShardStore, id: string, stored: StoredElement): string | undefined {
   const hit = store.cache.plain.get(id)
-  if (hit === undefined || hit.k !== stored.k || hit.o !== stored.o || hit.f !== sealedFingerprint(stored.s)) return undefined
+  if (hit === undefined || hit.k !== stored.k || hit.o !== stored.o || !matchesFingerprint(hit.f, stored.s)) return undefined
   return hit.p
 }
 

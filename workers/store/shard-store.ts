@@ -1,5 +1,6 @@
-// One shard's LMDB environment and its databases. An actor opens the shards
-// it owns; nothing else touches them while it runs.
+// One shard's LMDB environment and its databases. The actor that owns a
+// shard is its one writer; every other actor opens it for reading only
+// (`reader`; docs/architecture.md, "Reads on every core").
 import { open, RootDatabase, Database, type DatabaseOptions } from 'lmdb'
 import { join } from 'node:path'
 import { KEY_OPTIONS } from '../../src/contract/key-encoding'
@@ -56,6 +57,12 @@ export interface ShardStore {
   readonly keyFile: KeyFile
   /** Count retention of each tenant's event log (EVENT_RETENTION_COUNT), kept exactly as events are appended. */
   readonly maxEventsPerTenant: number
+  /**
+   * Opened by a thread that does not own the shard: it only reads, and
+   * caches only what a consent change can drop (forgetConsent in
+   * consents.ts) or what never changes; the event-log head is read afresh.
+   */
+  readonly reader: boolean
 }
 
 /**
@@ -74,7 +81,7 @@ export function shardPath(dataDir: string, shard: number): string {
   return join(dataDir, 'shards', String(shard))
 }
 
-export function openShard(dataDir: string, shard: number, masterKey: Buffer, maxEventsPerTenant = 1_000_000): ShardStore {
+export function openShard(dataDir: string, shard: number, masterKey: Buffer, maxEventsPerTenant = 1_000_000, reader = false): ShardStore {
   const env = open({
     path: shardPath(dataDir, shard),
     maxDbs: 16,
@@ -83,7 +90,7 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer, max
     overlappingSync: true,
   })
   const sub = <Name extends keyof ShardValues>(name: Name): Db<Name> => env.openDB<ShardValues[Name], Key>(name, DB_OPTIONS)
-  const keyFile = new KeyFile(join(shardPath(dataDir, shard), 'keys.bin'))
+  const keyFile = new KeyFile(join(shardPath(dataDir, shard), 'keys.bin'), reader)
   return {
     shard,
     env,
@@ -103,6 +110,7 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer, max
     keys: new DataKeys(keyFile, masterKey),
     keyFile,
     maxEventsPerTenant,
+    reader,
   }
 }
 
