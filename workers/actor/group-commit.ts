@@ -3,6 +3,7 @@
 // (store/isolated-write.ts), and are answered once the transaction is
 // flushed to disk (DESIGN: durable before 2xx).
 import type { Operation } from '../../src/contract/messages'
+import { flushOfQueuedWrites } from '../../src/contract/commit-flush'
 import { causeOf } from '../../src/storage-failure'
 import { commitFailure } from '../store/commit-failure'
 import { applyIsolated } from '../store/isolated-write'
@@ -42,8 +43,11 @@ export class GroupCommit {
           return items.map((item) => this.applyAlone(sc, item))
         }
       })
+    // This commit's own flush, not the newest one's when the commit is done (src/contract/commit-flush.ts).
+    const flushed = flushOfQueuedWrites(store.env)
+    const answered = done
       .then(async (results) => {
-        await store.env.flushed
+        await flushed
         // Crypto-shredding after the revocation is durable (store/consents.ts says why the order).
         for (const slot of sc.shred) store.keys.destroy(slot)
         results.forEach((r, n) => this.outbox.send(reply(items[n]!.id, r)))
@@ -58,8 +62,8 @@ export class GroupCommit {
         const failure = commitFailure(cause)
         for (const item of items) this.outbox.send(reply(item.id, failure))
       })
-      .finally(() => this.pending.delete(done))
-    this.pending.add(done)
+      .finally(() => this.pending.delete(answered))
+    this.pending.add(answered)
   }
 
   /** Resolves once every commit under way is answered. */
