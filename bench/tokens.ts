@@ -29,7 +29,12 @@ async function post(origin: string, path: string, headers: Record<string, string
 }
 
 export async function fetchToken(origin: string, t: Tenant): Promise<string> {
-  const r = await post(origin, TOKEN_PATH, { ...tenantHeaders(t, '', '').token }, 'grant_type=client_credentials')
+  let r = await post(origin, TOKEN_PATH, { ...tenantHeaders(t, '', '').token }, 'grant_type=client_credentials')
+  // 16 scrypt checks at once can overflow the password-check queue on a busy machine (503): wait and retry.
+  for (let attempt = 0; r.status === 503 && attempt < 40; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    r = await post(origin, TOKEN_PATH, { ...tenantHeaders(t, '', '').token }, 'grant_type=client_credentials')
+  }
   if (r.status !== 200 || typeof r.json.access_token !== 'string') {
     throw new Error(`token for ${t.clientId} failed: ${r.status} ${r.text.slice(0, 300)}`)
   }

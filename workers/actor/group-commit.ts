@@ -6,6 +6,7 @@ import type { Operation } from '../../src/contract/messages'
 import { flushOfQueuedWrites } from '../../src/contract/commit-flush'
 import { causeOf } from '../../src/storage-failure'
 import { commitFailure } from '../store/commit-failure'
+import { withDeferredWrites } from '../store/deferred-writes'
 import { applyIsolated } from '../store/isolated-write'
 import type { ShardContext } from '../store/context'
 import type { OpResult } from '../store/result'
@@ -36,7 +37,7 @@ export class GroupCommit {
         // throws is it rolled back and the batch run again, each write in a
         // child of its own, so that the failing one fails alone.
         try {
-          return store.env.childTransaction(() => items.map((item) => this.hooks.run(sc, item.op))) as unknown as OpResult[]
+          return store.env.childTransaction(() => withDeferredWrites(store, () => items.map((item) => this.hooks.run(sc, item.op)))) as unknown as OpResult[]
         } catch {
           forgetUncommitted(store)
           sc = this.hooks.context(store, time)
@@ -74,7 +75,7 @@ export class GroupCommit {
   /** A write of the batch, rolled back alone if it throws. */
   private applyAlone(sc: ShardContext, item: WriteItem): OpResult {
     const shredBefore = sc.shred.length
-    return applyIsolated(sc.store, () => this.hooks.run(sc, item.op), () => { sc.shred.length = shredBefore }, `write ${item.id} (${item.op.op})`)
+    return applyIsolated(sc.store, () => withDeferredWrites(sc.store, () => this.hooks.run(sc, item.op)), () => { sc.shred.length = shredBefore }, `write ${item.id} (${item.op.op})`)
   }
 
   /** Tells the front thread's webhook delivery which tenants' webhooks were created or deleted. */

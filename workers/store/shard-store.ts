@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { KEY_OPTIONS } from '../../src/contract/key-encoding'
 import { DataKeys } from '../crypto/data-keys'
 import { KeyFile } from '../crypto/key-file'
+import type { DeferredWrites } from './deferred-writes'
 import type { Key } from './keys'
 import type { ConsentRecord, EventHead, ShardValues } from './schema'
 
@@ -56,6 +57,8 @@ export interface ShardStore {
   readonly keyFile: KeyFile
   /** Count retention of each tenant's event log (EVENT_RETENTION_COUNT), kept exactly as events are appended. */
   readonly maxEventsPerTenant: number
+  /** Set while a group commit's batch runs: head and count writes wait for its end (deferred-writes.ts). */
+  deferred?: DeferredWrites
 }
 
 /**
