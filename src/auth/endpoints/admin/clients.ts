@@ -7,6 +7,7 @@ import type { AuthServices } from '../../services'
 import type { ClientRecord } from '../../models/auth-store'
 import { clientProblem } from '../../helpers/client-rules'
 import { randomToken, sha256 } from '../../helpers/secrets'
+import { endTokensOfClientTenant } from '../../helpers/tenant-change'
 import { admin, deleteOne, getOne, listOf, missing, reply, settle } from './common'
 import { JsonFields, URI, violation, type JsonFields as Fields } from '../../helpers/json-body'
 
@@ -69,6 +70,7 @@ export const updateClient = admin({
     const client = checked(s, { ...existing, ...settings(JsonFields.parse(body), existing) })
     settle(ex, async () => {
       await save(s, client)
+      await endTokensOfClientTenant(s, client.client_id, existing.tenant, client.tenant)
       reply(ex, 200, clientView(client))
     })
   },

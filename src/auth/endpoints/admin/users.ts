@@ -7,6 +7,7 @@ import type { UserRecord } from '../../models/auth-store'
 import { admin, deleteOne, getOne, listOf, missing, reply, settle } from './common'
 import { JsonFields, NAME, violation, type JsonFields as Fields } from '../../helpers/json-body'
 import { EMAIL, PASSWORD, USERNAME } from '../../helpers/user-rules'
+import { endTokensOfLeftTenants } from '../../helpers/tenant-change'
 
 export function userView(u: UserRecord): Record<string, unknown> {
   return { id: u.id, username: u.username, email: u.email, tenants: u.tenants }
@@ -64,6 +65,7 @@ export const updateUser = admin({
     settle(ex, async () => {
       const user: UserRecord = { ...existing, ...changed, password: password === undefined ? existing.password : await s.hasher.hash(password) }
       await save(s, user)
+      await endTokensOfLeftTenants(s, user.id, existing.tenants, user.tenants)
       reply(ex, 200, userView(user))
     })
   },
