@@ -31,7 +31,7 @@ async function post(origin: string, path: string, headers: Record<string, string
 export async function fetchToken(origin: string, t: Tenant): Promise<string> {
   let r = await post(origin, TOKEN_PATH, { ...tenantHeaders(t, '', '').token }, 'grant_type=client_credentials')
   // 16 scrypt checks at once can overflow the password-check queue on a busy machine (503): wait and retry.
-  for (let attempt = 0; r.status === 503 && attempt < 40; attempt++) {
+  for (let attempt = 0; r.status === 503 && attempt < 120; attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 250))
     r = await post(origin, TOKEN_PATH, { ...tenantHeaders(t, '', '').token }, 'grant_type=client_credentials')
   }
@@ -59,7 +59,9 @@ async function generatedClient(origin: string, adminToken: string, t: Tenant): P
 
 /** Headers for every tenant, in TENANTS order. */
 export async function fetchCredentials(origin: string): Promise<Credentials> {
-  const tokens = await Promise.all(TENANTS.map((t) => fetchToken(origin, t)))
+  // One at a time: each is a scrypt check, and at start-up the pool is still busy re-verifying the bootstrap secrets.
+  const tokens: string[] = []
+  for (const t of TENANTS) tokens.push(await fetchToken(origin, t))
   const refs = await Promise.all(TENANTS.map((t, i) => consentReference(origin, t, tokens[i]!)))
   const issued = refs.every((r) => r !== undefined)
   const admin = await post(origin, TOKEN_PATH, basicTokenHeaders(ADMIN_CLIENT.id, ADMIN_CLIENT.secret), 'grant_type=client_credentials&scope=platform.admin')
