@@ -1,5 +1,5 @@
-// The flush to disk of the commit that takes the writes just queued, in the
-// front thread (auth store) and in the shard actors alike.
+// The flush to disk of the commit that takes the writes just queued (the
+// shard actors' group commit).
 //
 // lmdb-js's `env.flushed` is read when it is awaited: it is the flush of the
 // newest commit at that moment. Awaited after a commit resolved, that is
