@@ -1,13 +1,18 @@
 // Measures the two candidate codecs for the batches between the front thread
 // and the actors, over a real MessageChannel round trip to another thread:
-// structured clone of the plain batch, and msgpackr (with shared structures)
-// into a transferred buffer. `node dist/bench/codec.js`; src/contract/codec.ts
-// uses the winner.
+// structured clone of the plain batch, and msgpackr into a transferred
+// buffer: with records defined inline in every message, and `sequential`
+// (structures shared over the ordered channel: each defined once, in the
+// first message that uses it). `node dist/bench/codec.js`;
+// src/contract/codec.ts uses the winner.
 import { Packr } from 'msgpackr'
 import { MessageChannel, Worker, isMainThread, parentPort } from 'node:worker_threads'
 import type { ActorRequest } from '../src/contract/messages'
 
-type Mode = 'clone' | 'msgpackr'
+type Mode = 'clone' | 'msgpackr' | 'msgpackr-shared'
+
+/** One per channel and direction: shared structures live as long as their channel. */
+const packrFor = (mode: Mode): Packr => new Packr({ structuredClone: false, useRecords: true, sequential: mode === 'msgpackr-shared' })
 
 function batch(size: number, seq: number): ActorRequest[] {
   return Array.from({ length: size }, (_, i) => ({
@@ -22,14 +27,15 @@ function batch(size: number, seq: number): ActorRequest[] {
 
 if (!isMainThread) {
   // Echo side: decode, then answer with a small reply batch per request, encoded the same way.
-  const packr = new Packr({ structuredClone: false, useRecords: true })
   parentPort!.on('message', ({ mode, port }: { mode: Mode; port: import('node:worker_threads').MessagePort }) => {
+    const decoder = packrFor(mode)
+    const encoder = packrFor(mode)
     port.on('message', (wire: unknown) => {
-      const reqs = (mode === 'clone' ? wire : packr.unpack(Buffer.from(wire as Uint8Array))) as ActorRequest[]
+      const reqs = (mode === 'clone' ? wire : decoder.unpack(Buffer.from(wire as Uint8Array))) as ActorRequest[]
       const replies = reqs.map((r) => ({ kind: 'ok', id: r.id, status: 204, body: undefined, total: undefined }))
       if (mode === 'clone') port.postMessage(replies)
       else {
-        const buf = packr.pack(replies)
+        const buf = encoder.pack(replies)
         const copy = new Uint8Array(buf)
         port.postMessage(copy, [copy.buffer])
       }
@@ -38,11 +44,12 @@ if (!isMainThread) {
 } else {
   void (async () => {
     const worker = new Worker(__filename)
-    const packr = new Packr({ structuredClone: false, useRecords: true })
     const rounds = 20_000
     const results: string[] = []
     for (const size of [1, 8, 32]) {
-      for (const mode of ['clone', 'msgpackr'] as Mode[]) {
+      for (const mode of ['clone', 'msgpackr', 'msgpackr-shared'] as Mode[]) {
+        const encoder = packrFor(mode)
+        const decoder = packrFor(mode)
         const { port1, port2 } = new MessageChannel()
         worker.postMessage({ mode, port: port2 }, [port2])
         const batches = Array.from({ length: 64 }, (_, i) => batch(size, i * size))
@@ -50,7 +57,7 @@ if (!isMainThread) {
         const start = process.hrtime.bigint()
         await new Promise<void>((resolve) => {
           port1.on('message', (wire: unknown) => {
-            if (mode === 'msgpackr') packr.unpack(Buffer.from(wire as Uint8Array))
+            if (mode !== 'clone') decoder.unpack(Buffer.from(wire as Uint8Array))
             if (++done === rounds) resolve()
             else send(done)
           })
@@ -58,7 +65,7 @@ if (!isMainThread) {
             const b = batches[i % batches.length]!
             if (mode === 'clone') port1.postMessage(b)
             else {
-              const copy = new Uint8Array(packr.pack(b))
+              const copy = new Uint8Array(encoder.pack(b))
               port1.postMessage(copy, [copy.buffer])
             }
           }

@@ -33,7 +33,24 @@ const SEPARATOR = 0
 function writeString(s: string, target: Uint8Array, start: number): number {
   let p = start
   if (!(s.charCodeAt(0) >= 28)) target[p++] = STRING_MARK
-  for (let i = 0; i < s.length; i++) {
+  // Fast path, same bytes: while the target surely has room (at most 3 bytes
+  // a UTF-16 unit, plus the 4 of null termination), plain ASCII needs no checks.
+  if (p + s.length * 3 + 4 <= target.length) {
+    let i = 0
+    for (; i < s.length; i++) {
+      const c = s.charCodeAt(i)
+      if (c <= ESCAPE || c >= 0x80) break
+      target[p++] = c
+    }
+    if (i === s.length) return p
+    return writeRest(s, i, target, p)
+  }
+  return writeRest(s, 0, target, p)
+}
+
+function writeRest(s: string, from: number, target: Uint8Array, start: number): number {
+  let p = start
+  for (let i = from; i < s.length; i++) {
     let c = s.charCodeAt(i)
     if (c <= ESCAPE) {
       target[p++] = ESCAPE

@@ -8,6 +8,8 @@ import { GroupCommit } from '../../workers/actor/group-commit'
 import { operationTable, runOperation } from '../../workers/actor/operations'
 import { Outbox } from '../../workers/actor/outbox'
 import { customer, tempShard, writeCtx } from '../helpers/temp-shard'
+import type { Key } from '../../workers/store/keys'
+import type { EventHead } from '../../workers/store/schema'
 
 function capture(): { port: MessagePort; replies: ActorReply[] } {
   const replies: ActorReply[] = []
@@ -48,4 +50,36 @@ t.test('one throwing write of a batch fails alone; the others commit', async (t)
   t.ok(s.store.nodes.get(['demo', 'core', 'customer', 'b']), 'b stored')
   t.equal(s.store.nodes.get(['demo', 'core', 'customer', 'bad']), undefined, 'the failing write left no node')
   t.equal(s.store.counts.get(['demo', 'core', 'customer']), 2, 'nor a count')
+})
+
+t.test("a batch writes each tenant's event head and each type's count once, and they match its events and nodes", async (t) => {
+  const s = tempShard(t)
+  const ref = await s.consent('demo')
+  const operations = operationTable(s.webhookKey)
+  const { port, replies } = capture()
+  const outbox = new Outbox(port)
+  const commits = new GroupCommit(outbox, {
+    context: () => s.context(),
+    run: (sc, op) => runOperation(operations, sc, op),
+    eventsAppended: () => undefined,
+    schedulesChanged: () => undefined,
+  })
+  const writes = { heads: 0, counts: 0 }
+  const heads = s.store.eventHeads
+  const counts = s.store.counts
+  const headPut = heads.putSync.bind(heads)
+  const countPut = counts.putSync.bind(counts)
+  heads.putSync = ((key: Key, value: EventHead) => { writes.heads++; return headPut(key, value) }) as typeof heads.putSync
+  counts.putSync = ((key: Key, value: number) => { writes.counts++; return countPut(key, value) }) as typeof counts.putSync
+  const headBefore = heads.get(['demo'])?.last ?? 0
+  const put = (id: string) => ({ op: 'putNode' as const, tenant: 'demo', node: customer(id), props: { name: id }, ctx: writeCtx(ref) })
+  commits.commit(s.store, ['n1', 'n2', 'n3', 'n4', 'n5'].map((id, n) => ({ id: n + 1, op: put(id) })), s.clock.time)
+  await commits.drain()
+  outbox.flush()
+  t.equal(replies.filter((r) => r.kind === 'ok').length, 5)
+  t.equal(writes.heads, 1, 'one head write for five events')
+  t.equal(writes.counts, 1, 'one count write for five new nodes')
+  t.equal(counts.get(['demo', 'core', 'customer']), 5)
+  t.equal(heads.get(['demo'])?.last, headBefore + 5)
+  for (let seq = headBefore + 1; seq <= headBefore + 5; seq++) t.ok(s.store.events.get(['demo', seq]), `event ${seq} stored`)
 })

@@ -79,3 +79,26 @@ t.test('the sweep reads the expiry index: it removes expired tokens and their en
   t.equal(await tokens.sweep(), 1)
   t.equal(store.accessTokens.getKeysCount() + store.accessTokenExpiry.getKeysCount(), 0, 'nothing left in either')
 })
+
+t.test('a token presented again is not hashed again, and a revocation still ends it at once', async (t) => {
+  const f = fixture(t, 1_000_000)
+  let hashed = 0
+  const tokens = new AccessTokens(f.store, 3600, (token) => { hashed++; return sha256(token) })
+  const { token } = await tokens.issue({ client: 'c', tenant: 'demo', scopes: ['s'], sub: 'u' })
+  const other = await tokens.issue({ client: 'd', tenant: 'demo', scopes: ['s'], sub: 'v' })
+  hashed = 0
+  for (let i = 0; i < 5; i++) t.ok(tokens.verify(token))
+  t.equal(hashed, 1, 'five checks, one hash')
+  t.equal(await tokens.revoke(token), true)
+  t.equal(tokens.verify(token), undefined, 'revoked: refused although its hash is remembered')
+  t.equal(hashed, 1)
+
+  t.ok(tokens.verify(other.token))
+  t.equal(await tokens.revokeWhere((r) => r.client === 'd'), 1)
+  t.equal(tokens.verify(other.token), undefined, 'revoked by a scan (a deleted client or user): refused at once')
+
+  const third = await tokens.issue({ client: 'e', tenant: 'demo', scopes: ['s'], sub: undefined })
+  t.ok(tokens.verify(third.token))
+  await tokens.revokeHash(sha256(third.token))
+  t.equal(tokens.verify(third.token), undefined, 'revoked by hash (a refresh token ending its access tokens): refused at once')
+})

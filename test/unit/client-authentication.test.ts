@@ -1,5 +1,8 @@
 import t from 'tap'
-import { invalidClient, presentedCredentials } from '../../src/auth/helpers/client-authentication'
+import { authenticateClient, invalidClient, presentedCredentials, type SecretChecks } from '../../src/auth/helpers/client-authentication'
+import { sha256 } from '../../src/auth/helpers/secrets'
+import type { ClientRecord } from '../../src/auth/models/auth-store'
+import type { Clients } from '../../src/auth/models/clients'
 import { ApiError } from '../../src/errors'
 
 const basic = (id: string, secret: string): string => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
@@ -71,4 +74,16 @@ t.test('invalidClient adds the challenge only for Basic', async (t) => {
   t.same(b.oauth, { error: 'invalid_client', error_description: 'nope' })
   t.same(b.headers, { 'www-authenticate': 'Basic realm="oauth2"' })
   t.same(invalidClient('nope', false).headers, {})
+})
+
+t.test("a server-generated secret is checked without reading the caller's address (only scrypt checks need it, for the limiter)", async (t) => {
+  const record: ClientRecord = { client_id: 'gen', tenant: 'demo', secret: { alg: 'sha256', hash: sha256('s3cret') }, redirect_uris: [], scopes: [], grant_types: ['client_credentials'] }
+  const clients = { find: (id: string) => (id === 'gen' ? record : undefined) } as unknown as Clients
+  let asked = 0
+  const source = (): string => { asked++; return '192.0.2.1' }
+  const checks = {} as SecretChecks
+  t.equal(await authenticateClient(clients, checks, { clientId: 'gen', clientSecret: 's3cret', via: 'basic' }, source), record)
+  const wrong = await authenticateClient(clients, checks, { clientId: 'gen', clientSecret: 'wrong', via: 'basic' }, source).catch((err: unknown) => err)
+  t.equal((wrong as ApiError).status, 401, 'a wrong secret: 401')
+  t.equal(asked, 0)
 })

@@ -3,8 +3,10 @@
 // (store/isolated-write.ts), and are answered once the transaction is
 // flushed to disk (DESIGN: durable before 2xx).
 import type { Operation } from '../../src/contract/messages'
+import { flushOfQueuedWrites } from '../../src/contract/commit-flush'
 import { causeOf } from '../../src/storage-failure'
 import { commitFailure } from '../store/commit-failure'
+import { withDeferredWrites } from '../store/deferred-writes'
 import { applyIsolated } from '../store/isolated-write'
 import type { ShardContext } from '../store/context'
 import type { OpResult } from '../store/result'
@@ -41,16 +43,19 @@ export class GroupCommit {
         // throws is it rolled back and the batch run again, each write in a
         // child of its own, so that the failing one fails alone.
         try {
-          return store.env.childTransaction(() => items.map((item) => this.hooks.run(sc, item.op))) as unknown as OpResult[]
+          return store.env.childTransaction(() => withDeferredWrites(store, () => items.map((item) => this.hooks.run(sc, item.op)))) as unknown as OpResult[]
         } catch {
           forgetUncommitted(store)
           sc = this.hooks.context(store, time)
           return items.map((item) => this.applyAlone(sc, item))
         }
       })
+    // This commit's own flush, not the newest one's when the commit is done (src/contract/commit-flush.ts).
+    const flushed = flushOfQueuedWrites(store.env)
+    const answered = done
       .then(async (results) => {
         const committed = performance.now()
-        await store.env.flushed
+        await flushed
         this.hooks.measured?.(store.shard, items.length, (committed - started) / 1000, (performance.now() - committed) / 1000)
         // Crypto-shredding after the revocation is durable (store/consents.ts says why the order).
         if (this.hooks.destroyKeys !== undefined) this.hooks.destroyKeys(store, sc.shred)
@@ -67,8 +72,8 @@ export class GroupCommit {
         const failure = commitFailure(cause)
         for (const item of items) this.outbox.send(reply(item.id, failure))
       })
-      .finally(() => this.pending.delete(done))
-    this.pending.add(done)
+      .finally(() => this.pending.delete(answered))
+    this.pending.add(answered)
   }
 
   /** Resolves once every commit under way is answered. */
@@ -79,7 +84,7 @@ export class GroupCommit {
   /** A write of the batch, rolled back alone if it throws. */
   private applyAlone(sc: ShardContext, item: WriteItem): OpResult {
     const shredBefore = sc.shred.length
-    return applyIsolated(sc.store, () => this.hooks.run(sc, item.op), () => { sc.shred.length = shredBefore }, `write ${item.id} (${item.op.op})`)
+    return applyIsolated(sc.store, () => withDeferredWrites(sc.store, () => this.hooks.run(sc, item.op)), () => { sc.shred.length = shredBefore }, `write ${item.id} (${item.op.op})`)
   }
 
   /** Tells the front thread's webhook delivery which tenants' webhooks were created or deleted. */

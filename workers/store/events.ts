@@ -3,6 +3,7 @@
 // as the change it describes, so there is no change without its event and no
 // event without its change. Old events are pruned by age and count.
 import { randomUUID } from 'node:crypto'
+import { deferredHead, writeHead } from './deferred-writes'
 import { eventHeadKey, eventHeadTenantOf, eventKey, eventSequenceOf, prefixRange, tenantPrefix, type Key } from './keys'
 import type { EventHead, Operation } from './schema'
 import type { ShardStore } from './shard-store'
@@ -13,7 +14,7 @@ export const appendedSinceReport = new Map<number, number>()
 export function head(store: ShardStore, tenant: string): EventHead {
   // Another thread appends to a shard read here: its head is not ours to cache.
   if (store.reader) return store.eventHeads.get(eventHeadKey(tenant)) ?? { first: 1, last: 0 }
-  let h = store.cache.eventHeads.get(tenant)
+  let h = deferredHead(store, tenant) ?? store.cache.eventHeads.get(tenant)
   if (h === undefined) {
     h = store.eventHeads.get(eventHeadKey(tenant)) ?? { first: 1, last: 0 }
     store.cache.eventHeads.set(tenant, h)
@@ -22,7 +23,7 @@ export function head(store: ShardStore, tenant: string): EventHead {
 }
 
 function setHead(store: ShardStore, tenant: string, h: EventHead): void {
-  store.eventHeads.putSync(eventHeadKey(tenant), h)
+  writeHead(store, tenant, h)
   store.cache.eventHeads.set(tenant, h)
 }
 

@@ -12,7 +12,7 @@ import type { ImportLine } from '../../src/contract/tenant-export'
 import type { ShardContext } from './context'
 import { TENANT_OWNER, getConsentRecord, newKeySlot, tenantSlot } from './consents'
 import { IN, OUT, adjacencyKey, consentKey, nodeKey, ownedKey, relationKey, typePrefix, type Key } from './keys'
-import { bumpCount } from './nodes'
+import { addToCount } from './deferred-writes'
 import { fail, ok, type OpResult } from './result'
 import { sealElement } from './sealing'
 import { reindex } from './search-index'
@@ -70,7 +70,7 @@ function importNode(sc: ShardContext, tenant: string, line: Extract<ImportLine, 
   const value = stored(sc, tenant, key, line)
   store.nodes.putSync(key, value)
   store.owned.putSync(ownedKey(tenant, line.owner, line.node), 1)
-  bumpCount(store, typePrefix(tenant, line.node.ns, line.node.type), 1)
+  addToCount(store, typePrefix(tenant, line.node.ns, line.node.type), 1)
   if (value.k !== -1) reindex(store, metamodel, blind, tenant, line.node, {}, line.properties ?? {})
   return true
 }

@@ -12,6 +12,7 @@ import { NO_CONTENT, fail, ok, type OpError, type OpResult } from './result'
 import { meta, openElement, revokedPropertyWritten, sealElement, writeGrant } from './sealing'
 import { reindex } from './search-index'
 import { appendEvent } from './events'
+import { addToCount } from './deferred-writes'
 import { recordTimings } from './timings'
 import type { ElementMeta, StoredElement } from './schema'
 import type { ShardStore } from './shard-store'
@@ -74,12 +75,6 @@ export function countNodes({ store }: ShardContext, tenant: string, ns: string, 
   return ok(200, undefined, store.counts.get(typePrefix(tenant, ns, type)) ?? 0)
 }
 
-export function bumpCount(store: ShardStore, key: Key, delta: number): void {
-  const next = (store.counts.get(key) ?? 0) + delta
-  if (next === 0) store.counts.removeSync(key)
-  else store.counts.putSync(key, next)
-}
-
 /** A node that exists after ensureNode: its identity and timestamps. */
 export interface EnsuredNode {
   kind: 'node'
@@ -100,7 +95,7 @@ export function ensureNode(sc: ShardContext, tenant: string, n: NodeRef, ctx: Wr
   const created = { c: now, b: ctx.client, o: grant.owner, p: '{}' }
   store.nodes.putSync(key, sealElement(store, key, grant.slot, created))
   store.owned.putSync(ownedKey(tenant, grant.owner, n), 1)
-  bumpCount(store, typePrefix(tenant, n.ns, n.type), 1)
+  addToCount(store, typePrefix(tenant, n.ns, n.type), 1)
   changeEvent(sc, tenant, 'CREATE', sc.urls.nodeSchema(tenant, n.ns, n.type), { id: n.id, consentRefId: ctx.consent }, ctx.trace)
   return { kind: 'node', meta: meta(created) }
 }
@@ -116,7 +111,7 @@ export function putNode(sc: ShardContext, tenant: string, n: NodeRef, props: Rec
   if (refused !== undefined) return refused
   let before: Record<string, unknown> = {}
   if (existing === undefined) {
-    bumpCount(store, typePrefix(tenant, n.ns, n.type), 1)
+    addToCount(store, typePrefix(tenant, n.ns, n.type), 1)
     changeEvent(sc, tenant, 'CREATE', sc.urls.nodeSchema(tenant, n.ns, n.type), { id: n.id, consentRefId: ctx.consent }, ctx.trace)
   } else {
     // A locked element (sealed under a destroyed key) starts afresh (docs/contracts.md).
@@ -164,7 +159,7 @@ export function deleteNode(sc: ShardContext, tenant: string, n: NodeRef, trace: 
   if (opened.kind === 'open') reindex(store, metamodel, blind, tenant, n, JSON.parse(opened.record.p) as Record<string, unknown>, {})
   store.nodes.removeSync(key)
   store.owned.removeSync(ownedKey(tenant, existing.o, n))
-  bumpCount(store, typePrefix(tenant, n.ns, n.type), -1)
+  addToCount(store, typePrefix(tenant, n.ns, n.type), -1)
   changeEvent(sc, tenant, 'DELETE', urls.nodeSchema(tenant, n.ns, n.type), { id: n.id, consentRefId: existing.o }, trace)
   return NO_CONTENT
 }

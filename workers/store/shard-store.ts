@@ -9,6 +9,13 @@ import { KeyFile } from '../crypto/key-file'
 import type { Key } from './keys'
 import type { ConsentRecord, EventHead, ShardValues } from './schema'
 
+/** Head and count writes a group commit's batch holds back to its end (deferred-writes.ts). */
+export interface DeferredWrites {
+  readonly heads: Map<string, EventHead>
+  /** By the key's JSON: the key and the count it ends at. */
+  readonly counts: Map<string, { key: Key; value: number }>
+}
+
 /**
  * A decrypted element kept in memory (never on disk), valid only while the
  * stored value has the owner, key slot and sealed fingerprint (length, nonce,
@@ -63,6 +70,8 @@ export interface ShardStore {
    * consents.ts) or what never changes; the event-log head is read afresh.
    */
   readonly reader: boolean
+  /** Set while a group commit's batch runs: head and count writes wait for its end (deferred-writes.ts). */
+  deferred?: DeferredWrites
 }
 
 /**

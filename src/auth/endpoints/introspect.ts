@@ -56,7 +56,7 @@ async function introspect(s: AuthServices, ex: Exchange, form: URLSearchParams):
   requireClientOrigin(s, ex, form)
   const token = single(form, 'token')
   if (token === undefined || token === '') throw invalidRequest('token is required')
-  const caller = await tokenClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, requestSource(ex, s.trustProxy))
+  const caller = await tokenClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, () => requestSource(ex, s.trustProxy))
   const found = find(s, token, single(form, 'token_type_hint'))
   ex.json(200, found === undefined || !visible(caller, found) ? INACTIVE : JSON.stringify(activeBody(s, found)), NO_STORE)
 }

@@ -38,7 +38,7 @@ async function revoke(s: AuthServices, ex: Exchange, form: URLSearchParams): Pro
   requireClientOrigin(s, ex, form)
   const creds = presentedCredentials(ex.headers.authorization, form)
   // A wrong secret fails the whole request; client_id alone authenticates nobody.
-  const caller: ClientRecord | undefined = creds?.clientSecret !== undefined ? await authenticateClient(s.oauth.clients, s.oauth.secretChecks, creds, requestSource(ex, s.trustProxy)) : undefined
+  const caller: ClientRecord | undefined = creds?.clientSecret !== undefined ? await authenticateClient(s.oauth.clients, s.oauth.secretChecks, creds, () => requestSource(ex, s.trustProxy)) : undefined
   let needCredentials = 0
   let foreign = 0
   for (const token of tokens) {

@@ -63,10 +63,10 @@ export function presentedCredentials(authorization: string, form: URLSearchParam
   return { clientId: boundedClientId(bodyId), clientSecret: form.get('client_secret') ?? undefined, via: 'body' }
 }
 
-async function scryptSecretMatches(checks: SecretChecks, clientId: string, presented: string, stored: ScryptHash, source: string): Promise<boolean> {
+async function scryptSecretMatches(checks: SecretChecks, clientId: string, presented: string, stored: ScryptHash, source: () => string): Promise<boolean> {
   if (checks.verified.has(clientId, stored.salt, presented)) return true
   const account = `client:${clientId}`
-  const admission = checks.limiter.admit(source, account, true)
+  const admission = checks.limiter.admit(source(), account, true)
   let good: boolean
   try {
     good = await checks.hasher.verify(presented, stored, account)
@@ -79,9 +79,13 @@ async function scryptSecretMatches(checks: SecretChecks, clientId: string, prese
   return good
 }
 
-/** `source`: the caller's address (src/net/client-source.ts), for the attempt limiter. */
+/**
+ * `source`: the caller's address (src/net/client-source.ts), for the attempt
+ * limiter; read only when a scrypt check needs it (reading the socket's
+ * address costs a server-generated secret's check several times over).
+ */
 export async function authenticateClient(
-  clients: Clients, checks: SecretChecks, creds: PresentedCredentials, source: string,
+  clients: Clients, checks: SecretChecks, creds: PresentedCredentials, source: () => string,
 ): Promise<ClientRecord> {
   const basic = creds.via === 'basic'
   const client = clients.find(creds.clientId)
@@ -108,7 +112,7 @@ export interface CallingClient<C = ClientRecord> {
  * authenticate.
  */
 export async function tokenClient(
-  clients: Clients, checks: SecretChecks, authorization: string, form: URLSearchParams, source: string,
+  clients: Clients, checks: SecretChecks, authorization: string, form: URLSearchParams, source: () => string,
 ): Promise<CallingClient> {
   const calling = await passwordGrantClient(clients, checks, authorization, form, source)
   if (calling.client === undefined) throw invalidClient('client authentication is required (HTTP Basic or client_id and client_secret)', false)
@@ -124,7 +128,7 @@ export async function tokenClient(
  * trusted; client_id and secret -> authenticated (a wrong secret fails).
  */
 export async function passwordGrantClient(
-  clients: Clients, checks: SecretChecks, authorization: string, form: URLSearchParams, source: string,
+  clients: Clients, checks: SecretChecks, authorization: string, form: URLSearchParams, source: () => string,
 ): Promise<CallingClient<ClientRecord | undefined>> {
   const creds = presentedCredentials(authorization, form)
   if (creds === undefined) return { client: undefined, authenticated: false }

@@ -9,6 +9,7 @@ import type { ClientRecord } from '../../models/auth-store'
 import { clientProblem } from '../../helpers/client-rules'
 import { randomToken, sha256 } from '../../helpers/secrets'
 import { ClientBody } from './documented'
+import { endTokensOfClientTenant } from '../../helpers/tenant-change'
 import { admin, IdParams, deleteOne, getOne, listOf, missing, reply, settle } from './common'
 import { JsonFields, URI, violation, type JsonFields as Fields } from '../../helpers/json-body'
 
@@ -78,6 +79,7 @@ export const updateClient = admin({
     const client = checked(s, { ...existing, ...settings(JsonFields.parse(body), existing) })
     settle(ex, async () => {
       await save(s, client)
+      await endTokensOfClientTenant(s, client.client_id, existing.tenant, client.tenant)
       reply(ex, 200, clientView(client))
     })
   },

@@ -9,6 +9,7 @@ import { UserBody } from './documented'
 import { admin, IdParams, deleteOne, getOne, listOf, missing, reply, settle } from './common'
 import { JsonFields, NAME, violation, type JsonFields as Fields } from '../../helpers/json-body'
 import { EMAIL, PASSWORD, USERNAME } from '../../helpers/user-rules'
+import { endTokensOfLeftTenants } from '../../helpers/tenant-change'
 
 export function userView(u: UserRecord): Record<string, unknown> {
   return { id: u.id, username: u.username, email: u.email, tenants: u.tenants }
@@ -69,6 +70,7 @@ export const updateUser = admin({
     settle(ex, async () => {
       const user: UserRecord = { ...existing, ...changed, password: password === undefined ? existing.password : await s.hasher.hash(password) }
       await save(s, user)
+      await endTokensOfLeftTenants(s, user.id, existing.tenants, user.tenants)
       reply(ex, 200, userView(user))
     })
   },

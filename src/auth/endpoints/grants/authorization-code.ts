@@ -36,7 +36,7 @@ function narrowed(record: CodeRecord, scopeParam: string | undefined): string[] 
 }
 
 export async function authorizationCode(s: AuthServices, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
-  const { client, authenticated } = await tokenClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, requestSource(ex, s.trustProxy))
+  const { client, authenticated } = await tokenClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, () => requestSource(ex, s.trustProxy))
   requireGrantType(client, 'authorization_code')
   const code = single(form, 'code')
   if (code === undefined || code === '') throw invalidRequest('code is required')

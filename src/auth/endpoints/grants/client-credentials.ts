@@ -10,7 +10,7 @@ import { SESSION_ID_PARAM, sessionIdOf } from '../../helpers/session-id'
 import { requireGrantType, type TokenResponse } from '../../helpers/token-response'
 
 export async function clientCredentials(s: AuthServices, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
-  const { client, authenticated } = await tokenClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, requestSource(ex, s.trustProxy))
+  const { client, authenticated } = await tokenClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, () => requestSource(ex, s.trustProxy))
   if (!authenticated) throw invalidClient(`client "${client.client_id}" is public: client_credentials needs a client secret`, false)
   requireGrantType(client, 'client_credentials')
   const grant = clientCredentialsGrant(s.oauth, client, single(form, 'scope') ?? null)

@@ -30,7 +30,7 @@ export async function password(s: AuthServices, ex: Exchange, form: URLSearchPar
   parseScopeRequest(scope, true)
   const sessionId = sessionIdOf(single(form, SESSION_ID_PARAM), ex.headers['platform-session-id'])
   const source = requestSource(ex, s.trustProxy)
-  const { client, authenticated } = await passwordGrantClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, source)
+  const { client, authenticated } = await passwordGrantClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, () => source)
   if (client !== undefined) requireGrantType(client, 'password')
   const result = await s.oauth.signIn.authenticate(username, pass, source, true)
   if (!result.ok) throw result.reason === 'blocked' ? tooManyAttempts(true) : invalidGrant('invalid username or password')

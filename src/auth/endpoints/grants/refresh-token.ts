@@ -27,7 +27,7 @@ export function narrowScopes(record: Pick<RefreshTokenRecord, 'tenant' | 'org' |
 }
 
 export async function refreshToken(s: AuthServices, ex: Exchange, form: URLSearchParams): Promise<TokenResponse> {
-  const { client, authenticated } = await tokenClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, requestSource(ex, s.trustProxy))
+  const { client, authenticated } = await tokenClient(s.oauth.clients, s.oauth.secretChecks, ex.headers.authorization, form, () => requestSource(ex, s.trustProxy))
   const token = single(form, 'refresh_token')
   if (token === undefined || token === '') throw invalidRequest('refresh_token is required')
   const found = s.oauth.refreshTokens.find(token)
