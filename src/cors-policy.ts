@@ -18,5 +18,6 @@ function policyFor(s: Services, segments: readonly string[]): CorsPolicy | undef
 
 /** True when the request was a preflight and has been answered; a request without Origin costs one comparison. */
 export function answerCors(s: Services, ex: Exchange): boolean {
-  return ex.headers.origin !== '' && applyCors(ex, policyFor(s, ex.segments))
+  // The gateway forwards every method, OPTIONS included: the service behind it answers its own preflights.
+  return ex.headers.origin !== '' && ex.segments[0] !== 'gateway' && applyCors(ex, policyFor(s, ex.segments))
 }

@@ -24,6 +24,8 @@ import { API } from './openapi'
 import type { Services } from './services'
 import { adminAudit, consentAudit, graphTemplate, oauthTemplate } from './operations/request-labels'
 
+const ROOT_METADATA_ROUTE = '/.well-known/oauth-authorization-server/:issuerPath'
+
 const notFound = (ex: Exchange): ApiError => new ApiError('element_not_found', `no route for ${ex.method} ${ex.rawPath}`)
 
 function methodNotAllowed<S, C>(ex: Exchange, route: CompiledRoute<S, C>): ApiError {
@@ -93,10 +95,11 @@ function graph(s: Services, ex: Exchange, segments: string[]): void {
   run(s, ex, m, caller, found.params)
 }
 
-function oauth(s: Services, ex: Exchange, segments: string[]): void {
+/** `label`: the route template the access log names, where the path was not under /oauth2/v1 (RFC 8414's root form). */
+function oauth(s: Services, ex: Exchange, segments: string[], label?: string): void {
   const found = OAUTH.match(segments, 2)
   if (found === undefined) throw notFound(ex)
-  ex.route = oauthTemplate(found.route.pattern)
+  ex.route = label ?? oauthTemplate(found.route.pattern)
   const m = found.route.methods[ex.method as Method]
   if (m === undefined) throw methodNotAllowed(ex, found.route)
   if (m.spec.scope !== undefined) {
@@ -123,7 +126,7 @@ export function dispatch(s: Services, res: HttpResponse, req: HttpRequest): void
     if (segments[1] === 'v1' && segments[0] === 'graph') graph(s, ex, segments)
     else if (segments[1] === 'v1' && segments[0] === 'oauth2') oauth(s, ex, segments)
     // RFC 8414's path form of the metadata URL; any other path there finds no route ('?').
-    else if (segments[0] === '.well-known') oauth(s, ex, ['oauth2', 'v1', ...(rootWellKnownPath(s.oauth.issuer, segments) ?? ['?'])])
+    else if (segments[0] === '.well-known') oauth(s, ex, ['oauth2', 'v1', ...(rootWellKnownPath(s.oauth.issuer, segments) ?? ['?'])], ROOT_METADATA_ROUTE)
     else if (segments[0] === 'gateway') forward(s, ex, req)
     else if (!root(s, ex, segments)) throw notFound(ex)
   } catch (err) {

@@ -23,6 +23,27 @@ export const EXTRAS: readonly ApiExtra[] = [
     path: '/openapi.json', method: 'GET', summary: 'This document (OpenAPI 3.1)',
     response: Type.Object({ openapi: Type.String() }, { example: { openapi: '3.1.0' } }),
   },
+  {
+    path: '/health/live', method: 'GET', summary: 'Liveness probe: the process answers (no token)',
+    response: Type.Object({ status: Type.Literal('live') }, { example: { status: 'live' } }),
+  },
+  {
+    path: '/health/ready', method: 'GET', summary: 'Readiness probe: 200 when every check is ok, else 503 naming the failing checks (no token)',
+    response: Type.Object({ status: Type.String(), checks: Type.Record(Type.String(), Type.String()) }, { example: { status: 'ready', checks: { actors: 'ok' } } }),
+  },
+  {
+    path: '/metrics', method: 'GET', summary: 'Prometheus text format (--metrics: open, off, or a bearer token with scope platform.metrics)',
+    response: Type.String({ example: '# TYPE http_requests_total counter' }),
+  },
+  {
+    path: '/.well-known/oauth-authorization-server/oauth2/v1', method: 'GET', summary: "RFC 8414 metadata at the root, in the issuer path's form (the same document as discovery)",
+    response: Type.Object({ issuer: Type.String() }, { example: { issuer: 'https://platform.example/oauth2/v1' } }),
+  },
+  {
+    path: '/gateway/{packageId}/{serviceId}/{path}', method: 'GET', pathParams: ['packageId', 'serviceId', 'path'], security: [{ bearer: [] }],
+    summary: "The gateway (spec 1.6): any method and path under a package's service is forwarded to its sourceUrl (bearer token with the service in allowedServices)",
+    response: Type.Unknown({ description: "the service's own answer, URLs rewritten to the proxy URL" }),
+  },
 ]
 
 let cached: { url: string; text: string } | undefined

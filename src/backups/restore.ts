@@ -1,7 +1,7 @@
 // Starting on a restored backup: its manifest says `restoredCopy`, and the
 // shred log of the installation it came from must be there, so that every
 // data key destroyed after the backup is destroyed in the copy too before
-// anything is served (the shards apply it: workers/store/apply-shred-log.ts).
+// anything is served (the shards apply it: workers/store/shred-keys.ts).
 import { existsSync } from 'node:fs'
 import { ConfigError } from '../config'
 import type { Manifest } from '../shard/manifest'

@@ -20,6 +20,10 @@ export interface ApiExtra {
   method: Method
   summary: string
   response: TSchema
+  /** Path parameters ({name} in `path`), each a string. */
+  pathParams?: readonly string[]
+  /** How the route authenticates, when it does (the default: no token). */
+  security?: readonly Record<string, string[]>[]
 }
 
 export const ERROR_SCHEMA = Type.Object({
@@ -115,7 +119,8 @@ export function openApiDocument(info: { title: string; version: string; descript
     (paths[extra.path] ??= {})[extra.method.toLowerCase()] = {
       operationId: operationId(extra.method, extra.path),
       summary: extra.summary,
-      security: [],
+      ...(extra.pathParams === undefined ? {} : { parameters: extra.pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })) }),
+      security: extra.security ?? [],
       responses: { 200: { description: 'Success', content: { 'application/json': withExample(extra.response) } } },
     }
   }

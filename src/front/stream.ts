@@ -30,7 +30,7 @@ export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (
   let written = 0
   /** slices written whose `more` waits for the socket to drain */
   let owed = 0
-  const handle = open((reply) => {
+  const handle = open(Object.assign((reply: ActorReply): void => {
     if (!ex.open) return
     if (reply.kind === 'error') {
       if (!started) ex.error(replyError(reply))
@@ -74,7 +74,7 @@ export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (
         return true
       })
     }
-  })
+  }, { requestId: ex.requestId }))
   function pay(): void {
     for (; owed > 0; owed--) handle.more()
   }

@@ -20,7 +20,7 @@ import { UrlRewriter } from './url-rewriter'
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and what the gateway sets itself. */
 const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', ...IDENTITY_HEADERS])
-const NOT_RETURNED = new Set(['connection', 'keep-alive', 'proxy-connection', 'trailer', 'transfer-encoding', 'upgrade', 'content-length'])
+const NOT_RETURNED = new Set(['connection', 'keep-alive', 'proxy-connection', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'x-request-id'])
 const REWRITTEN_TYPES = new Set(['application/json', 'text/plain', 'text/html'])
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
@@ -59,8 +59,9 @@ function upstreamFailure(err: unknown, service: string, timeoutMs: number): ApiE
 function relay(ex: Exchange, answer: Dispatcher.ResponseData, source: string, proxy: string, done: () => void): void {
   const rewriter = rewritable(answer.headers) ? new UrlRewriter(source, proxy) : undefined
   const noBody = ex.method === 'HEAD' || answer.statusCode === 204 || answer.statusCode === 304
+  ex.status = answer.statusCode
   ex.res.cork(() => {
-    ex.res.writeStatus(`${answer.statusCode} ${STATUS_CODES[answer.statusCode] ?? 'Unknown'}`)
+    ex.res.writeStatus(`${answer.statusCode} ${STATUS_CODES[answer.statusCode] ?? 'Unknown'}`).writeHeader('x-request-id', ex.requestId)
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value === undefined || NOT_RETURNED.has(name)) continue
       for (const one of Array.isArray(value) ? value : [value]) {
@@ -107,6 +108,7 @@ function relay(ex: Exchange, answer: Dispatcher.ResponseData, source: string, pr
 }
 
 export function forward(s: Services, ex: Exchange, req: HttpRequest): void {
+  ex.route = '/gateway/:package/:service'
   const [, packageId, serviceId] = ex.segments
   if (packageId === undefined || serviceId === undefined) throw new ApiError('element_not_found', `no route for ${ex.method} ${ex.rawPath}: use /gateway/{packageId}/{serviceId}/...`)
   const service = s.oauth.packages.find(packageId)?.includedServices.find((svc) => svc.id === serviceId)

@@ -278,7 +278,7 @@ export class ActorPool {
     for (let s = 0; s < this.options.shardCount; s++) if (actorOf(s, this.options.workerCount) !== actor.index) shards.push(s)
     actor.send({ kind: 'openReaders', id: this.nextId++, shards }, (reply) => {
       if (reply.kind === 'ok' && actor.worker === worker) actor.readersOpen = true
-      else if (reply.kind === 'error') console.error(`shard actor ${actor.index}: opening the other shards for reading failed: ${reply.message}`)
+      else if (reply.kind === 'error') log.error({ actor: actor.index }, `shard actor ${actor.index}: opening the other shards for reading failed: ${reply.message}`)
     })
   }
 
@@ -347,11 +347,11 @@ export class ActorPool {
       return
     }
     // A consent change is answered only after no thread holds a cached view of it that it would contradict.
-    const afterForget: ReplyHandler = (reply) => {
-      if (reply.kind !== 'ok') handler(reply)
-      else this.forgetEverywhere(owner, shard, changed.tenant, changed.ref, () => handler(reply))
-    }
+    // Failures too: a 503 of an owner that died after its commit, or a revocation whose key could not yet be
+    // destroyed, may follow a committed change.
+    const afterForget: ReplyHandler = (reply) => this.forgetEverywhere(owner, shard, changed.tenant, changed.ref, () => handler(reply))
     afterForget.abandoned = handler.abandoned
+    afterForget.requestId = handler.requestId
     actor.send({ kind: 'call', id, shard, operation }, afterForget)
   }
 

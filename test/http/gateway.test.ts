@@ -133,6 +133,15 @@ t.test('identity headers replace what the client sent; Authorization is not forw
   t.equal(echo.headers['x-custom'], 'kept')
 })
 
+t.test("the answer carries the gateway's request id; a browser's preflight goes to the service, not to the platform's CORS", async (t) => {
+  const res = await get('/echo/x', demoToken, { 'platform-context-trace-id': 'gw-trace-1' })
+  t.equal(res.status, 200)
+  t.equal(res.headers['x-request-id'], 'gw-trace-1')
+  const preflight = await call('OPTIONS', `${proxy()}/echo/x`, { authorization: `Bearer ${demoToken}`, origin: 'https://app.example', 'access-control-request-method': 'PUT' })
+  t.equal(preflight.status, 200, 'forwarded to the service')
+  t.equal(preflight.json<{ method: string }>().method, 'OPTIONS')
+})
+
 t.test('JSON split across chunks: the source URL is rewritten, other URLs are not', async (t) => {
   const res = await get('/json')
   t.equal(res.status, 200)

@@ -83,3 +83,34 @@ t.test("a batch writes each tenant's event head and each type's count once, and 
   t.equal(heads.get(['demo'])?.last, headBefore + 5)
   for (let seq = headBefore + 1; seq <= headBefore + 5; seq++) t.ok(s.store.events.get(['demo', seq]), `event ${seq} stored`)
 })
+
+t.test('a shred log that cannot be written fails only the revocations of a batch; the other writes answer what they did', async (t) => {
+  const s = tempShard(t)
+  const kept = await s.consent('demo')
+  const revoked = await s.consent('demo')
+  const operations = operationTable(s.webhookKey)
+  const { port, replies } = capture()
+  const outbox = new Outbox(port)
+  const errors = console.error
+  console.error = () => undefined
+  t.teardown(() => { console.error = errors })
+  let appended = 0
+  const commits = new GroupCommit(outbox, {
+    context: () => s.context(),
+    run: (sc, op) => runOperation(operations, sc, op),
+    eventsAppended: () => { appended++ },
+    schedulesChanged: () => undefined,
+    destroyKeys: () => { throw Object.assign(new Error('No space left on device'), { code: 'ENOSPC' }) },
+  })
+  commits.commit(s.store, [
+    { id: 1, op: { op: 'putNode', tenant: 'demo', node: customer('a'), props: { name: 'a' }, ctx: writeCtx(kept) } },
+    { id: 2, op: { op: 'revokeConsent', tenant: 'demo', ref: revoked, caller: { kind: 'tenant' } } },
+  ], s.clock.time)
+  await commits.drain()
+  outbox.flush()
+  const byId = new Map(replies.map((r) => [r.id, r]))
+  t.match(byId.get(1), { kind: 'ok', status: 204 }, 'the node write is durable and says so')
+  t.match(byId.get(2), { kind: 'error', type: 'insufficient_storage' }, 'the revocation answers the failure')
+  t.ok(s.store.nodes.get(['demo', 'core', 'customer', 'a']), 'the node is stored')
+  t.equal(appended, 1, 'its events are announced')
+})

@@ -58,9 +58,10 @@ export class GroupCommit {
         await flushed
         this.hooks.measured?.(store.shard, items.length, (committed - started) / 1000, (performance.now() - committed) / 1000)
         // Crypto-shredding after the revocation is durable (store/consents.ts says why the order).
-        if (this.hooks.destroyKeys !== undefined) this.hooks.destroyKeys(store, sc.shred)
-        else for (const slot of sc.shred) store.keys.destroy(slot)
-        results.forEach((r, n) => this.outbox.send(reply(items[n]!.id, r)))
+        const shredFailure = await this.destroyKeys(store, sc.shred, items)
+        // Every write is on disk: only the revocations, whose keys are not yet destroyed, answer the failure
+        // (their records say revoked, so nothing opens; the next start destroys the keys).
+        results.forEach((r, n) => this.outbox.send(reply(items[n]!.id, shredFailure !== undefined && items[n]!.op.op === 'revokeConsent' ? shredFailure : r)))
         this.hooks.eventsAppended(store, sc.touched)
         this.announceWebhookChanges(items, results)
         if (sc.schedulesChanged) this.hooks.schedulesChanged()
@@ -74,6 +75,20 @@ export class GroupCommit {
       })
       .finally(() => this.pending.delete(answered))
     this.pending.add(answered)
+  }
+
+  /** Destroys the batch's revoked key slots; a failure (the shred log cannot be written) is logged and returned, not thrown. */
+  private async destroyKeys(store: ShardStore, slots: number[], items: readonly WriteItem[]): Promise<OpResult | undefined> {
+    if (slots.length === 0) return undefined
+    try {
+      if (this.hooks.destroyKeys !== undefined) this.hooks.destroyKeys(store, slots)
+      else for (const slot of slots) store.keys.destroy(slot)
+      return undefined
+    } catch (err) {
+      const cause = await causeOf(err)
+      logError(`shard actor: destroying ${slots.length} revoked key slots of shard ${store.shard} failed (finished at the next start)`, cause, items.map((i) => i.id))
+      return commitFailure(cause)
+    }
   }
 
   /** Resolves once every commit under way is answered. */

@@ -19,6 +19,8 @@ export interface MintedToken<R> {
 
 export class AccessTokens {
   private readonly cache = new Map<string, AccessTokenRecord>()
+  /** Hashes removed and not yet durable (see verifyHash). */
+  private readonly removing = new Set<string>()
   private readonly hashes: TokenHashes
 
   /** `hash`: SHA-256; a test passes a counting one. */
@@ -59,6 +61,8 @@ export class AccessTokens {
   }
 
   verifyHash(hash: string): AccessTokenRecord | undefined {
+    // Removed but not yet committed: the store still returns it, so it must not be read (or cached) again.
+    if (this.removing.has(hash)) return undefined
     let record = this.cache.get(hash)
     if (record === undefined) {
       record = this.store.accessTokens.get(hash)
@@ -81,21 +85,34 @@ export class AccessTokens {
     const record = this.store.accessTokens.get(hash)
     if (record === undefined) return false
     this.remove(hash, record.exp)
-    await durable(this.store)
+    await this.committed([hash])
     return true
   }
 
   private remove(hash: string, exp: number): void {
     this.cache.delete(hash)
+    this.removing.add(hash)
     void this.store.accessTokens.remove(hash)
     void this.store.accessTokenExpiry.remove([exp, hash])
+  }
+
+  /** Waits until the removals are durable; until then verifyHash refuses them (a read would still find them). */
+  private async committed(hashes: readonly string[]): Promise<void> {
+    try {
+      await durable(this.store)
+    } finally {
+      for (const hash of hashes) {
+        this.removing.delete(hash)
+        this.cache.delete(hash)
+      }
+    }
   }
 
   /** Revokes every token matching `which` (a scan: for admin deletions, not the data path). */
   async revokeWhere(which: (r: AccessTokenRecord) => boolean): Promise<number> {
     const found = [...this.store.accessTokens.getRange()].filter(({ value }) => which(value))
     for (const { key, value } of found) this.remove(key, value.exp)
-    await durable(this.store)
+    await this.committed(found.map(({ key }) => key))
     return found.length
   }
 
@@ -103,7 +120,7 @@ export class AccessTokens {
   async sweep(): Promise<number> {
     const expired = [...this.store.accessTokenExpiry.getKeys({ end: [now() + 1] })] as [number, string][]
     for (const [exp, hash] of expired) this.remove(hash, exp)
-    await durable(this.store)
+    await this.committed(expired.map(([, hash]) => hash))
     return expired.length
   }
 }
