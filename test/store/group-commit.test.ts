@@ -11,6 +11,13 @@ import { customer, tempShard, writeCtx } from '../helpers/temp-shard'
 import type { Key } from '../../workers/store/keys'
 import type { EventHead } from '../../workers/store/schema'
 
+/** The actor's error lines, expected here, kept off the test's output. */
+function quietErrors(t: { teardown(fn: () => void): void }): void {
+  const errors = console.error
+  console.error = () => undefined
+  t.teardown(() => { console.error = errors })
+}
+
 function capture(): { port: MessagePort; replies: ActorReply[] } {
   const replies: ActorReply[] = []
   const port = { postMessage: (batch: ActorReply[]) => { replies.push(...batch) } } as unknown as MessagePort
@@ -23,9 +30,7 @@ t.test('one throwing write of a batch fails alone; the others commit', async (t)
   const operations = operationTable(s.webhookKey)
   const { port, replies } = capture()
   const outbox = new Outbox(port)
-  const errors = console.error
-  console.error = () => undefined
-  t.teardown(() => { console.error = errors })
+  quietErrors(t)
   const commits = new GroupCommit(outbox, {
     context: () => s.context(),
     run: (sc, op) => {
@@ -91,9 +96,7 @@ t.test('a shred log that cannot be written fails only the revocations of a batch
   const operations = operationTable(s.webhookKey)
   const { port, replies } = capture()
   const outbox = new Outbox(port)
-  const errors = console.error
-  console.error = () => undefined
-  t.teardown(() => { console.error = errors })
+  quietErrors(t)
   let appended = 0
   const commits = new GroupCommit(outbox, {
     context: () => s.context(),
