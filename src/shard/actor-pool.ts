@@ -257,6 +257,11 @@ export class ActorPool {
     return new Promise((resolve, reject) => this.startWaiters.push({ resolve, reject }))
   }
 
+  /** Whether every running actor has opened the other actors' shards for reading (tests wait for it before killing actors). */
+  allReadersOpen(): boolean {
+    return this.actors.every((a) => a.readersOpen || a.stopped !== undefined)
+  }
+
   /** @internal */
   actorStarted(index: number): void {
     this.startedActors.add(index)

@@ -13,6 +13,15 @@ import { ROOT, removeDir, tempDir } from '../helpers/server'
 const masterKey = randomBytes(32)
 const node = (id: string) => ({ ns: 'core', type: 'customer', id })
 
+/**
+ * Waits until every actor has opened the others' shards for reading: a worker
+ * terminated inside LMDB's native open aborts the whole process (a Node
+ * limit: a native throw while the thread is being terminated is fatal).
+ */
+async function readersOpen(pool: ActorPool): Promise<void> {
+  for (let i = 0; i < 300 && !pool.allReadersOpen(); i++) await new Promise((r) => setTimeout(r, 100))
+}
+
 function call(pool: ActorPool, op: Operation & { tenant: string }): Promise<ActorReply> {
   return new Promise((resolve) => pool.call(op.tenant, op, resolve))
 }
@@ -24,6 +33,7 @@ t.test('kill a worker: in-flight calls get 503, the actor comes back with its da
     workerFile: join(ROOT, 'dist', 'workers', 'shard-actor.js'),
   })
   t.teardown(async () => {
+    await readersOpen(pool)
     await pool.close()
     removeDir(dir)
   })
@@ -33,6 +43,7 @@ t.test('kill a worker: in-flight calls get 503, the actor comes back with its da
   const put = await call(pool, { op: 'putNode', tenant: 't1', node: node('a'), props: { v: 1 }, ctx })
   t.equal(put.kind === 'ok' && put.status, 204)
 
+  await readersOpen(pool)
   // Queue calls, then kill every worker before they can answer.
   const inflight = Array.from({ length: 50 }, (_, i) => call(pool, { op: 'putNode', tenant: 't1', node: node(`b${i}`), props: { i }, ctx }))
   await Promise.all(pool.workers().map((w) => w.terminate()))
@@ -56,6 +67,7 @@ t.test('a full queue answers 503 at once instead of queueing without bound', asy
     workerFile: join(ROOT, 'dist', 'workers', 'shard-actor.js'),
   })
   t.teardown(async () => {
+    await readersOpen(pool)
     await pool.close()
     removeDir(dir)
   })
@@ -72,10 +84,12 @@ t.test('an actor that keeps dying is stopped: its shards answer 503 with the rea
     workerFile: join(ROOT, 'dist', 'workers', 'shard-actor.js'),
   })
   t.teardown(async () => {
+    await readersOpen(pool)
     await pool.close()
     removeDir(dir)
   })
   await pool.started()
+  await readersOpen(pool)
   // The pool logs through the server log (src/log.ts); its error lines are caught here.
   const errors = log.error
   const logged: string[] = []
@@ -85,6 +99,7 @@ t.test('an actor that keeps dying is stopped: its shards answer 503 with the rea
     // Each kill waits for the restarted actor to answer first.
     const before = await call(pool, { op: 'getNode', tenant: 't', node: node('x') })
     t.equal(before.kind === 'error' && before.type, 'element_not_found', `actor alive before kill ${kill + 1}`)
+    await readersOpen(pool)
     await Promise.all(pool.workers().map((w) => w.terminate()))
     await new Promise((r) => setTimeout(r, 50))
   }
@@ -102,10 +117,12 @@ t.test('a shard damaged while the server runs is refused at the restart, not ser
     workerFile: join(ROOT, 'dist', 'workers', 'shard-actor.js'),
   })
   t.teardown(async () => {
+    await readersOpen(pool)
     await pool.close()
     removeDir(dir)
   })
   await pool.started()
+  await readersOpen(pool)
   const created = await call(pool, { op: 'createConsent', tenant: 't1', subject: 's' })
   t.equal(created.kind, 'ok')
   const errors = console.error
