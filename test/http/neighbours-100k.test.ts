@@ -53,5 +53,8 @@ t.test(`${N} neighbours stream to a slow reader with bounded server memory`, asy
   const growth = peak - baseline
   t.comment(`body ${(bytes / 1e6).toFixed(1)} MB, server RssAnon ${(baseline / 1e6).toFixed(1)} MB -> peak ${(peak / 1e6).toFixed(1)} MB`)
   t.ok(bytes > 40e6, 'the body is large')
-  t.ok(growth < bytes / 2, `server private memory grew ${(growth / 1e6).toFixed(1)} MB, far less than the ${(bytes / 1e6).toFixed(1)} MB body`)
+  // Buffering the answer would grow memory by at least the body (its string is larger still); garbage that the
+  // collector has not yet returned makes the growth of a streamed answer vary (28-53 MB seen with reads on every
+  // actor), so the bound sits between the two.
+  t.ok(growth < bytes * 0.75, `server private memory grew ${(growth / 1e6).toFixed(1)} MB, less than the ${(bytes / 1e6).toFixed(1)} MB body`)
 })
