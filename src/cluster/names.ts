@@ -1,0 +1,28 @@
+// The names both sides of cluster mode agree on: the lease bucket, each
+// shard's replicated stream, and the subjects hosts answer on
+// (docs/cluster.md). One place, so a rename cannot split the cluster.
+
+/** JetStream KV bucket holding one lease per shard (and one for the auth store). */
+export const LEASE_BUCKET = 'platform_leases'
+
+/** The lease key of a graph shard. */
+export const shardLeaseKey = (shard: number): string => `shard.${shard}`
+
+/** The lease key of the authorization service's store. */
+export const AUTH_LEASE_KEY = 'auth'
+
+/** The replicated stream of a graph shard's committed effects. */
+export const shardStream = (shard: number): string => `PLATFORM_SHARD_${shard}`
+
+/** The one subject of a shard's stream. */
+export const shardSubject = (shard: number): string => `platform.shard.${shard}.effects`
+
+/** The subject a host answers forwarded requests on. */
+export const hostSubject = (nodeId: string): string => `platform.host.${nodeId}`
+
+/** What a lease holds: who owns the shard, where its HTTP front listens, and a counter that grows with each new owner. */
+export interface LeaseValue {
+  node: string
+  url: string
+  epoch: number
+}

@@ -1,0 +1,13 @@
+// Cluster mode's options (src/config.ts reads them; docs/cluster.md).
+// Absent: the single-machine mode, which needs no NATS.
+
+export interface ClusterOptions {
+  /** NATS server URLs (`--nats-url`, comma-separated). */
+  servers: string[]
+  /** This host's name in the cluster (`--node-id`), unique per host. */
+  nodeId: string
+  /** The key-encryption key file shared by every host (`--kek-file`): wraps data keys in cluster mode. */
+  kekFile: string
+  /** Lease period in milliseconds (`--lease-ms`). */
+  leaseMs: number
+}
