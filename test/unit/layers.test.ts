@@ -19,8 +19,8 @@ const LAYERS: string[][] = [
   ['src/crypto', 'src/lifecycle'],
   // the generic HTTP edge; the bootstrap file; the crypto the workers run
   ['src/front', 'src/bootstrap', 'workers/crypto'],
-  // the front side of the actors; the shard store
-  ['src/shard', 'workers/store'],
+  // the front side of the actors; the shard store; a store's replicated log (cluster mode)
+  ['src/shard', 'workers/store', 'src/replication'],
   // event logs and webhook delivery; the actor's parts
   ['src/events', 'workers/actor'],
   // backups and restores (below the auth service, whose admin API takes one)
@@ -29,6 +29,8 @@ const LAYERS: string[][] = [
   ['src/graph', 'src/gateway'],
   // health, metrics and request labels: they read every service
   ['src/operations'],
+  // cluster mode's front side: leases seen, requests forwarded to owners
+  ['src/cluster'],
   // composition at the root
   ['src/services'],
   // the routes of both services and the API description they yield
@@ -45,7 +47,7 @@ const LAYERS: string[][] = [
 ]
 
 /** What the worker threads may take from src/: the shared, low-level units. */
-const SHARED_WITH_WORKERS = new Set(['src/errors', 'src/clock', 'src/storage-failure', 'src/config', 'src/contract', 'src/model', 'src/crypto'])
+const SHARED_WITH_WORKERS = new Set(['src/errors', 'src/clock', 'src/storage-failure', 'src/config', 'src/contract', 'src/model', 'src/crypto', 'src/replication'])
 /** What src/ may take from workers/: the crypto modules the front thread runs too. */
 const SHARED_WITH_SRC = new Set(['workers/crypto'])
 
