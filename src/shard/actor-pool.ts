@@ -53,6 +53,8 @@ const UNAVAILABLE = (id: number, message: string): ActorReply => ({ kind: 'error
 
 const RESTART_WINDOW_MS = 60_000
 const DEFAULT_MAX_RESTARTS = 5
+/** How long ending a thread waits for its readers' open to finish. */
+const READERS_OPEN_WAIT_MS = 30_000
 
 class Actor {
   worker!: Worker
@@ -68,6 +70,8 @@ class Actor {
   private recentExits: number[] = []
   /** This incarnation has opened the other actors' shards for reading (it may take their reads). */
   readersOpen = false
+  /** Set while this incarnation opens the other shards for reading: a thread terminated inside LMDB's native open aborts the whole process. */
+  openingReaders: Promise<void> | undefined
 
   constructor(readonly index: number, private readonly pool: ActorPool, private readonly config: ActorConfig) {
     this.spawn()
@@ -77,6 +81,7 @@ class Actor {
     const worker = new Worker(this.pool.workerFile, { workerData: this.config })
     this.worker = worker
     this.readersOpen = false
+    this.openingReaders = undefined
     worker.on('message', (wire: unknown) => {
       for (const reply of decodeReplies(wire)) {
         if (reply.kind === 'events') {
@@ -148,7 +153,19 @@ class Actor {
     this.stopped = reason
     log.error({ actor: this.index }, `shard actor ${this.index} stopped, its shards answer 503: ${reason}`)
     this.pool.actorRefused(this.index, reason)
-    void this.worker.terminate()
+    void this.terminate()
+  }
+
+  /** Ends the thread, but never inside the readers' open (bounded: a hung open is terminated after READERS_OPEN_WAIT_MS). */
+  async terminate(): Promise<void> {
+    const worker = this.worker
+    const opening = this.openingReaders
+    if (opening !== undefined) {
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([opening, new Promise<void>((resolve) => { timer = setTimeout(resolve, READERS_OPEN_WAIT_MS) })])
+      clearTimeout(timer)
+    }
+    await worker.terminate()
   }
 
   unavailable(): string {
@@ -281,7 +298,12 @@ export class ActorPool {
     this.readersAsked.add(worker)
     const shards: number[] = []
     for (let s = 0; s < this.options.shardCount; s++) if (actorOf(s, this.options.workerCount) !== actor.index) shards.push(s)
+    let opened!: () => void
+    actor.openingReaders = new Promise<void>((resolve) => { opened = resolve })
+    worker.once('exit', () => opened())
     actor.send({ kind: 'openReaders', id: this.nextId++, shards }, (reply) => {
+      opened()
+      if (actor.worker === worker) actor.openingReaders = undefined
       if (reply.kind === 'ok' && actor.worker === worker) actor.readersOpen = true
       else if (reply.kind === 'error') log.error({ actor: actor.index }, `shard actor ${actor.index}: opening the other shards for reading failed: ${reply.message}`)
     })
@@ -442,10 +464,10 @@ export class ActorPool {
     await Promise.all(this.actors.map((actor) => new Promise<void>((resolve) => {
       actor.stopping = true
       const id = this.nextId++
-      const timer = setTimeout(() => void actor.worker.terminate().then(() => resolve()), 10_000)
+      const timer = setTimeout(() => void actor.terminate().then(() => resolve()), 10_000)
       actor.send({ kind: 'shutdown', id }, () => {
         clearTimeout(timer)
-        void actor.worker.terminate().then(() => resolve())
+        void actor.terminate().then(() => resolve())
       })
     })))
   }

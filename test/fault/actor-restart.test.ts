@@ -135,3 +135,18 @@ t.test('a shard damaged while the server runs is refused at the restart, not ser
   t.equal(after.kind === 'error' && after.type, 'service_unavailable')
   t.match(after.kind === 'error' ? after.message : '', /keys\.bin is missing or truncated/)
 })
+
+t.test('closing the pool while the actors open each other\'s shards for reading does not abort the process', async (t) => {
+  // Several rounds: the readers' open starts right after every actor has started, so close() lands inside it often.
+  for (let round = 0; round < 5; round++) {
+    const dir = tempDir()
+    const pool = new ActorPool({
+      dataDir: dir, shardCount: 8, workerCount: 2, publicUrl: 'http://x', metamodel: {}, masterKey,
+      workerFile: join(ROOT, 'dist', 'workers', 'shard-actor.js'),
+    })
+    await pool.started()
+    await pool.close()
+    removeDir(dir)
+  }
+  t.pass('five pools closed during their readers\' open, and the process lives')
+})
