@@ -10,7 +10,7 @@ import { clientProblem } from '../../helpers/client-rules'
 import { randomToken, sha256 } from '../../helpers/secrets'
 import { ClientBody } from './documented'
 import { endTokensOfClientTenant } from '../../helpers/tenant-change'
-import { admin, IdParams, deleteOne, getOne, listOf, missing, reply, settle } from './common'
+import { admin, IdParams, deleteOne, findOr404, getOne, listOf, reply, settle } from './common'
 import { JsonFields, URI, violation, type JsonFields as Fields } from '../../helpers/json-body'
 
 export function clientView(c: ClientRecord): Record<string, unknown> {
@@ -74,8 +74,7 @@ export const updateClient = admin({
   documented: Type.Partial(ClientBody),
   params: IdParams,
   handle(s, ex, { params: { id }, body }) {
-    const existing = s.oauth.clients.find(id)
-    if (existing === undefined) throw missing('client', id)
+    const existing = findOr404(s.oauth.clients, 'client', id)
     const client = checked(s, { ...existing, ...settings(JsonFields.parse(body), existing) })
     settle(ex, async () => {
       await save(s, client)
@@ -90,8 +89,7 @@ export const rotateClientSecret = admin({
   body: 'none',
   params: IdParams,
   handle(s, ex, { params: { id } }) {
-    const existing = s.oauth.clients.find(id)
-    if (existing === undefined) throw missing('client', id)
+    const existing = findOr404(s.oauth.clients, 'client', id)
     if (existing.secret === undefined) throw violation(`client "${id}" is public: it has no secret`)
     const secret = randomToken()
     const client: ClientRecord = { ...existing, secret: { alg: 'sha256', hash: sha256(secret) } }

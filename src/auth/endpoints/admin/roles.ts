@@ -2,7 +2,7 @@
 // the tenants where the user holds it.
 import type { AuthServices } from '../../services'
 import { RoleBody } from './documented'
-import { admin, IdParams, deleteOne, missing, reply, settle } from './common'
+import { admin, IdParams, deleteOne, findOr404, reply, settle } from './common'
 import { JsonFields } from '../../helpers/json-body'
 
 export const listRoles = admin({
@@ -18,9 +18,7 @@ export const getRole = admin({
   body: 'none',
   params: IdParams,
   handle(s, ex, { params: { id: name } }) {
-    const scopes = s.oauth.roles.find(name)
-    if (scopes === undefined) throw missing('role', name)
-    reply(ex, 200, { name, scopes })
+    reply(ex, 200, { name, scopes: findOr404(s.oauth.roles, 'role', name) })
   },
 })
 

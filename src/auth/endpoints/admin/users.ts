@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox'
 import type { AuthServices } from '../../services'
 import type { UserRecord } from '../../models/auth-store'
 import { UserBody } from './documented'
-import { admin, IdParams, deleteOne, getOne, listOf, missing, reply, settle } from './common'
+import { admin, IdParams, deleteOne, findOr404, getOne, listOf, reply, settle } from './common'
 import { JsonFields, NAME, violation, type JsonFields as Fields } from '../../helpers/json-body'
 import { EMAIL, PASSWORD, USERNAME } from '../../helpers/user-rules'
 import { endTokensOfLeftTenants } from '../../helpers/tenant-change'
@@ -61,8 +61,7 @@ export const updateUser = admin({
   documented: Type.Partial(UserBody),
   params: IdParams,
   handle(s, ex, { params: { id }, body }) {
-    const existing = s.oauth.users.find(id)
-    if (existing === undefined) throw missing('user', id)
+    const existing = findOr404(s.oauth.users, 'user', id)
     const f = JsonFields.parse(body)
     const changed = fields(f, existing)
     const password = f.has('password') ? f.string('password', PASSWORD) : undefined
