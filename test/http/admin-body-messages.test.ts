@@ -1,7 +1,8 @@
 // Every message of the admin API's body validation, pinned: the status, the
 // error type and the exact words, for each kind of bad field (wrong shape:
 // 400 bad_request; a value that breaks a rule: 400 validation_violation).
-// Fields given as null where the API reads null as absent pass the shape.
+// Fields given as null where the API reads null as absent pass the shape;
+// with several bad fields, the message names the one read first.
 import t from 'tap'
 import { adminToken, call, oauthServerForFile, type Json } from '../helpers/oauth'
 
@@ -34,6 +35,9 @@ const CASES: readonly Case[] = [
   rule('POST', 'tenants', { id: 'x', org: '' }, `org "" ${NAME_RULE}`),
   shape('POST', 'tenants', { id: 'x' }, 'org must be a string'),
   shape('PUT', 'tenants/pin', { org: null }, 'org must be a string'),
+  rule('POST', 'tenants', { id: 'a b' }, `id "a b" ${NAME_RULE}`),
+  rule('POST', 'clients', { client_id: 'a b', public: 'x', redirect_uris: [1] }, `client_id "a b" ${NAME_RULE}`),
+  rule('POST', 'users', { email: 'x', password: 1, username: 'ok' }, `email "x" ${NAME_RULE}`),
 
   rule('POST', 'clients', { client_id: 'a b', tenant: 'demo' }, `client_id "a b" ${NAME_RULE}`),
   shape('POST', 'clients', { client_id: 7, tenant: 'demo' }, 'client_id must be a string'),
