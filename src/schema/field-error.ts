@@ -1,8 +1,9 @@
 // Which field ajv's errors (allErrors, verbose) name first, in the order a
 // reader walking the value meets them: an object's fields in the order its
 // schema declares them, array items by index, a record's entries in the
-// value's own key order (an entry's key before its value). So the message is
-// always about the same field, whatever ajv checked first.
+// value's own key order (an entry's key before its value); within one field,
+// a wrong type, then emptiness, then the rest. So the message is always about
+// the same field and the same fault, whatever ajv checked first.
 import type { ErrorObject } from 'ajv'
 
 export type Segment = string | number
@@ -59,6 +60,9 @@ function locate(root: Schema, data: unknown, keys: readonly string[]): Located {
   return at
 }
 
+/** Within one field (a last rank below its children's): a wrong type or absence, then an empty string, then any other rule. */
+const fault = (keyword: string): number => (SHAPE.has(keyword) ? -1 : keyword === 'minLength' ? -0.75 : -0.5)
+
 function compare(a: readonly number[], b: readonly number[]): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!
   return a.length - b.length
@@ -75,10 +79,10 @@ function fieldOf(e: ErrorObject, root: Schema, data: unknown): { rank: number[];
   }
   if (e.keyword === 'required') {
     const at = locate(root, data, [...keys, String(e.params.missingProperty)])
-    return { rank: at.rank, error: { kind: 'shape', path: at.path, keyword: e.keyword, schema: at.schema ?? {}, value: undefined } }
+    return { rank: [...at.rank, fault(e.keyword)], error: { kind: 'shape', path: at.path, keyword: e.keyword, schema: at.schema ?? {}, value: undefined } }
   }
   const at = locate(root, data, keys)
-  return { rank: at.rank, error: { kind: SHAPE.has(e.keyword) ? 'shape' : 'rule', path: at.path, keyword: e.keyword, schema: e.parentSchema ?? {}, value: at.value } }
+  return { rank: [...at.rank, fault(e.keyword)], error: { kind: SHAPE.has(e.keyword) ? 'shape' : 'rule', path: at.path, keyword: e.keyword, schema: e.parentSchema ?? {}, value: at.value } }
 }
 
 /** The error of the field met first; ajv's own order between errors of one field. */
@@ -90,4 +94,11 @@ export function firstFieldError(errors: readonly ErrorObject[], root: object, da
   }
   if (first === undefined) throw new Error(`no field error among ${JSON.stringify(errors)}`)
   return first.error
+}
+
+/** How a field is named in a message: `provider.id`, `includedServices[0].name` under `root`; `whole` names the root itself. */
+export function fieldName(root: string, path: readonly Segment[], whole: string): string {
+  let name = root
+  for (const s of path) name = typeof s === 'number' ? `${name}[${s}]` : name === '' ? s : `${name}.${s}`
+  return name === '' ? whole : name
 }

@@ -6,8 +6,8 @@
 // and booleans given as null read as absent.
 import { Type, type Static, type TSchema, type TString, type TUnsafe } from '@sinclair/typebox'
 import { ApiError } from '../../errors'
-import { RULE, SchemaCompiler } from '../../schema/compiler'
-import type { FieldError, Segment } from '../../schema/field-error'
+import { RULE, SCHEMAS } from '../../schema/compiler'
+import { fieldName, type FieldError, type Segment } from '../../schema/field-error'
 
 /** What an id, tenant, organization, role or scope may be: one scope-token (RFC 6749 3.3), at most 128 characters. */
 export const NAME = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/
@@ -45,12 +45,7 @@ export const flag = (words: Words = {}): TUnsafe<boolean | null> => Type.Unsafe<
 export const nameLists = (words: Words = {}): TUnsafe<Record<string, string[] | null>> =>
   Type.Unsafe<Record<string, string[] | null>>({ type: 'object', propertyNames: { type: 'string', pattern: NAME.source }, additionalProperties: list(), ...words })
 
-/** How a field is named in a message: `provider.id`, `includedServices[0].name`, under `root`. */
-function nameOf(root: string, path: readonly Segment[]): string {
-  let name = root
-  for (const s of path) name = typeof s === 'number' ? `${name}[${s}]` : name === '' ? s : `${name}.${s}`
-  return name === '' ? 'the body' : name
-}
+const nameOf = (root: string, path: readonly Segment[]): string => fieldName(root, path, 'the body')
 
 const firstType = (schema: FieldError['schema']): unknown => (Array.isArray(schema.type) ? schema.type[0] : schema.type)
 
@@ -71,11 +66,10 @@ export function fieldProblem(e: FieldError, root: string): ApiError {
   return violation(`${name} "${String(e.value)}" ${String(e.schema[RULE] ?? 'is not acceptable')}`)
 }
 
-const COMPILER = new SchemaCompiler({})
 
 /** Checks a value found under `root` (a bootstrap file's entry) and returns it typed, or throws the field's 400. */
 export function fieldsReader<T extends TSchema>(schema: T): (value: unknown, root: string) => Static<T> {
-  const check = COMPILER.fields(schema)
+  const check = SCHEMAS.fields(schema)
   return (value, root) => {
     const problem = check(value)
     if (problem !== undefined) throw fieldProblem(problem, root)
