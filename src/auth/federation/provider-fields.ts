@@ -3,14 +3,13 @@
 // (`identityProviders`), with the same rules and messages.
 import { Type, type Static } from '@sinclair/typebox'
 import { RULE } from '../../schema/compiler'
-import { field, fieldsReader, flag, list, nameLists, URI, violation } from '../helpers/json-body'
+import { field, fieldsReader, flag, list, listsOf, NAME_RULE, nameLists, URI, violation } from '../helpers/json-body'
 import type { AuthModels } from '../models/index'
 import type { IdentityProviderRecord, Provisioning } from '../models/identity-providers'
 
 export const DEFAULT_SCOPES = ['openid', 'email', 'profile']
 export const DEFAULT_CLAIMS = { username: 'preferred_username', email: 'email' }
 
-const NAME_RULE = 'is not acceptable: one word of visible ASCII (no quotes or backslashes), at most 128 characters'
 const ISSUER = '^https?://[^/?#]+[^?#]*$'
 const Provisioning = Type.Object({ tenants: nameLists({ description: 'roles per tenant given to a user it provisions' }) })
 
@@ -21,7 +20,7 @@ const providerFields = {
   scopes: Type.Optional(list({ description: `asked upstream (${DEFAULT_SCOPES.join(' ')} if absent)` })),
   claims: Type.Optional(Type.Object({ username: Type.Optional(field()), email: Type.Optional(field()) }, { description: 'the upstream claims that give the username and the email' })),
   link_by_verified_email: Type.Optional(flag({ description: 'link to the local user with the same verified email instead of provisioning' })),
-  // null passes here so that "not both" is said first; read as absent it must then be an object (ProvisioningOnly)
+  // null passes here so that "not both" is said first; given as null it must then be an object (readProvisioning)
   provisioning: Type.Optional(Type.Unsafe<Static<typeof Provisioning> | null>({ ...Provisioning, type: ['object', 'null'] })),
   client_secret: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], pattern: URI.source, [RULE]: NAME_RULE, description: 'sealed at rest; null: a public client' })),
 }
@@ -43,10 +42,7 @@ function provisioningOf(given: Static<typeof ProviderBody>, root: string): Provi
   if (byEmail && given.provisioning !== undefined) throw violation('give either provisioning or link_by_verified_email, not both')
   if (byEmail) return { link_by_verified_email: true }
   if (given.provisioning === undefined) throw violation('provisioning ({"tenants": {tenant: [role]}}) or link_by_verified_email: true is required')
-  const { tenants } = readProvisioning({ provisioning: given.provisioning }, root).provisioning
-  const out: Record<string, string[]> = {}
-  for (const [tenant, roles] of Object.entries(tenants)) out[tenant] = roles ?? []
-  return { tenants: out }
+  return { tenants: listsOf(readProvisioning({ provisioning: given.provisioning }, root).provisioning.tenants) }
 }
 
 /** The record of fields that fit ProviderBody (checked by the caller, under `root`). */

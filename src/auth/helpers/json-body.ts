@@ -15,7 +15,8 @@ const TEXT = /^[^\x00-\x1f\x7f]{1,256}$/
 /** The URI accepted by the admin API for any text field: printable, bounded. */
 export const URI = /^[\x21-\x7e]{1,2048}$/
 
-const NAME_RULE = 'is not acceptable: one word of visible ASCII (no quotes or backslashes), at most 128 characters'
+/** Why a string is not a name (said after the value). */
+export const NAME_RULE = 'is not acceptable: one word of visible ASCII (no quotes or backslashes), at most 128 characters'
 const TEXT_RULE = 'is not acceptable: 1 to 256 characters, no control characters'
 
 export const violation = (message: string): ApiError => new ApiError('validation_violation', message)
@@ -44,6 +45,13 @@ export const flag = (words: Words = {}): TUnsafe<boolean | null> => Type.Unsafe<
 /** An object whose keys are names and whose values are lists of names (roles per tenant). */
 export const nameLists = (words: Words = {}): TUnsafe<Record<string, string[] | null>> =>
   Type.Unsafe<Record<string, string[] | null>>({ type: 'object', propertyNames: { type: 'string', pattern: NAME.source }, additionalProperties: list(), ...words })
+
+/** A nameLists value with its null lists read as empty. */
+export function listsOf(given: Readonly<Record<string, string[] | null>>): Record<string, string[]> {
+  const out: Record<string, string[]> = {}
+  for (const [key, names] of Object.entries(given)) out[key] = names ?? []
+  return out
+}
 
 const nameOf = (root: string, path: readonly Segment[]): string => fieldName(root, path, 'the body')
 

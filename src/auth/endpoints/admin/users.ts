@@ -7,11 +7,11 @@ import type { AuthServices } from '../../services'
 import type { UserRecord } from '../../models/auth-store'
 import { UserBody, UserUpdateBody } from './bodies'
 import { admin, IdParams, deleteOne, findOr404, getOne, listOf, reply, settle } from './common'
-import { bodyReader, NAME, violation } from '../../helpers/json-body'
+import { bodyReader, listsOf, NAME, violation } from '../../helpers/json-body'
+import { endTokensOfLeftTenants } from '../../helpers/tenant-change'
 
 const readUser = bodyReader(UserBody)
 const readUpdate = bodyReader(UserUpdateBody)
-import { endTokensOfLeftTenants } from '../../helpers/tenant-change'
 
 export function userView(u: UserRecord): Record<string, unknown> {
   return { id: u.id, username: u.username, email: u.email, tenants: u.tenants }
@@ -30,9 +30,7 @@ type Fields = Pick<UserRecord, 'username' | 'email' | 'tenants'>
 
 /** The given fields over `base` (roles given as null are none). */
 function fields(given: Static<typeof UserUpdateBody>, base: Fields): Fields {
-  const tenants: Record<string, string[]> = {}
-  for (const [t, roles] of Object.entries(given.tenants ?? {})) tenants[t] = roles ?? []
-  return { username: given.username ?? base.username, email: given.email ?? base.email, tenants: given.tenants === undefined ? base.tenants : tenants }
+  return { username: given.username ?? base.username, email: given.email ?? base.email, tenants: given.tenants === undefined ? base.tenants : listsOf(given.tenants) }
 }
 
 const users = (s: AuthServices): AuthServices['oauth']['users'] => s.oauth.users
