@@ -85,7 +85,7 @@ function fieldOf(e: ErrorObject, root: Schema, data: unknown): { rank: number[];
   return { rank: [...at.rank, fault(e.keyword)], error: { kind: SHAPE.has(e.keyword) ? 'shape' : 'rule', path: at.path, keyword: e.keyword, schema: e.parentSchema ?? {}, value: at.value } }
 }
 
-/** The error of the field met first; ajv's own order between errors of one field. */
+/** The error of the field met first; within one field, by fault (then in ajv's order). */
 export function firstFieldError(errors: readonly ErrorObject[], root: object, data: unknown): FieldError {
   let first: { rank: number[]; error: FieldError } | undefined
   for (const e of errors) {
