@@ -1,9 +1,14 @@
-// Reads and validates the bootstrap file of docs/contracts.md. Every key is optional;
-// a malformed file stops the start with a message naming the bad path.
+// Reads and validates the bootstrap file of docs/contracts.md against its
+// schema (TypeBox, checked by the one schema compiler, src/schema). Every key
+// is optional; a malformed file stops the start with a message naming the
+// bad path.
 import { readFileSync } from 'node:fs'
 import { MAX_NAME_CHARS } from '../model/name-limit'
 import { ConfigError } from '../config'
-import { MetamodelDoc, PROPERTY_TYPES, PropertyDef, PropertyType, TenantMetamodel, TypeDef } from '../model/metamodel'
+import { Type, type Static, type TRecord, type TSchema, type TString } from '@sinclair/typebox'
+import { MetamodelDoc, PROPERTY_TYPES, PropertyDef, PropertyType, TypeDef } from '../model/metamodel'
+import { RULE, SCHEMAS } from '../schema/compiler'
+import { fieldName, type FieldError } from '../schema/field-error'
 
 export interface TenantDecl { id: string; org: string }
 export interface ServiceDecl {
@@ -54,126 +59,109 @@ type Json = unknown
 /** A service's source URL (the gateway's upstream): http or https, no query or fragment. */
 export const SOURCE_URL = /^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/
 
-function fail(path: string, what: string): never {
-  throw new ConfigError(`bootstrap file: ${path} ${what}`)
-}
-function obj(v: Json, path: string): Record<string, Json> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) fail(path, 'must be an object')
-  return v as Record<string, Json>
-}
-function str(v: Json, path: string): string {
-  if (typeof v !== 'string' || v === '') fail(path, 'must be a non-empty string')
-  return v
-}
-function optStr(v: Json, path: string): string | undefined {
-  return v === undefined ? undefined : str(v, path)
-}
+// The file as a schema, its fields in the order they were always read: a
+// message names the first bad value a reader meets. x-rule gives the words
+// of a value that breaks its rule (or of a bad key of a record).
+const str = Type.String({ minLength: 1 })
 /** A string that becomes a key of the auth store: bounded like the admin API's names. */
-function key(v: Json, path: string): string {
-  const s = str(v, path)
-  if (s.length > MAX_NAME_CHARS) fail(path, `must be at most ${MAX_NAME_CHARS} characters`)
-  return s
+const key = Type.String({ minLength: 1, maxLength: MAX_NAME_CHARS })
+const strs = Type.Optional(Type.Array(str))
+const flag = Type.Optional(Type.Boolean())
+const keyed = <T extends TSchema>(value: T, names: Readonly<Record<string, unknown>>): TRecord<TString, T> => Type.Record(Type.String(), value, { propertyNames: names })
+
+const PropertySchema = Type.Object({
+  type: Type.Unsafe<PropertyType>({ type: 'string', minLength: 1, enum: PROPERTY_TYPES, [RULE]: `must be one of ${PROPERTY_TYPES.join(', ')}` }),
+  searchable: flag,
+})
+const TypeSchema = Type.Object({
+  owner: Type.Optional(Type.Unsafe<TypeDef['owner'] | null>({ enum: ['customer', 'tenant', null], [RULE]: 'must be "customer" or "tenant"' })),
+  open: flag,
+  properties: Type.Optional(Type.Record(Type.String(), PropertySchema)),
+})
+const typesNamed = (segments: number): TRecord<TString, typeof TypeSchema> => keyed(TypeSchema, { type: 'string', pattern: `^[^/]+(/[^/]+){${segments - 1}}$`, [RULE]: `must be named with ${segments} non-empty segments separated by "/"` })
+const NodeTypes = typesNamed(2)
+const TenantMetamodelSchema = Type.Object({ nodes: Type.Optional(NodeTypes), relations: Type.Optional(typesNamed(6)) })
+
+const ServiceSchema = Type.Object({
+  id: str, name: str, scopes: strs,
+  sourceUrl: Type.Optional(Type.String({ minLength: 1, pattern: SOURCE_URL.source, [RULE]: 'must be an http or https URL without query or fragment' })),
+})
+
+const BootstrapSchema = Type.Object({
+  tenants: Type.Optional(Type.Array(Type.Object({ id: key, org: str }))),
+  packages: Type.Optional(Type.Array(Type.Object({
+    id: key,
+    version: str,
+    provider: Type.Object({ id: str, org: str }),
+    includedServices: Type.Optional(Type.Array(ServiceSchema)),
+  }))),
+  subscriptions: Type.Optional(Type.Array(Type.Object({ id: key, tenant: str, package: str }))),
+  clients: Type.Optional(Type.Array(Type.Object({
+    client_id: key, client_secret: Type.Optional(str), tenant: str, redirect_uris: strs, scopes: strs, grant_types: strs, cors_origins: strs,
+  }))),
+  roles: Type.Optional(keyed(Type.Array(str), { type: 'string', maxLength: MAX_NAME_CHARS, [RULE]: `has a name longer than ${MAX_NAME_CHARS} characters` })),
+  users: Type.Optional(Type.Array(Type.Object({ username: key, id: Type.Optional(key), password: str, email: str, tenants: Type.Optional(Type.Record(Type.String(), Type.Array(str))) }))),
+  metamodel: Type.Optional(Type.Record(Type.String(), TenantMetamodelSchema)),
+  identityProviders: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
+})
+
+const SHAPE_WORDS: Readonly<Record<string, string>> = { object: 'must be an object', array: 'must be an array', boolean: 'must be true or false', string: 'must be a non-empty string' }
+
+/** The words of the file's first bad value; a key's rule that starts with "has" is said of its record. */
+function problem(e: FieldError): string {
+  const rule = String(e.schema[RULE] ?? '')
+  if (e.kind === 'key') {
+    const said = String((e.schema.propertyNames as Record<string, unknown>)[RULE])
+    return `${fieldName('', said.startsWith('has ') ? e.path.slice(0, -1) : e.path, '(top)')} ${said}`
+  }
+  const type = Array.isArray(e.schema.type) ? e.schema.type[0] : e.schema.type
+  const words = e.kind === 'shape' ? SHAPE_WORDS[String(type)] ?? rule
+    : e.keyword === 'minLength' ? SHAPE_WORDS.string : e.keyword === 'maxLength' ? `must be at most ${String(e.schema.maxLength)} characters` : rule
+  return `${fieldName('', e.path, '(top)')} ${words}`
 }
-function arr<T>(v: Json, path: string, each: (x: Json, p: string) => T): T[] {
-  if (v === undefined) return []
-  if (!Array.isArray(v)) fail(path, 'must be an array')
-  return v.map((x, i) => each(x, `${path}[${i}]`))
-}
-function bool(v: Json, path: string): boolean {
-  if (v === undefined) return false
-  if (typeof v !== 'boolean') fail(path, 'must be true or false')
-  return v
-}
-function record<T>(v: Json, path: string, each: (x: Json, p: string, key: string) => T): Record<string, T> {
-  if (v === undefined) return {}
-  const o = obj(v, path)
-  const out: Record<string, T> = {}
-  for (const [k, x] of Object.entries(o)) out[k] = each(x, `${path}.${k}`, k)
+
+const checkFile = SCHEMAS.fields(BootstrapSchema)
+
+type TypesDoc = Static<typeof NodeTypes>
+
+function typeDefs(types: TypesDoc | undefined): Record<string, TypeDef> {
+  const out: Record<string, TypeDef> = {}
+  for (const [name, t] of Object.entries(types ?? {})) {
+    const properties: Record<string, PropertyDef> = {}
+    for (const [p, def] of Object.entries(t.properties ?? {})) properties[p] = { type: def.type, searchable: def.searchable ?? false }
+    out[name] = { owner: t.owner ?? 'customer', open: t.open ?? false, properties }
+  }
   return out
 }
 
-function propertyDef(v: Json, path: string): PropertyDef {
-  const o = obj(v, path)
-  const type = str(o.type, `${path}.type`)
-  if (!(PROPERTY_TYPES as readonly string[]).includes(type)) fail(`${path}.type`, `must be one of ${PROPERTY_TYPES.join(', ')}`)
-  return { type: type as PropertyType, searchable: bool(o.searchable, `${path}.searchable`) }
-}
-
-function typeDef(v: Json, path: string, key: string, segments: number): TypeDef {
-  if (key.split('/').length !== segments || key.split('/').some((s) => s === '')) {
-    fail(path, `must be named with ${segments} non-empty segments separated by "/"`)
-  }
-  const o = obj(v, path)
-  const owner = o.owner ?? 'customer'
-  if (owner !== 'customer' && owner !== 'tenant') fail(`${path}.owner`, 'must be "customer" or "tenant"')
-  return { owner, open: bool(o.open, `${path}.open`), properties: record(o.properties, `${path}.properties`, propertyDef) }
-}
-
-function tenantMetamodel(v: Json, path: string): TenantMetamodel {
-  const o = obj(v, path)
-  return {
-    nodes: record(o.nodes, `${path}.nodes`, (x, p, k) => typeDef(x, p, k, 2)),
-    relations: record(o.relations, `${path}.relations`, (x, p, k) => typeDef(x, p, k, 6)),
-  }
+function serviceOf(s: Static<typeof ServiceSchema>): ServiceDecl {
+  const service: ServiceDecl = { id: s.id, name: s.name, scopes: s.scopes ?? [] }
+  if (s.sourceUrl !== undefined) service.sourceUrl = s.sourceUrl.replace(/\/+$/, '')
+  return service
 }
 
 export function parseBootstrap(doc: Json): Bootstrap {
-  const o = obj(doc, '(top)')
+  const bad = checkFile(doc)
+  if (bad !== undefined) throw new ConfigError(`bootstrap file: ${problem(bad)}`)
+  const o = doc as Static<typeof BootstrapSchema>
+  const metamodel: MetamodelDoc = {}
+  for (const [tenant, m] of Object.entries(o.metamodel ?? {})) metamodel[tenant] = { nodes: typeDefs(m.nodes), relations: typeDefs(m.relations) }
+  const roles: Record<string, string[]> = {}
+  for (const [name, scopes] of Object.entries(o.roles ?? {})) roles[name] = scopes
   return {
-    tenants: arr(o.tenants, 'tenants', (x, p) => {
-      const t = obj(x, p)
-      return { id: key(t.id, `${p}.id`), org: str(t.org, `${p}.org`) }
-    }),
-    packages: arr(o.packages, 'packages', (x, p) => {
-      const k = obj(x, p)
-      const provider = obj(k.provider, `${p}.provider`)
-      return {
-        id: key(k.id, `${p}.id`),
-        version: str(k.version, `${p}.version`),
-        provider: { id: str(provider.id, `${p}.provider.id`), org: str(provider.org, `${p}.provider.org`) },
-        includedServices: arr(k.includedServices, `${p}.includedServices`, (s, sp) => {
-          const so = obj(s, sp)
-          const service: ServiceDecl = { id: str(so.id, `${sp}.id`), name: str(so.name, `${sp}.name`), scopes: arr(so.scopes, `${sp}.scopes`, str) }
-          const sourceUrl = optStr(so.sourceUrl, `${sp}.sourceUrl`)
-          if (sourceUrl !== undefined && !SOURCE_URL.test(sourceUrl)) fail(`${sp}.sourceUrl`, 'must be an http or https URL without query or fragment')
-          if (sourceUrl !== undefined) service.sourceUrl = sourceUrl.replace(/\/+$/, '')
-          return service
-        }),
-      }
-    }),
-    subscriptions: arr(o.subscriptions, 'subscriptions', (x, p) => {
-      const s = obj(x, p)
-      return { id: key(s.id, `${p}.id`), tenant: str(s.tenant, `${p}.tenant`), package: str(s.package, `${p}.package`) }
-    }),
-    clients: arr(o.clients, 'clients', (x, p) => {
-      const c = obj(x, p)
-      return {
-        client_id: key(c.client_id, `${p}.client_id`),
-        client_secret: optStr(c.client_secret, `${p}.client_secret`),
-        tenant: str(c.tenant, `${p}.tenant`),
-        redirect_uris: arr(c.redirect_uris, `${p}.redirect_uris`, str),
-        scopes: arr(c.scopes, `${p}.scopes`, str),
-        grant_types: arr(c.grant_types, `${p}.grant_types`, str),
-        cors_origins: arr(c.cors_origins, `${p}.cors_origins`, str),
-      }
-    }),
-    roles: record(o.roles, 'roles', (x, p, name) => {
-      if (name.length > MAX_NAME_CHARS) fail('roles', `has a name longer than ${MAX_NAME_CHARS} characters`)
-      return arr(x, p, str)
-    }),
-    users: arr(o.users, 'users', (x, p) => {
-      const u = obj(x, p)
-      const username = key(u.username, `${p}.username`)
-      return {
-        id: u.id === undefined ? username : key(u.id, `${p}.id`),
-        username,
-        password: str(u.password, `${p}.password`),
-        email: str(u.email, `${p}.email`),
-        tenants: record(u.tenants, `${p}.tenants`, (r, rp) => arr(r, rp, str)),
-      }
-    }),
-    metamodel: record(o.metamodel, 'metamodel', tenantMetamodel),
-    identityProviders: arr(o.identityProviders, 'identityProviders', obj),
+    tenants: (o.tenants ?? []).map((t) => ({ id: t.id, org: t.org })),
+    packages: (o.packages ?? []).map((p) => ({
+      id: p.id, version: p.version, provider: { id: p.provider.id, org: p.provider.org }, includedServices: (p.includedServices ?? []).map(serviceOf),
+    })),
+    subscriptions: (o.subscriptions ?? []).map((s) => ({ id: s.id, tenant: s.tenant, package: s.package })),
+    clients: (o.clients ?? []).map((c) => ({
+      client_id: c.client_id, client_secret: c.client_secret, tenant: c.tenant,
+      redirect_uris: c.redirect_uris ?? [], scopes: c.scopes ?? [], grant_types: c.grant_types ?? [], cors_origins: c.cors_origins ?? [],
+    })),
+    roles,
+    users: (o.users ?? []).map((u) => ({ id: u.id ?? u.username, username: u.username, password: u.password, email: u.email, tenants: { ...u.tenants } })),
+    metamodel,
+    identityProviders: o.identityProviders ?? [],
   }
 }
 

@@ -47,10 +47,10 @@ export interface RouteDoc {
   /** How a route without `scope` authenticates, if it does: a bearer token, or the client (HTTP Basic or form). */
   authenticates?: 'bearer' | 'client'
   /**
-   * A body's shape for the document only, where the handler reads the fields
-   * itself: OAuth forms (RFC 6749 errors) and the admin API's JSON
-   * (src/auth/helpers/json-body.ts, whose per-field messages and defaults a
-   * schema would change).
+   * A body's shape for the document, where the handler reads the body
+   * itself: OAuth forms (RFC 6749 errors) and the admin API's JSON (checked
+   * against this same schema by src/auth/helpers/json-body.ts, which words
+   * each field's message as the API always has).
    */
   documented?: TSchema
   /** Query parameters for the document only, where the handler reads them itself (repeated ones are an error there). */

@@ -1,24 +1,28 @@
 // Spec 1.7 at the edge: enrichers store only what the metamodel defines.
 // Writing an undeclared type, an undeclared property of a closed type, or a
-// value of the wrong type is 400 validation_violation naming it.
+// value of the wrong type is 400 validation_violation naming it. A value's
+// type is checked by its schema (one compiled function per property type);
+// which property is declared, and whether the type is open, is the metamodel's.
 import { ApiError } from '../errors'
-import type { Metamodel, PropertyDef, TypeDef } from '../model/metamodel'
+import { Type, type TSchema } from '@sinclair/typebox'
+import { PROPERTY_TYPES, type Metamodel, type PropertyType, type TypeDef } from '../model/metamodel'
+import { SCHEMAS } from '../schema/compiler'
 import type { NodeRef, RelationRef } from '../contract/messages'
 
 const violation = (message: string): ApiError => new ApiError('validation_violation', message)
 
-function matches(def: PropertyDef, v: unknown): boolean {
-  if (v === null) return true
-  switch (def.type) {
-    case 'string': return typeof v === 'string'
-    case 'integer': return Number.isSafeInteger(v)
-    case 'number': return typeof v === 'number' && Number.isFinite(v)
-    case 'boolean': return typeof v === 'boolean'
-    case 'object': return typeof v === 'object' && !Array.isArray(v)
-    case 'array': return Array.isArray(v)
-    case 'any': return true
-  }
+/** What a value of each property type may be (null always: it clears the property), as schemas. */
+const VALUE_SCHEMAS: Readonly<Record<PropertyType, TSchema>> = {
+  string: Type.Unsafe({ type: ['string', 'null'] }),
+  // a safe integer, as JavaScript reads it (Number.isSafeInteger)
+  integer: Type.Unsafe({ type: ['integer', 'null'], minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
+  number: Type.Unsafe({ type: ['number', 'null'] }),
+  boolean: Type.Unsafe({ type: ['boolean', 'null'] }),
+  object: Type.Unsafe({ type: ['object', 'null'] }),
+  array: Type.Unsafe({ type: ['array', 'null'] }),
+  any: Type.Unknown(),
 }
+const FITS = Object.fromEntries(PROPERTY_TYPES.map((type) => [type, SCHEMAS.fits(VALUE_SCHEMAS[type])])) as Record<PropertyType, (v: unknown) => boolean>
 
 function checkProperties(def: TypeDef, what: string, props: Record<string, unknown>): void {
   for (const [name, value] of Object.entries(props)) {
@@ -27,7 +31,7 @@ function checkProperties(def: TypeDef, what: string, props: Record<string, unkno
       if (!def.open) throw violation(`property "${name}" is not declared for ${what}`)
       continue
     }
-    if (!matches(p, value)) throw violation(`property "${name}" of ${what} must be of type ${p.type}`)
+    if (!FITS[p.type](value)) throw violation(`property "${name}" of ${what} must be of type ${p.type}`)
   }
 }
 

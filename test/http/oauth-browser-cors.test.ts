@@ -7,16 +7,15 @@
 // origins, so each needs CORS. A page on an origin nobody registered cannot
 // read the answers. Skipped, saying why, when Chromium is not installed.
 import t from 'tap'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type RequestListener, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { chromiumMissing, launchChromium, type Chromium } from '../helpers/chromium'
 import type { BrowserContext, Page } from 'playwright-core'
 import { adminToken, call, oauthServerForFile, VIEW } from '../helpers/oauth'
 import { ROOT } from '../helpers/server'
 
-const CHROMIUM = '/usr/bin/chromium'
 const BUNDLE = join(ROOT, 'node_modules', 'oidc-client-ts', 'dist', 'browser', 'oidc-client-ts.min.js')
 const CLIENT_ID = 'browser-spa'
 
@@ -34,8 +33,9 @@ async function listen(handler: RequestListener): Promise<{ server: HttpServer; o
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
 }
 
-if (!existsSync(CHROMIUM)) {
-  t.plan(0, `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium; .ci/run does it)`)
+const missing = chromiumMissing()
+if (missing !== undefined) {
+  t.plan(0, missing)
 } else if (!existsSync(BUNDLE)) {
   t.plan(0, `the oidc-client-ts browser bundle is missing at ${BUNDLE} (npm ci installs it)`)
 } else {
@@ -49,7 +49,7 @@ if (!existsSync(CHROMIUM)) {
   const env = oauthServerForFile(t, { args: serverArgs })
   let stranger: { server: HttpServer; origin: string }
   let context: BrowserContext
-  let profile: string
+  let browser: Chromium | undefined
 
   /** The app's pages: one script that builds the UserManager; the callback pages finish what the server sent back. */
   function appPage(url: string, res: import('node:http').ServerResponse): void {
@@ -82,18 +82,11 @@ window.done = ${finish}.catch((err) => ({ ok: false, error: String(err && err.me
       scopes: [VIEW], grant_types: ['authorization_code', 'refresh_token'],
     }))
     if (registered.status !== 201) throw new Error(`client registration failed: ${registered.text}`)
-    const { chromium } = await import('playwright-core')
-    profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    })
+    browser = await launchChromium()
+    context = browser.context
   })
   t.teardown(async () => {
-    await context?.close()
-    if (profile !== undefined) rmSync(profile, { recursive: true, force: true })
+    await browser?.close()
     await Promise.all([app.server, stranger?.server].map((s) => new Promise((resolve) => (s === undefined ? resolve(undefined) : s.close(resolve)))))
   })
 

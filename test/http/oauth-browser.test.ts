@@ -5,22 +5,19 @@
 // wrong password, CSRF, and the CSP letting the redirect through. Skipped,
 // saying why, when Chromium is not installed.
 import t from 'tap'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { chromiumMissing, launchChromium, type Chromium } from '../helpers/chromium'
 import type { BrowserContext, Page } from 'playwright-core'
 import { adminToken, basic, call, oauthServerForFile, redirectParams, tokenOk } from '../helpers/oauth'
 
-const CHROMIUM = '/usr/bin/chromium'
-
-if (!existsSync(CHROMIUM)) {
-  t.plan(0, `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium; .ci/run does it)`)
+const missing = chromiumMissing()
+if (missing !== undefined) {
+  t.plan(0, missing)
 } else {
   const env = oauthServerForFile(t)
   let context: BrowserContext
-  let profile: string
+  let browser: Chromium | undefined
   /** Every request to the client's redirect URI (not the favicon). */
   const landed: string[] = []
   let callbackServer: HttpServer
@@ -39,19 +36,11 @@ if (!existsSync(CHROMIUM)) {
     }, JSON.stringify({ client_id: 'browser-app', tenant: 'demo', redirect_uris: [CALLBACK], scopes: ['platform.profile_graph_view'], grant_types: ['authorization_code'] }))
     clientAuth = { authorization: basic('browser-app', registered.json<{ client_secret: string }>().client_secret) }
 
-    const { chromium } = await import('playwright-core')
-    profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
-    // A persistent context is how playwright takes a fresh --user-data-dir.
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    })
+    browser = await launchChromium()
+    context = browser.context
   })
   t.teardown(async () => {
-    await context?.close()
-    rmSync(profile, { recursive: true, force: true })
+    await browser?.close()
     await new Promise((resolve) => callbackServer.close(resolve))
   })
 

@@ -6,26 +6,23 @@
 // upstream reaches the client as access_denied. Skipped, saying why, when
 // Chromium is not installed.
 import t, { type Test } from 'tap'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { chromiumMissing, launchChromium, type Chromium } from '../helpers/chromium'
 import type { BrowserContext, Page } from 'playwright-core'
 import { adminToken, basic, call, oauthServerForFile, redirectParams, tokenOk } from '../helpers/oauth'
 import { startUpstreamOp, type UpstreamOp } from '../helpers/upstream-op'
 
-const CHROMIUM = '/usr/bin/chromium'
-
-if (!existsSync(CHROMIUM)) {
-  t.plan(0, `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium; .ci/run does it)`)
+const missing = chromiumMissing()
+if (missing !== undefined) {
+  t.plan(0, missing)
 } else {
   const env = oauthServerForFile(t)
   let op: UpstreamOp
   let callbackServer: HttpServer
   let CALLBACK: string
   let clientAuth: { authorization: string }
-  let profile: string
+  let browser: Chromium | undefined
   let context: BrowserContext
 
   t.before(async () => {
@@ -41,17 +38,11 @@ if (!existsSync(CHROMIUM)) {
       issuer: op.issuer, client_id: 'platform', client_secret: 'upstream-secret', provisioning: { tenants: { demo: ['graph-reader'] } },
     }))
     if (idp.status !== 201) throw new Error(`PUT corp: ${idp.status} ${idp.text}`)
-    const { chromium } = await import('playwright-core')
-    profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM, headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    })
+    browser = await launchChromium()
+    context = browser.context
   })
   t.teardown(async () => {
-    await context?.close()
-    rmSync(profile, { recursive: true, force: true })
+    await browser?.close()
     await op?.close()
     await new Promise((resolve) => callbackServer.close(resolve))
   })

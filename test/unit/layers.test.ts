@@ -17,6 +17,8 @@ const LAYERS: string[][] = [
   // the config loader; the contract between the two threads (messages, codec, key encoding, URLs)
   ['src/config', 'src/contract'],
   ['src/crypto', 'src/lifecycle'],
+  // the one schema compiler (TypeBox + ajv): the edge, the bootstrap file and the admin API validate with it
+  ['src/schema'],
   // the generic HTTP edge; the bootstrap file; the crypto the workers run
   ['src/front', 'src/bootstrap', 'workers/crypto'],
   // the front side of the actors; the shard store; a store's replicated log (cluster mode)

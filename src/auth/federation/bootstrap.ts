@@ -3,17 +3,19 @@
 // start (no hashing to skip: sealing is cheap).
 import { ConfigError } from '../../config'
 import { ApiError } from '../../errors'
-import { JsonFields } from '../helpers/json-body'
+import { fieldsReader } from '../helpers/json-body'
 import type { AuthStore } from '../models/auth-store'
 import { authModels } from '../models/index'
 import { IdentityProviders, type IdentityProviderRecord } from '../models/identity-providers'
-import { providerProblem, readProviderFields } from './provider-fields'
+import { ProviderEntry, providerProblem, readProviderFields } from './provider-fields'
 import { sealSecret } from './sealed-secret'
 
+const readEntry = fieldsReader(ProviderEntry)
+
 function read(store: AuthStore, doc: Record<string, unknown>, path: string, secretKey: Buffer): IdentityProviderRecord {
-  const f = JsonFields.of(doc, path)
-  const id = f.string('id')
-  const { record, clientSecret } = readProviderFields(f, id)
+  const entry = readEntry(doc, path)
+  const id = entry.id
+  const { record, clientSecret } = readProviderFields(entry, id, path)
   const problem = providerProblem(authModels(store), record)
   if (problem !== undefined) throw new ApiError('validation_violation', problem)
   return { ...record, sealedSecret: clientSecret == null ? undefined : sealSecret(secretKey, id, clientSecret) }

@@ -1,5 +1,5 @@
-// The bootstrap file follows the admin API's rules: every field is read
-// through the admin API's JsonFields with the same patterns (names, e-mail,
+// The bootstrap file follows the admin API's rules: every entry is checked
+// against a schema made of the admin API's fields (json-body.ts), with the same patterns (names, e-mail,
 // username, a password of 8 to 1024 characters, which a client secret from
 // the file must meet too), and every reference must resolve as the admin API
 // wants it: the tenant of a client, user or subscription, the package of a
@@ -11,7 +11,8 @@ import { ConfigError } from '../../config'
 import { ApiError } from '../../errors'
 import type { AuthModels } from '../models/index'
 import { clientProblem } from './client-rules'
-import { JsonFields, NAME, URI } from './json-body'
+import { Type, type TSchema } from '@sinclair/typebox'
+import { field, fieldsReader, list, NAME, nameLists, objects, text, URI } from './json-body'
 import { EMAIL, PASSWORD, USERNAME } from './user-rules'
 
 /** The admin API's password rule, said without echoing the secret into a log. */
@@ -23,15 +24,36 @@ function fail(message: string): never {
   throw new ConfigError(`bootstrap file: ${message}`)
 }
 
-/** Runs the admin API's field checks; their 400 becomes the start's one-line error. */
-function fields(doc: unknown, path: string, check: (f: JsonFields) => void): void {
-  try {
-    check(JsonFields.of(doc, path))
-  } catch (err) {
-    if (err instanceof ApiError) fail(err.message)
-    throw err
+const Tenant = Type.Object({ id: field(), org: field() })
+const Package = Type.Object({
+  id: field(), version: field(), provider: Type.Object({ id: field(), org: field() }),
+  includedServices: objects(Type.Object({ id: field(), name: text(), scopes: list() })),
+})
+const Subscription = Type.Object({ id: field(), tenant: field(), package: field() })
+const Client = Type.Object({
+  client_id: field(), tenant: field(), redirect_uris: list({}, URI), scopes: list(), grant_types: list(), cors_origins: list({}, URI),
+})
+const Role = Type.Object({ scopes: list() })
+const User = Type.Object({ id: field(), username: field({}, USERNAME), email: field({}, EMAIL), tenants: nameLists() })
+
+/** Checks an entry with the admin API's fields; their 400 becomes the start's one-line error. */
+function checker(schema: TSchema): (doc: unknown, path: string) => void {
+  const read = fieldsReader(schema)
+  return (doc, path) => {
+    try {
+      read(doc, path)
+    } catch (err) {
+      if (err instanceof ApiError) fail(err.message)
+      throw err
+    }
   }
 }
+const checkTenant = checker(Tenant)
+const checkPackage = checker(Package)
+const checkSubscription = checker(Subscription)
+const checkClient = checker(Client)
+const checkRole = checker(Role)
+const checkUser = checker(User)
 
 /** The records the file's references may resolve to. */
 export type BootstrapModels = Pick<AuthModels, 'tenants' | 'packages' | 'subscriptions' | 'users'>
@@ -40,7 +62,7 @@ export function checkBootstrap(boot: Bootstrap, models: BootstrapModels): void {
   const tenants = new Map<string, TenantDecl>()
   for (const value of models.tenants.all()) tenants.set(value.id, value)
   boot.tenants.forEach((t, i) => {
-    fields(t, `tenants[${i}]`, (f) => { f.string('id'); f.string('org') })
+    checkTenant(t, `tenants[${i}]`)
     tenants.set(t.id, t)
   })
   const tenant = (id: string, path: string): TenantDecl => tenants.get(id) ?? fail(`${path}: tenant "${id}" does not exist`)
@@ -48,14 +70,7 @@ export function checkBootstrap(boot: Bootstrap, models: BootstrapModels): void {
   const packages = new Set<string>(models.packages.ids())
   boot.packages.forEach((p, i) => {
     const path = `packages[${i}]`
-    fields(p, path, (f) => {
-      f.string('id')
-      f.string('version')
-      const provider = f.object('provider')
-      provider.string('id')
-      provider.string('org')
-      for (const svc of f.objects('includedServices')) { svc.string('id'); svc.text('name'); svc.strings('scopes') }
-    })
+    checkPackage(p, path)
     const provider = tenant(p.provider.id, `${path}.provider.id`)
     if (provider.org !== p.provider.org) fail(`${path}.provider.org: tenant "${provider.id}" belongs to organization "${provider.org}"`)
     packages.add(p.id)
@@ -65,7 +80,7 @@ export function checkBootstrap(boot: Bootstrap, models: BootstrapModels): void {
   for (const value of models.subscriptions.all()) subscribed.set(`${value.tenant}\0${value.package}`, value.id)
   boot.subscriptions.forEach((s, i) => {
     const path = `subscriptions[${i}]`
-    fields(s, path, (f) => { f.string('id'); f.string('tenant'); f.string('package') })
+    checkSubscription(s, path)
     tenant(s.tenant, `${path}.tenant`)
     if (!packages.has(s.package)) fail(`${path}.package: package "${s.package}" does not exist`)
     const other = subscribed.get(`${s.tenant}\0${s.package}`)
@@ -75,14 +90,7 @@ export function checkBootstrap(boot: Bootstrap, models: BootstrapModels): void {
 
   boot.clients.forEach((c, i) => {
     const path = `clients[${i}]`
-    fields(c, path, (f) => {
-      f.string('client_id')
-      f.string('tenant')
-      f.strings('redirect_uris', URI)
-      f.strings('scopes')
-      f.strings('grant_types')
-      f.strings('cors_origins', URI)
-    })
+    checkClient(c, path)
     checkSecret(c.client_secret, `${path}.client_secret`)
     const problem = clientProblem({ ...c, public: c.client_secret === undefined })
     if (problem !== undefined) fail(`${path} ${problem}`)
@@ -91,7 +99,7 @@ export function checkBootstrap(boot: Bootstrap, models: BootstrapModels): void {
 
   for (const [name, scopes] of Object.entries(boot.roles)) {
     if (!NAME.test(name)) fail(`roles: "${name}" is not acceptable: one word of visible ASCII, at most 128 characters`)
-    fields({ scopes }, `roles.${name}`, (f) => { f.strings('scopes') })
+    checkRole({ scopes }, `roles.${name}`)
   }
 
   const fileUsernames = new Map<string, string>()
@@ -99,12 +107,7 @@ export function checkBootstrap(boot: Bootstrap, models: BootstrapModels): void {
   const seen = new Map<string, string>()
   boot.users.forEach((u, i) => {
     const path = `users[${i}]`
-    fields(u, path, (f) => {
-      f.string('id')
-      f.string('username', USERNAME)
-      f.string('email', EMAIL)
-      f.nameLists('tenants')
-    })
+    checkUser(u, path)
     checkSecret(u.password, `${path}.password`)
     for (const t of Object.keys(u.tenants)) tenant(t, `${path}.tenants`)
     const other = seen.get(u.username)

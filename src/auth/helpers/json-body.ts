@@ -1,99 +1,100 @@
-// Reading the JSON bodies of the admin API: every field is checked, and a
-// bad one is a 400 naming it (`validation_violation` for a value that breaks
-// a rule, `bad_request` for a wrong shape).
+// Reading the JSON bodies of the admin API (and the bootstrap file's entries
+// that follow its rules) against TypeBox schemas with the one schema compiler
+// (src/schema/compiler.ts): the first bad field is a 400 naming it, worded as
+// the API always has (`bad_request` for a wrong shape, `validation_violation`
+// for a value that breaks a rule). The builders below make the fields; lists
+// and booleans given as null read as absent.
+import { Type, type Static, type TSchema, type TString, type TUnsafe } from '@sinclair/typebox'
 import { ApiError } from '../../errors'
+import { RULE, SCHEMAS } from '../../schema/compiler'
+import { fieldName, type FieldError, type Segment } from '../../schema/field-error'
 
 /** What an id, tenant, organization, role or scope may be: one scope-token (RFC 6749 3.3), at most 128 characters. */
 export const NAME = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/
 const TEXT = /^[^\x00-\x1f\x7f]{1,256}$/
+/** The URI accepted by the admin API for any text field: printable, bounded. */
+export const URI = /^[\x21-\x7e]{1,2048}$/
 
-const shape = (message: string): ApiError => new ApiError('bad_request', message)
+/** Why a string is not a name (said after the value). */
+export const NAME_RULE = 'is not acceptable: one word of visible ASCII (no quotes or backslashes), at most 128 characters'
+const TEXT_RULE = 'is not acceptable: 1 to 256 characters, no control characters'
+
 export const violation = (message: string): ApiError => new ApiError('validation_violation', message)
+const shape = (message: string): ApiError => new ApiError('bad_request', message)
 
-export class JsonFields {
-  private constructor(private readonly o: Record<string, unknown>, private readonly path: string) {}
+type Words = { description?: string; example?: unknown }
 
-  static parse(body: Buffer | undefined): JsonFields {
+/** A string field matching `pattern` (a name by default); `rule` says why a value does not. */
+export const field = (words: Words = {}, pattern: RegExp = NAME, rule = NAME_RULE): TString =>
+  Type.String({ pattern: pattern.source, [RULE]: rule, ...words })
+
+/** A text field: 1 to 256 characters, no control characters. */
+export const text = (words: Words = {}): TString => field(words, TEXT, TEXT_RULE)
+
+/** A list of strings matching `pattern` (names by default); null reads as empty. */
+export const list = (words: Words = {}, pattern: RegExp = NAME): TUnsafe<string[] | null> =>
+  Type.Unsafe<string[] | null>({ type: ['array', 'null'], items: Type.String({ pattern: pattern.source, [RULE]: 'is not acceptable' }), ...words })
+
+/** A list of objects; null reads as empty. */
+export const objects = <T extends TSchema>(item: T, words: Words = {}): TUnsafe<Static<T>[] | null> =>
+  Type.Unsafe<Static<T>[] | null>({ type: ['array', 'null'], items: item, ...words })
+
+/** true or false; null reads as absent. */
+export const flag = (words: Words = {}): TUnsafe<boolean | null> => Type.Unsafe<boolean | null>({ type: ['boolean', 'null'], ...words })
+
+/** An object whose keys are names and whose values are lists of names (roles per tenant). */
+export const nameLists = (words: Words = {}): TUnsafe<Record<string, string[] | null>> =>
+  Type.Unsafe<Record<string, string[] | null>>({ type: 'object', propertyNames: { type: 'string', pattern: NAME.source }, additionalProperties: list(), ...words })
+
+/** A nameLists value with its null lists read as empty. */
+export function listsOf(given: Readonly<Record<string, string[] | null>>): Record<string, string[]> {
+  const out: Record<string, string[]> = {}
+  for (const [key, names] of Object.entries(given)) out[key] = names ?? []
+  return out
+}
+
+const nameOf = (root: string, path: readonly Segment[]): string => fieldName(root, path, 'the body')
+
+const firstType = (schema: FieldError['schema']): unknown => (Array.isArray(schema.type) ? schema.type[0] : schema.type)
+
+function shapeWords(schema: FieldError['schema']): string {
+  switch (firstType(schema)) {
+    case 'boolean': return 'must be true or false'
+    case 'object': return 'must be a JSON object'
+    case 'array': return firstType((schema.items ?? {}) as FieldError['schema']) === 'object' ? 'must be an array of objects' : 'must be an array of strings'
+    default: return 'must be a string'
+  }
+}
+
+/** The 400 of the admin API for the first bad field under `root` ('' for a body). */
+export function fieldProblem(e: FieldError, root: string): ApiError {
+  if (e.kind === 'key') return violation(`${nameOf(root, e.path.slice(0, -1))} key "${String(e.value)}" is not acceptable`)
+  const name = nameOf(root, e.path)
+  if (e.kind === 'shape') return shape(`${name} ${shapeWords(e.schema)}`)
+  return violation(`${name} "${String(e.value)}" ${String(e.schema[RULE] ?? 'is not acceptable')}`)
+}
+
+
+/** Checks a value found under `root` (a bootstrap file's entry) and returns it typed, or throws the field's 400. */
+export function fieldsReader<T extends TSchema>(schema: T): (value: unknown, root: string) => Static<T> {
+  const check = SCHEMAS.fields(schema)
+  return (value, root) => {
+    const problem = check(value)
+    if (problem !== undefined) throw fieldProblem(problem, root)
+    return value as Static<T>
+  }
+}
+
+/** Parses and checks a request body: the typed value, or the first bad field's 400. */
+export function bodyReader<T extends TSchema>(schema: T): (body: Buffer | undefined) => Static<T> {
+  const read = fieldsReader(schema)
+  return (body) => {
     let doc: unknown
     try {
       doc = JSON.parse(body?.toString('utf8') ?? '')
     } catch {
       throw shape('the body must be a JSON object')
     }
-    return JsonFields.of(doc, '')
-  }
-
-  static of(doc: unknown, path: string): JsonFields {
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw shape(`${path === '' ? 'the body' : path} must be a JSON object`)
-    return new JsonFields(doc as Record<string, unknown>, path)
-  }
-
-  private name(field: string): string {
-    return this.path === '' ? field : `${this.path}.${field}`
-  }
-
-  has(field: string): boolean {
-    return this.o[field] !== undefined
-  }
-
-  /** Whether the field is given as null (clearing a value). */
-  isNull(field: string): boolean {
-    return this.o[field] === null
-  }
-
-  /** A string matching `pattern` (a name by default). */
-  string(field: string, pattern: RegExp = NAME): string {
-    const v = this.o[field]
-    if (typeof v !== 'string') throw shape(`${this.name(field)} must be a string`)
-    if (!pattern.test(v)) throw violation(`${this.name(field)} "${v}" is not acceptable: ${pattern === TEXT ? '1 to 256 characters, no control characters' : 'one word of visible ASCII (no quotes or backslashes), at most 128 characters'}`)
-    return v
-  }
-
-  text(field: string): string {
-    return this.string(field, TEXT)
-  }
-
-  optionalString(field: string, pattern: RegExp = NAME): string | undefined {
-    return this.o[field] === undefined ? undefined : this.string(field, pattern)
-  }
-
-  boolean(field: string): boolean {
-    const v = this.o[field] ?? false
-    if (typeof v !== 'boolean') throw shape(`${this.name(field)} must be true or false`)
-    return v
-  }
-
-  strings(field: string, pattern: RegExp = NAME): string[] {
-    const v = this.o[field] ?? []
-    if (!Array.isArray(v)) throw shape(`${this.name(field)} must be an array of strings`)
-    return v.map((x, i) => {
-      if (typeof x !== 'string') throw shape(`${this.name(field)}[${i}] must be a string`)
-      if (!pattern.test(x)) throw violation(`${this.name(field)}[${i}] "${x}" is not acceptable`)
-      return x
-    })
-  }
-
-  object(field: string): JsonFields {
-    return JsonFields.of(this.o[field], this.name(field))
-  }
-
-  objects(field: string): JsonFields[] {
-    const v = this.o[field] ?? []
-    if (!Array.isArray(v)) throw shape(`${this.name(field)} must be an array of objects`)
-    return v.map((x, i) => JsonFields.of(x, `${this.name(field)}[${i}]`))
-  }
-
-  /** An object whose keys are names and whose values are arrays of names. */
-  nameLists(field: string): Record<string, string[]> {
-    const o = this.object(field)
-    const out: Record<string, string[]> = {}
-    for (const key of Object.keys(o.o)) {
-      if (!NAME.test(key)) throw violation(`${this.name(field)} key "${key}" is not acceptable`)
-      out[key] = o.strings(key)
-    }
-    return out
+    return read(doc, '')
   }
 }
-
-/** The URI accepted by the admin API for any text field: printable, bounded. */
-export const URI = /^[\x21-\x7e]{1,2048}$/

@@ -3,11 +3,11 @@
 // (src/backups/take-backup.ts); the same as `node dist/src/backup.js`.
 import { ApiError } from '../../../errors'
 import { ConfigError } from '../../../config'
-import { Type } from '@sinclair/typebox'
-import { JsonFields } from '../../helpers/json-body'
+import { bodyReader } from '../../helpers/json-body'
+import { BackupBody } from './bodies'
 import { admin, reply, settle } from './common'
 
-const BackupBody = Type.Object({ to: Type.String({ description: 'an absolute path on the server host, new or empty' }) })
+const readBackup = bodyReader(BackupBody)
 
 export const createBackup = admin({
   body: 'json',
@@ -15,7 +15,7 @@ export const createBackup = admin({
   summary: 'Take an online backup of the data directory',
   status: 201,
   handle(s, ex, { body }) {
-    const to = JsonFields.parse(body).text('to')
+    const { to } = readBackup(body)
     settle(ex, async () => {
       try {
         reply(ex, 201, await s.backup(to))

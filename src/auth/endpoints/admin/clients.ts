@@ -2,16 +2,19 @@
 // every secret it hands out (256 random bits, shown once, stored as
 // SHA-256); a public client (`"public": true`) has none and must use PKCE.
 // Deleting a client ends its tokens and codes.
-import { Type } from '@sinclair/typebox'
+import type { Static } from '@sinclair/typebox'
 import { randomBytes } from 'node:crypto'
 import type { AuthServices } from '../../services'
 import type { ClientRecord } from '../../models/auth-store'
 import { clientProblem } from '../../helpers/client-rules'
 import { randomToken, sha256 } from '../../helpers/secrets'
-import { ClientBody } from './documented'
+import { ClientBody, ClientUpdateBody } from './bodies'
 import { endTokensOfClientTenant } from '../../helpers/tenant-change'
-import { admin, IdParams, deleteOne, getOne, listOf, missing, reply, settle } from './common'
-import { JsonFields, URI, violation, type JsonFields as Fields } from '../../helpers/json-body'
+import { admin, IdParams, deleteOne, findOr404, getOne, listOf, reply, settle } from './common'
+import { bodyReader, violation } from '../../helpers/json-body'
+
+const readClient = bodyReader(ClientBody)
+const readUpdate = bodyReader(ClientUpdateBody)
 
 export function clientView(c: ClientRecord): Record<string, unknown> {
   return {
@@ -35,15 +38,18 @@ function checked(s: AuthServices, c: ClientRecord): ClientRecord {
 
 type Settings = Pick<ClientRecord, 'tenant' | 'redirect_uris' | 'scopes' | 'grant_types' | 'cors_origins'>
 
-function settings(f: Fields, base: Settings | undefined): Settings {
+/** The given settings over `base` (a list given as null is empty). */
+function settings(given: Partial<Static<typeof ClientUpdateBody>>, base: Settings): Settings {
+  const listOr = (v: string[] | null | undefined, kept: string[]): string[] => (v === undefined ? kept : v ?? [])
   return {
-    tenant: f.has('tenant') || base === undefined ? f.string('tenant') : base.tenant,
-    redirect_uris: f.has('redirect_uris') || base === undefined ? f.strings('redirect_uris', URI) : base.redirect_uris,
-    scopes: f.has('scopes') || base === undefined ? f.strings('scopes') : base.scopes,
-    grant_types: f.has('grant_types') || base === undefined ? f.strings('grant_types') : base.grant_types,
-    cors_origins: f.has('cors_origins') || base === undefined ? f.strings('cors_origins', URI) : base.cors_origins,
+    tenant: given.tenant ?? base.tenant,
+    redirect_uris: listOr(given.redirect_uris, base.redirect_uris),
+    scopes: listOr(given.scopes, base.scopes),
+    grant_types: listOr(given.grant_types, base.grant_types),
+    cors_origins: listOr(given.cors_origins, base.cors_origins ?? []),
   }
 }
+const NEW: Omit<Settings, 'tenant'> = { redirect_uris: [], scopes: [], grant_types: [], cors_origins: [] }
 
 const clients = (s: AuthServices): AuthServices['oauth']['clients'] => s.oauth.clients
 const save = (s: AuthServices, c: ClientRecord): Promise<void> => s.oauth.clients.save(c.client_id, c)
@@ -55,12 +61,12 @@ export const createClient = admin({
   body: 'json',
   documented: ClientBody,
   handle(s, ex, { body }) {
-    const f = JsonFields.parse(body)
-    const clientId = f.optionalString('client_id') ?? randomBytes(16).toString('base64url')
+    const given = readClient(body)
+    const clientId = given.client_id ?? randomBytes(16).toString('base64url')
     if (s.oauth.clients.exists(clientId)) throw violation(`client "${clientId}" exists: PUT /admin/clients/${clientId} changes it`)
-    const secret = f.boolean('public') ? undefined : randomToken()
+    const secret = given.public === true ? undefined : randomToken()
     const client = checked(s, {
-      client_id: clientId, ...settings(f, undefined), secret: secret === undefined ? undefined : { alg: 'sha256', hash: sha256(secret) },
+      client_id: clientId, ...settings(given, { tenant: given.tenant, ...NEW }), secret: secret === undefined ? undefined : { alg: 'sha256', hash: sha256(secret) },
     })
     settle(ex, async () => {
       await save(s, client)
@@ -71,12 +77,11 @@ export const createClient = admin({
 
 export const updateClient = admin({
   body: 'json',
-  documented: Type.Partial(ClientBody),
+  documented: ClientUpdateBody,
   params: IdParams,
   handle(s, ex, { params: { id }, body }) {
-    const existing = s.oauth.clients.find(id)
-    if (existing === undefined) throw missing('client', id)
-    const client = checked(s, { ...existing, ...settings(JsonFields.parse(body), existing) })
+    const existing = findOr404(s.oauth.clients, 'client', id)
+    const client = checked(s, { ...existing, ...settings(readUpdate(body), existing) })
     settle(ex, async () => {
       await save(s, client)
       await endTokensOfClientTenant(s, client.client_id, existing.tenant, client.tenant)
@@ -90,8 +95,7 @@ export const rotateClientSecret = admin({
   body: 'none',
   params: IdParams,
   handle(s, ex, { params: { id } }) {
-    const existing = s.oauth.clients.find(id)
-    if (existing === undefined) throw missing('client', id)
+    const existing = findOr404(s.oauth.clients, 'client', id)
     if (existing.secret === undefined) throw violation(`client "${id}" is public: it has no secret`)
     const secret = randomToken()
     const client: ClientRecord = { ...existing, secret: { alg: 'sha256', hash: sha256(secret) } }

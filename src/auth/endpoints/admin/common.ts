@@ -22,6 +22,13 @@ export function reply(ex: Exchange, status: number, value: unknown): void {
 
 export const missing = (kind: string, id: string): ApiError => new ApiError('element_not_found', `${kind} "${id}" does not exist`)
 
+/** The record with this id, or the 404 that names it. */
+export function findOr404<T>(model: { find(id: string): T | undefined }, kind: string, id: string): T {
+  const value = model.find(id)
+  if (value === undefined) throw missing(kind, id)
+  return value
+}
+
 /** Runs an asynchronous handler body; its failure becomes the error answer. */
 export function settle(ex: Exchange, work: () => Promise<void>): void {
   work().catch((err: unknown) => ex.error(err))
@@ -56,9 +63,7 @@ export function getOne<T>(kind: string, model: (s: AuthServices) => Collection<T
     body: 'none',
     params: IdParams,
     handle(s, ex, { params: { id } }) {
-      const value = model(s).find(id)
-      if (value === undefined) throw missing(kind, id)
-      reply(ex, 200, view(value))
+      reply(ex, 200, view(findOr404(model(s), kind, id)))
     },
   })
 }
@@ -72,8 +77,7 @@ export function deleteOne<T>(
     body: 'none',
     params: IdParams,
     handle(s, ex, { params: { id } }) {
-      const value = model(s).find(id)
-      if (value === undefined) throw missing(kind, id)
+      const value = findOr404(model(s), kind, id)
       const refusal = options.refuse?.(s, id)
       if (refusal !== undefined) throw violation(refusal)
       settle(ex, async () => {

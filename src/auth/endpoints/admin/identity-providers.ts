@@ -5,11 +5,12 @@
 // Deleting a provider ends its links to local users.
 import type { AuthServices } from '../../services'
 import { callbackUrl } from '../../federation/federation'
-import { providerProblem, readProviderFields } from '../../federation/provider-fields'
+import { ProviderBody, providerProblem, readProviderFields, refuseBuiltIn } from '../../federation/provider-fields'
 import type { IdentityProviderRecord } from '../../models/identity-providers'
-import { JsonFields, violation } from '../../helpers/json-body'
+import { bodyReader, violation } from '../../helpers/json-body'
 import { admin, IdParams, deleteOne, getOne, listOf, reply, settle } from './common'
 
+const readProvider = bodyReader(ProviderBody)
 const providers = (s: AuthServices): AuthServices['oauth']['federation']['providers'] => s.oauth.federation.providers
 
 /** The stored record without its sealed secret, with the redirect URI to register upstream. */
@@ -32,10 +33,12 @@ export const deleteIdentityProvider = deleteOne('identity provider', providers, 
 
 export const replaceIdentityProvider = admin({
   body: 'json',
+  documented: ProviderBody,
   params: IdParams,
   handle(s, ex, { params: { id }, body }) {
     const fed = s.oauth.federation
-    const { record, clientSecret } = readProviderFields(JsonFields.parse(body), id)
+    refuseBuiltIn(id)
+    const { record, clientSecret } = readProviderFields(readProvider(body), id)
     const problem = providerProblem(s.oauth, record)
     if (problem !== undefined) throw violation(problem)
     const existing = fed.providers.find(id)

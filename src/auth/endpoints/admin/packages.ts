@@ -1,11 +1,14 @@
 // /oauth2/v1/admin/packages[/{id}]: packages, their provider tenant and the
 // services they include with the scopes each defines.
-import { SOURCE_URL, type PackageDecl, type ServiceDecl } from '../../../bootstrap/bootstrap-file'
+import type { PackageDecl, ServiceDecl } from '../../../bootstrap/bootstrap-file'
+import type { Static } from '@sinclair/typebox'
 import { proxyUrlOf } from '../../../contract/urls'
 import type { AuthServices } from '../../services'
-import { PackageBody } from './documented'
+import { PackageBody } from './bodies'
 import { admin, IdParams, deleteOne, getOne, listOf, reply, settle } from './common'
-import { JsonFields, violation } from '../../helpers/json-body'
+import { bodyReader, violation } from '../../helpers/json-body'
+
+const readPackage = bodyReader(PackageBody)
 
 const packages = (s: AuthServices): AuthServices['oauth']['packages'] => s.oauth.packages
 
@@ -15,10 +18,9 @@ function subscribed(s: AuthServices, id: string): string | undefined {
 }
 
 /** A service of the body; `sourceUrl` makes the gateway serve it (src/gateway/). */
-function serviceOf(svc: JsonFields): ServiceDecl {
-  const service: ServiceDecl = { id: svc.string('id'), name: svc.text('name'), scopes: svc.strings('scopes') }
-  const sourceUrl = svc.optionalString('sourceUrl', SOURCE_URL)
-  if (sourceUrl !== undefined) service.sourceUrl = sourceUrl.replace(/\/+$/, '')
+function serviceOf(svc: NonNullable<Static<typeof PackageBody>['includedServices']>[number]): ServiceDecl {
+  const service: ServiceDecl = { id: svc.id, name: svc.name, scopes: svc.scopes ?? [] }
+  if (svc.sourceUrl !== undefined) service.sourceUrl = svc.sourceUrl.replace(/\/+$/, '')
   return service
 }
 
@@ -37,13 +39,12 @@ export const replacePackage = admin({
   documented: PackageBody,
   params: IdParams,
   handle(s, ex, { params: { id }, body }) {
-    const f = JsonFields.parse(body)
-    const provider = f.object('provider')
+    const given = readPackage(body)
     const pkg: PackageDecl = {
       id: id,
-      version: f.string('version'),
-      provider: { id: provider.string('id'), org: provider.string('org') },
-      includedServices: f.objects('includedServices').map(serviceOf),
+      version: given.version,
+      provider: { id: given.provider.id, org: given.provider.org },
+      includedServices: (given.includedServices ?? []).map(serviceOf),
     }
     const tenant = s.oauth.tenants.find(pkg.provider.id)
     if (tenant === undefined) throw violation(`provider.id: tenant "${pkg.provider.id}" does not exist`)

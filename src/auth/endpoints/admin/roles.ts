@@ -1,9 +1,11 @@
 // /oauth2/v1/admin/roles[/{name}]: roles and the scopes each gives a user in
 // the tenants where the user holds it.
 import type { AuthServices } from '../../services'
-import { RoleBody } from './documented'
-import { admin, IdParams, deleteOne, missing, reply, settle } from './common'
-import { JsonFields } from '../../helpers/json-body'
+import { RoleBody } from './bodies'
+import { admin, IdParams, deleteOne, findOr404, reply, settle } from './common'
+import { bodyReader } from '../../helpers/json-body'
+
+const readRole = bodyReader(RoleBody)
 
 export const listRoles = admin({
   body: 'none',
@@ -18,9 +20,7 @@ export const getRole = admin({
   body: 'none',
   params: IdParams,
   handle(s, ex, { params: { id: name } }) {
-    const scopes = s.oauth.roles.find(name)
-    if (scopes === undefined) throw missing('role', name)
-    reply(ex, 200, { name, scopes })
+    reply(ex, 200, { name, scopes: findOr404(s.oauth.roles, 'role', name) })
   },
 })
 
@@ -29,7 +29,7 @@ export const replaceRole = admin({
   documented: RoleBody,
   params: IdParams,
   handle(s, ex, { params: { id: name }, body }) {
-    const scopes = JsonFields.parse(body).strings('scopes')
+    const scopes = readRole(body).scopes ?? []
     const existed = s.oauth.roles.exists(name)
     settle(ex, async () => {
       await s.oauth.roles.save(name, scopes)

@@ -7,9 +7,11 @@ import { Type } from '@sinclair/typebox'
 import { now } from '../../../clock'
 import type { SubscriptionRecord } from '../../models/auth-store'
 import type { AuthServices } from '../../services'
-import { SubscriptionBody } from './documented'
+import { SubscriptionBody } from './bodies'
 import { admin, deleteOne, getOne, iso, reply, settle } from './common'
-import { JsonFields, violation } from '../../helpers/json-body'
+import { bodyReader, violation } from '../../helpers/json-body'
+
+const readSubscription = bodyReader(SubscriptionBody)
 
 export const listSubscriptions = admin({
   body: 'none',
@@ -25,8 +27,8 @@ export const createSubscription = admin({
   body: 'json',
   documented: SubscriptionBody,
   handle(s, ex, { body }) {
-    const f = JsonFields.parse(body)
-    const sub: SubscriptionRecord = { id: f.optionalString('id') ?? randomUUID(), tenant: f.string('tenant'), package: f.string('package'), validFrom: iso(now()) }
+    const given = readSubscription(body)
+    const sub: SubscriptionRecord = { id: given.id ?? randomUUID(), tenant: given.tenant, package: given.package, validFrom: iso(now()) }
     const tenant = s.oauth.tenants.find(sub.tenant)
     const pkg = s.oauth.packages.find(sub.package)
     if (tenant === undefined) throw violation(`tenant "${sub.tenant}" does not exist`)

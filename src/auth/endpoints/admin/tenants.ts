@@ -1,8 +1,11 @@
 // /oauth2/v1/admin/tenants[/{id}]: tenants and their organization.
 import type { AuthServices } from '../../services'
-import { TenantBody, TenantReplaceBody } from './documented'
+import { TenantBody, TenantReplaceBody } from './bodies'
 import { admin, IdParams, deleteOne, getOne, listOf, reply, settle } from './common'
-import { JsonFields, violation } from '../../helpers/json-body'
+import { bodyReader, violation } from '../../helpers/json-body'
+
+const readTenant = bodyReader(TenantBody)
+const readReplacement = bodyReader(TenantReplaceBody)
 
 const tenants = (s: AuthServices): AuthServices['oauth']['tenants'] => s.oauth.tenants
 
@@ -24,8 +27,8 @@ export const createTenant = admin({
   body: 'json',
   documented: TenantBody,
   handle(s, ex, { body }) {
-    const f = JsonFields.parse(body)
-    const tenant = { id: f.string('id'), org: f.string('org') }
+    const { id, org } = readTenant(body)
+    const tenant = { id, org }
     if (s.oauth.tenants.exists(tenant.id)) throw violation(`tenant "${tenant.id}" exists: PUT /admin/tenants/${tenant.id} changes it`)
     settle(ex, async () => {
       await s.oauth.tenants.save(tenant.id, tenant)
@@ -39,7 +42,7 @@ export const replaceTenant = admin({
   documented: TenantReplaceBody,
   params: IdParams,
   handle(s, ex, { params: { id }, body }) {
-    const tenant = { id: id, org: JsonFields.parse(body).string('org') }
+    const tenant = { id: id, org: readReplacement(body).org }
     const existed = s.oauth.tenants.exists(id)
     settle(ex, async () => {
       await s.oauth.tenants.save(tenant.id, tenant)

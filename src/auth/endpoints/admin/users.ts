@@ -2,14 +2,16 @@
 // username, email, and roles per tenant. Passwords are hashed with scrypt in
 // the pool and never shown. A password change does not end a lock-out.
 // Deleting a user ends their tokens and sessions.
-import { Type } from '@sinclair/typebox'
+import type { Static } from '@sinclair/typebox'
 import type { AuthServices } from '../../services'
 import type { UserRecord } from '../../models/auth-store'
-import { UserBody } from './documented'
-import { admin, IdParams, deleteOne, getOne, listOf, missing, reply, settle } from './common'
-import { JsonFields, NAME, violation, type JsonFields as Fields } from '../../helpers/json-body'
-import { EMAIL, PASSWORD, USERNAME } from '../../helpers/user-rules'
+import { UserBody, UserUpdateBody } from './bodies'
+import { admin, IdParams, deleteOne, findOr404, getOne, listOf, reply, settle } from './common'
+import { bodyReader, listsOf, NAME, violation } from '../../helpers/json-body'
 import { endTokensOfLeftTenants } from '../../helpers/tenant-change'
+
+const readUser = bodyReader(UserBody)
+const readUpdate = bodyReader(UserUpdateBody)
 
 export function userView(u: UserRecord): Record<string, unknown> {
   return { id: u.id, username: u.username, email: u.email, tenants: u.tenants }
@@ -24,12 +26,11 @@ async function save(s: AuthServices, user: UserRecord): Promise<void> {
   if (!await s.oauth.users.save(user)) throw violation(`username "${user.username}" is taken`)
 }
 
-function fields(f: Fields, base: UserRecord | undefined): Pick<UserRecord, 'username' | 'email' | 'tenants'> {
-  return {
-    username: f.has('username') || base === undefined ? f.string('username', USERNAME) : base.username,
-    email: f.has('email') || base === undefined ? f.string('email', EMAIL) : base.email,
-    tenants: f.has('tenants') ? f.nameLists('tenants') : base?.tenants ?? {},
-  }
+type Fields = Pick<UserRecord, 'username' | 'email' | 'tenants'>
+
+/** The given fields over `base` (roles given as null are none). */
+function fields(given: Static<typeof UserUpdateBody>, base: Fields): Fields {
+  return { username: given.username ?? base.username, email: given.email ?? base.email, tenants: given.tenants === undefined ? base.tenants : listsOf(given.tenants) }
 }
 
 const users = (s: AuthServices): AuthServices['oauth']['users'] => s.oauth.users
@@ -41,11 +42,12 @@ export const createUser = admin({
   body: 'json',
   documented: UserBody,
   handle(s, ex, { body }) {
-    const f = JsonFields.parse(body)
-    const base = fields(f, undefined)
-    const id = f.optionalString('id', NAME) ?? base.username
+    const given = readUser(body)
+    const base = fields(given, { username: given.username, email: given.email, tenants: {} })
+    // The username is the id when none is given: then it must be a name too.
+    const id = given.id ?? base.username
     if (!NAME.test(id)) throw violation(`id "${id}" is not acceptable: give an id that is one word of visible ASCII`)
-    const password = f.string('password', PASSWORD)
+    const password = given.password
     checkTenants(s, base.tenants)
     if (s.oauth.users.exists(id)) throw violation(`user "${id}" exists: PUT /admin/users/${id} changes it`)
     settle(ex, async () => {
@@ -58,14 +60,13 @@ export const createUser = admin({
 
 export const updateUser = admin({
   body: 'json',
-  documented: Type.Partial(UserBody),
+  documented: UserUpdateBody,
   params: IdParams,
   handle(s, ex, { params: { id }, body }) {
-    const existing = s.oauth.users.find(id)
-    if (existing === undefined) throw missing('user', id)
-    const f = JsonFields.parse(body)
-    const changed = fields(f, existing)
-    const password = f.has('password') ? f.string('password', PASSWORD) : undefined
+    const existing = findOr404(s.oauth.users, 'user', id)
+    const given = readUpdate(body)
+    const changed = fields(given, existing)
+    const password = given.password
     checkTenants(s, changed.tenants)
     settle(ex, async () => {
       const user: UserRecord = { ...existing, ...changed, password: password === undefined ? existing.password : await s.hasher.hash(password) }
