@@ -19,12 +19,35 @@ export interface PendingAudit {
 const TRACE_PARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/
 const SAFE_ID = /^[\w.:@/+=-]{1,128}$/
 
-/** The caller's trace id (platform-context-trace-id, else traceparent's trace id) when it is a plain token; else a new one. */
+/**
+ * A new request id: a random UUID drawn once per process whose last group
+ * (12 digits) is a counter. Unique within the process, 74 random bits apart
+ * between processes, and cheaper than a UUID per request.
+ */
+const COUNTER_SPAN = 1e12
+let idPrefix = randomUUID().slice(0, 24)
+let idCounter = 0
+
+function newRequestId(): string {
+  if (idCounter === COUNTER_SPAN) {
+    idPrefix = randomUUID().slice(0, 24)
+    idCounter = 0
+  }
+  return idPrefix + String(COUNTER_SPAN + idCounter++).slice(1)
+}
+
+/**
+ * The caller's trace id (platform-context-trace-id, else traceparent's trace
+ * id) when it is a plain token; else a new one. Always JSON-safe (no quote,
+ * backslash or control character): the access line writes it unquoted.
+ */
 export function requestIdOf(traceId: string, traceParent: string): string {
   if (traceId !== '' && SAFE_ID.test(traceId)) return traceId
-  const m = TRACE_PARENT.exec(traceParent)
-  if (m !== null) return m[1]!
-  return randomUUID()
+  if (traceParent !== '') {
+    const m = TRACE_PARENT.exec(traceParent)
+    if (m !== null) return m[1]!
+  }
+  return newRequestId()
 }
 
 export interface Finished {
