@@ -5,6 +5,8 @@
 // silent by default, optionally other builds), all started and loaded once,
 // then measured in turn, round after round (interleaved, order alternating),
 // the same fixed list of get-node requests each time; medians at the end.
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startChild, type Child } from './child'
 import { cleanUpOnSignals, runCleanups } from './cleanup'
@@ -21,7 +23,10 @@ const USAGE = `usage: node dist/bench/log-cost.js [options]
   --rounds N         measured rounds, each variant once per round (default 5)
   --requests N       get-node requests per measurement (default 100000)
   --connections N    (default 64)
-  --cpu-prof DIR     each server writes a .cpuprofile per thread into DIR/<variant> when it stops`
+  --cpu-prof DIR     each server writes a .cpuprofile per thread into DIR/<variant> when it stops
+  --callgrind DIR    run the servers under valgrind's callgrind and count instructions per request
+                     instead of CPU time: the same on a busy machine as on a quiet one, ~50x slower
+                     (use --requests 5000); the dumps go to DIR`
 
 interface Options {
   levels: string[]
@@ -30,10 +35,11 @@ interface Options {
   requests: number
   connections: number
   cpuProfDir: string | undefined
+  callgrindDir: string | undefined
 }
 
 function parse(argv: readonly string[]): Options {
-  const o: Options = { levels: ['info', 'silent'], entries: [], rounds: 5, requests: 100_000, connections: 64, cpuProfDir: undefined }
+  const o: Options = { levels: ['info', 'silent'], entries: [], rounds: 5, requests: 100_000, connections: 64, cpuProfDir: undefined, callgrindDir: undefined }
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!
     const value = argv[++i]
@@ -44,6 +50,7 @@ function parse(argv: readonly string[]): Options {
     else if (flag === '--requests') o.requests = Number(value)
     else if (flag === '--connections') o.connections = Number(value)
     else if (flag === '--cpu-prof') o.cpuProfDir = value
+    else if (flag === '--callgrind') o.callgrindDir = value
     else throw new Error(`unknown option ${flag}\n${USAGE}`)
   }
   if (o.entries.length === 0) o.entries.push(SERVER_ENTRY)
@@ -71,9 +78,10 @@ const median = (xs: readonly number[]): number => {
 async function startVariant(o: Options, entry: string, level: string, label: string): Promise<Variant> {
   const layout = prepareService(tempDir('log-cost-'))
   const nodeArgs = o.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(o.cpuProfDir, label.replace(/\W+/g, '_'))}`]
+  const wrapper = o.callgrindDir === undefined ? undefined : callgrindCommand(o.callgrindDir)
   const child = await startChild(label, entry, [
     '--port', '0', '--data-dir', layout.dataDir, '--bootstrap', layout.bootstrap, '--master-key-file', layout.masterKey, '--workers', '2',
-  ], { nodeArgs, env: { ...process.env, LOG_LEVEL: level }, keepOutputChars: 1 << 16 })
+  ], { nodeArgs, wrapper, env: { ...process.env, LOG_LEVEL: level }, keepOutputChars: 1 << 16, startTimeoutMs: wrapper === undefined ? 60_000 : 900_000 })
   const t = TENANTS[0]!
   const token = await fetchToken(child.url, t)
   const consent = await fetch(`${child.url}${consentsPath(t.id)}`, {
@@ -88,9 +96,44 @@ async function startVariant(o: Options, entry: string, level: string, label: str
   return { label, child, requests, front: [], process: [], others: [] }
 }
 
+/** valgrind with callgrind, instrumenting nothing until a measurement turns it on (which also makes the start faster); one dump file per thread. */
+function callgrindCommand(dir: string): string[] {
+  mkdirSync(dir, { recursive: true })
+  return ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg.%p')}`]
+}
+
+/** Instructions since the last dump: the front thread's (thread 1) and all threads'. */
+function dumpInstructions(dir: string, pid: number): { front: number; all: number } {
+  const before = new Set(readdirSync(dir))
+  execFileSync('callgrind_control', ['--dump', String(pid)], { stdio: 'ignore' })
+  let front = 0
+  let all = 0
+  for (const file of readdirSync(dir)) {
+    if (before.has(file) || !file.startsWith(`cg.${pid}.`)) continue
+    const totals = /^(?:totals|summary): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'))
+    const n = totals === null ? 0 : Number(totals[1])
+    all += n
+    if (file.endsWith('-01')) front += n
+  }
+  return { front, all }
+}
+
 /** One measurement: the fixed request list; CPU µs per request of the front thread and of the whole server, and other processes' cores. */
 async function measure(v: Variant, o: Options): Promise<void> {
   const pid = v.child.pid
+  if (o.callgrindDir !== undefined) {
+    // Instrumentation stays on once on (turning it off and on again gave nonsense counts); zeroed before each measurement.
+    execFileSync('callgrind_control', ['--instr=on', String(pid)], { stdio: 'ignore' })
+    execFileSync('callgrind_control', ['--zero', String(pid)], { stdio: 'ignore' })
+    const r = await runAll(v.child.url, { connections: o.connections, pipelining: 1 }, v.requests)
+    const counted = dumpInstructions(o.callgrindDir, pid)
+    if (r.non2xx + r.errors > 0) throw new Error(`${v.label}: ${r.non2xx} non-2xx, ${r.errors} errors: ${JSON.stringify(r.statuses)}`)
+    v.front.push(counted.front / r.sent)
+    v.process.push(counted.all / r.sent)
+    v.others.push(0)
+    console.log(`  ${v.label}: front ${Math.round(v.front.at(-1)!)} instructions/req, process ${Math.round(v.process.at(-1)!)}`)
+    return
+  }
   const front0 = readCpuSeconds(pid, pid)
   const proc0 = readCpuSeconds(pid)
   const busy0 = readMachineBusySeconds()
@@ -124,7 +167,8 @@ async function main(): Promise<void> {
   for (const v of variants) await v.child.stop()
   const base = variants.at(-1)!
   console.log(`\n${o.requests} get-node requests per measurement, ${o.connections} connections, ${o.rounds} rounds interleaved; medians (range); cost against ${base.label}\n`)
-  console.log('| variant | front µs/req | process µs/req | front cost | process cost | other cores |')
+  const unit = o.callgrindDir === undefined ? 'µs/req' : 'instructions/req'
+  console.log(`| variant | front ${unit} | process ${unit} | front cost | process cost | other cores |`)
   console.log('|---|---:|---:|---:|---:|---:|')
   const range = (xs: number[]): string => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)})`
   const cost = (xs: number[], b: number[]): string => `${(((median(xs) - median(b)) / median(b)) * 100).toFixed(1)}%`
