@@ -38,8 +38,12 @@ function fragmentOf(method: string, route: string): string {
  * must be JSON-safe, as requestIdOf's are (src/front/access-log.ts).
  */
 export function accessLine(requestId: string, method: string, route: string, status: number, ms: number): void {
-  if (!accessOn) return
-  sink.write(`{"level":30,"time":${Date.now()},"pid":${PID},"requestId":"${requestId}",${fragmentOf(method, route)},"status":${status},"ms":${ms},"msg":"request"}\n`)
+  if (accessOn) sink.write(formatAccessLine(Date.now(), requestId, method, route, status, ms))
+}
+
+/** The access line's text (exported for the test that holds it to pino's own output). */
+export function formatAccessLine(time: number, requestId: string, method: string, route: string, status: number, ms: number): string {
+  return `{"level":30,"time":${time},"pid":${PID},"requestId":"${requestId}",${fragmentOf(method, route)},"status":${status},"ms":${ms},"msg":"request"}\n`
 }
 
 /** One of pino's levels (the config loader checked it: src/config.ts LOG_LEVELS). */
