@@ -19,6 +19,8 @@ t.test('the same line pino writes', async (t) => {
     ['trace-put-l1', 'PUT', '/graph/v1/:tenant/nodes/:ns/:type/:id', 204, 1.3],
     [requestIdOf('', ''), 'GET', '/oauth2/v1/.well-known/openid-configuration', 200, 0],
     ['a.b:c@d/e+f=g-h_i', 'M-SEARCH', 'unmatched', 499, 12345.6],
+    ['t', 'GET', '/x', 200, 7],
+    ['t', 'GET', '/x', 200, Math.round(0.00123456 * 1e4) / 10],
   ]
   for (const [requestId, method, route, status, ms] of cases) {
     const ours = formatAccessLine(1700000000123, requestId, method, route, status, ms)
@@ -42,4 +44,18 @@ t.test('generated ids: UUID-shaped, one random prefix per process, a counter aft
   for (const id of [ids[0]!, ids.at(-1)!]) t.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9]{12}$/)
   t.equal(new Set(ids.map((id) => id.slice(0, 24))).size, 1, 'the random part is drawn once')
   t.equal(Number(ids.at(-1)!.slice(24)) - Number(ids[0]!.slice(24)), ids.length - 1, 'the last group counts')
+  let last = ids.at(-1)!
+  for (let i = 0; i < 1_000_000; i++) last = requestIdOf('', '')
+  t.equal(Number(last.slice(24)) - Number(ids[0]!.slice(24)), ids.length - 1 + 1_000_000, 'on past a million (the counter is kept in two parts)')
+  t.equal(last.slice(0, 24), ids[0]!.slice(0, 24))
+})
+
+t.test('every millisecond and duration is written as pino writes it', async (t) => {
+  let bad = 0
+  for (let i = 0; i < 20_000; i++) {
+    const time = 1_700_000_000_000 + i * 7
+    const ms = Math.round(i * 0.00123 * 1e4) / 10
+    if (formatAccessLine(time, 't', 'GET', '/x', 200, ms) !== pinoLine({ requestId: 't', method: 'GET', route: '/x', status: 200, ms }, time)) bad++
+  }
+  t.equal(bad, 0)
 })
