@@ -45,6 +45,29 @@ export class LineSink {
     if (this.inFlight === undefined && (this.used >= this.minWrite || this.queue.length > 0)) this.next()
   }
 
+  /** Where the next line starts in the buffer room() returns. */
+  get offset(): number {
+    return this.used
+  }
+
+  /**
+   * The current buffer, with room for `bytes` more from `offset`: for a line
+   * encoded in place (src/access-line.ts), then commit()ed.
+   */
+  room(bytes: number): Buffer {
+    if (bytes > BLOCK - this.used) {
+      this.seal()
+      if (bytes > BLOCK) this.current = Buffer.allocUnsafe(bytes)
+    }
+    return this.current
+  }
+
+  /** The line encoded into room()'s buffer ends at `end`. */
+  commit(end: number): void {
+    this.used = end
+    if (this.inFlight === undefined && this.used >= this.minWrite) this.next()
+  }
+
   /**
    * Writes what is gathered, now or once the write under way is done (called
    * by a timer, so that a quiet server's lines go out).

@@ -1,11 +1,20 @@
-// The access line is written preformatted, not by pino: it must be the line
+// The access line is encoded by hand, not by pino: it must be the line
 // pino writes for the same fields (keys, order, values), and the request ids
 // it writes unquoted must be JSON-safe whatever the caller sent. Generated ids
 // are UUID-shaped, share the process's random prefix and never repeat.
 import t from 'tap'
 import pino from 'pino'
-import { formatAccessLine } from '../../src/log'
+import { accessLineRoom, encodeAccessLine, fragmentOf } from '../../src/access-line'
 import { requestIdOf } from '../../src/front/access-log'
+
+/** The line encodeAccessLine writes, as text (into a buffer with other bytes before it, as in the sink). */
+function formatAccessLine(time: number, requestId: string, method: string, route: string, status: number, ms: number): string {
+  const fragment = fragmentOf(method, route)
+  const buf = Buffer.alloc(7 + accessLineRoom(requestId, fragment), 0xff)
+  const end = encodeAccessLine(buf, 7, time, requestId, fragment, status, ms)
+  t.ok(end <= buf.length)
+  return buf.subarray(7, end).toString()
+}
 
 function pinoLine(fields: Record<string, unknown>, time: number): string {
   let out = ''

@@ -58,3 +58,24 @@ t.test('the timer flush writes a quiet sink\'s few lines; flushSync writes what 
   sink.flushSync()
   t.equal(readFileSync(path, 'utf8'), '{"a":1}\n{"b":2}\n{"c":3}\n', 'synchronously, before an exit')
 })
+
+t.test('lines encoded in place (room, commit) keep their order among written ones', async (t) => {
+  const { path, fd } = tempFile(t)
+  const sink = new LineSink(fd, 1024)
+  let expected = ''
+  for (let i = 0; i < 3000; i++) {
+    const line = `{"i":${i}}\n`
+    expected += line
+    if (i % 2 === 0) sink.write(line)
+    else {
+      const buf = sink.room(line.length)
+      sink.commit(sink.offset + buf.write(line, sink.offset))
+    }
+  }
+  const big = `{"big":"${'b'.repeat(70_000)}"}\n`
+  const buf = sink.room(big.length)
+  sink.commit(sink.offset + buf.write(big, sink.offset))
+  expected += big
+  sink.flush()
+  t.ok(await waitForSize(path, expected.length) === expected)
+})
