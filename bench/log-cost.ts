@@ -19,7 +19,8 @@ import { fetchToken } from './tokens'
 
 const USAGE = `usage: node dist/bench/log-cost.js [options]
   --levels a,b       LOG_LEVEL of each variant (default info,silent)
-  --entry PATH       another build's dist/src/main.js: each level runs on each entry (repeatable; default this build)
+  --entry PATH[@L]   another build's dist/src/main.js: each level runs on each entry, or only level L
+                     (repeatable; default this build)
   --rounds N         measured rounds, each variant once per round (default 5)
   --requests N       get-node requests per measurement (default 100000)
   --connections N    (default 64)
@@ -153,8 +154,9 @@ async function main(): Promise<void> {
   cleanUpOnSignals()
   const o = parse(process.argv.slice(2))
   const variants: Variant[] = []
-  for (const [e, entry] of o.entries.entries()) {
-    for (const level of o.levels) variants.push(await startVariant(o, entry, level, o.entries.length > 1 ? `entry${e}:${level}` : level))
+  for (const [e, spec] of o.entries.entries()) {
+    const [entry, only] = spec.split('@') as [string, string | undefined]
+    for (const level of only === undefined ? o.levels : [only]) variants.push(await startVariant(o, entry, level, o.entries.length > 1 ? `entry${e}:${level}` : level))
   }
   console.log(`${variants.length} servers loaded; warm-up round`)
   for (const v of variants) await measure(v, o)
