@@ -23,9 +23,8 @@ const SAFE_ID = /^[\w.:@/+=-]{1,128}$/
  * A new request id: a random UUID drawn once per process whose last group
  * (12 digits) is a counter. Unique within the process, 74 random bits apart
  * between processes, and cheaper than a UUID per request. The counter's
- * digits come from a table of 000-999, not from String(number): every new
- * number's string goes into V8's number-string cache, which each scavenge
- * then copies (~3,000 instructions per request in callgrind, bench/README.md).
+ * digits come from a table of 000-999 rather than String(number), which
+ * puts every new number's string into V8's number-string cache.
  */
 const DIGITS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'))
 const LOW_SPAN = 1_000_000
