@@ -2,37 +2,43 @@
 // request never waits for the terminal). stdout keeps only the plain start
 // lines (src/main.ts). Secrets never go in: callers pass ids and names only.
 import pino from 'pino'
+import { accessLineRoom, encodeAccessLine, fragmentOf } from './access-line'
+import { LineSink } from './line-sink'
 
-// Asynchronous and batched: a write system call per 4 KiB rather than per
+// Asynchronous and batched: a write system call per 16 KiB rather than per
 // line (per request, with access lines), and at least every FLUSH_MS so a
-// quiet server's lines are not held back; pino flushes what is left on exit.
+// quiet server's lines are not held back; flushLog writes what is left on exit.
 const FLUSH_MS = 200
-const destination = pino.destination({ fd: 2, sync: false, minLength: 4096 })
-setInterval(() => destination.flush(), FLUSH_MS).unref()
+const sink = new LineSink(2)
+setInterval(() => sink.flush(), FLUSH_MS).unref()
 
 /** `time` is epoch milliseconds (pino's default: cheaper than formatting a date per line). */
-export const log = pino({ level: 'info', base: { pid: process.pid } }, destination)
+export const log = pino({ level: 'info', base: { pid: process.pid } }, sink)
 
-/** One of pino's levels (the config loader checked it: src/config.ts LOG_LEVELS). */
-const PID = process.pid
 const INFO = 30
+/** Whether info lines are written: set with the level, read once per request. */
+let accessOn = true
 
 /**
- * The access line, built by hand: the same JSON pino writes, without its
- * generic serialization, because it is written once per request.
+ * The access line, encoded by hand into the log's sink (src/access-line.ts):
+ * the line pino would write, in order with every other line.
  */
 export function accessLine(requestId: string, method: string, route: string, status: number, ms: number): void {
-  if (log.levelVal > INFO) return
-  destination.write(`{"level":30,"time":${Date.now()},"pid":${PID},"requestId":${JSON.stringify(requestId)},"method":${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":${status},"ms":${ms},"msg":"request"}\n`)
+  if (!accessOn) return
+  const fragment = fragmentOf(method, route)
+  const buf = sink.room(accessLineRoom(requestId, fragment))
+  sink.commit(encodeAccessLine(buf, sink.offset, Date.now(), requestId, fragment, status, ms))
 }
 
+/** One of pino's levels (the config loader checked it: src/config.ts LOG_LEVELS). */
 export function setLogLevel(level: string): void {
   log.level = level
+  accessOn = log.levelVal <= INFO
 }
 
 /** Writes what is buffered now (before process.exit, which skips the asynchronous writes). */
 export function flushLog(): void {
-  destination.flushSync()
+  sink.flushSync()
 }
 
 /** Who did something: the calling client and, for a user's token, the user. */

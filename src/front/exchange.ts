@@ -31,6 +31,9 @@ const HEADERS = [
 ] as const
 export type HeaderName = (typeof HEADERS)[number]
 
+/** The request id's header name as bytes: uWebSockets.js copies a string argument through a UTF-8 conversion on every call. */
+const REQUEST_ID_HEADER = Buffer.from('x-request-id')
+
 /** Response headers; an array value is written once per element (Set-Cookie). */
 export type ResponseHeaders = Record<string, string | readonly string[]>
 
@@ -138,7 +141,7 @@ export class Exchange {
     this.status = status
     this.finished = true
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(status)).writeHeader('content-type', contentType).writeHeader('x-request-id', this.requestId)
+      this.res.writeStatus(statusLine(status)).writeHeader('content-type', contentType).writeHeader(REQUEST_ID_HEADER, this.requestId)
       writeHeaders(this.res, headers)
       this.writeLateHeaders()
       this.res.end(body, isDraining())
@@ -151,7 +154,7 @@ export class Exchange {
     this.status = status
     this.finished = true
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(status)).writeHeader('x-request-id', this.requestId)
+      this.res.writeStatus(statusLine(status)).writeHeader(REQUEST_ID_HEADER, this.requestId)
       writeHeaders(this.res, headers)
       this.writeLateHeaders()
       // RFC 9110: no Content-Length on a 204, so its close is said in a header (endWithoutBody's flag would add a length).
@@ -178,7 +181,7 @@ export class Exchange {
     const headers: Record<string, string> = { ...apiError.headers }
     if (apiError.status === 503 && headers['retry-after'] === undefined) headers['retry-after'] = '1'
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(apiError.status)).writeHeader('content-type', 'application/json').writeHeader('x-request-id', this.requestId)
+      this.res.writeStatus(statusLine(apiError.status)).writeHeader('content-type', 'application/json').writeHeader(REQUEST_ID_HEADER, this.requestId)
       for (const k in headers) this.res.writeHeader(k, headers[k]!)
       this.writeLateHeaders()
       const close = options.closeConnection === true || isDraining()

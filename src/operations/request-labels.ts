@@ -4,14 +4,24 @@
 import type { AccessTokenRecord } from '../auth/models/auth-store'
 import type { PendingAudit } from '../front/access-log'
 
-/** `/graph/v1/:tenant/nodes/:ns/:type/:id`: the route table's pattern under the tenant. */
-export function graphTemplate(pattern: string): string {
-  return `/graph/v1/:tenant/${pattern}`
+/**
+ * A template per route-table pattern, built once: a string built per request
+ * costs its flattening and hashing again in every Map the access log and the
+ * metrics look it up in (bench/README.md, "The access log's cost").
+ */
+function memo(prefix: string): (pattern: string) => string {
+  const templates = new Map<string, string>()
+  return (pattern) => {
+    let template = templates.get(pattern)
+    if (template === undefined) templates.set(pattern, (template = `${prefix}${pattern}`))
+    return template
+  }
 }
 
-export function oauthTemplate(pattern: string): string {
-  return `/oauth2/v1/${pattern}`
-}
+/** `/graph/v1/:tenant/nodes/:ns/:type/:id`: the route table's pattern under the tenant. */
+export const graphTemplate = memo('/graph/v1/:tenant/')
+
+export const oauthTemplate = memo('/oauth2/v1/')
 
 const VERB: Record<string, string> = { POST: 'create', PUT: 'update', DELETE: 'delete' }
 /** Admin calls whose POST is a rotation, not a creation. */
@@ -41,6 +51,8 @@ const CONSENT_ACTION: Record<string, string> = {
 
 /** A change of a consent; its reference is never named (it is the secret the end customer holds). */
 export function consentAudit(pattern: string, method: string, tenant: string, token: AccessTokenRecord): PendingAudit | undefined {
+  // Most calls are not about consents: no key is built for them.
+  if (!pattern.startsWith('consents')) return undefined
   const action = CONSENT_ACTION[`${method} ${pattern}`]
   return action === undefined ? undefined : { action, who: actorOf(token), what: { tenant } }
 }

@@ -10,6 +10,8 @@ const ROOT = resolve(__dirname, '../..')
 
 /** Bottom first; a unit may import only units of a lower layer. */
 const LAYERS: string[][] = [
+  // the log's line sink (batched asynchronous writes to stderr) and the access line's encoding
+  ['src/line-sink', 'src/access-line'],
   // the one log and the metrics registry (they import nothing of ours)
   ['src/log', 'src/metrics'],
   // what everything uses: the error table, the clock, addresses, the metamodel

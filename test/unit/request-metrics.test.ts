@@ -1,0 +1,50 @@
+// The request metrics are counted in plain numbers per route, method and
+// status and handed to prom-client only at scrape time: the text a scrape
+// reads is what prom-client's own labelled counter and histogram would write
+// for the same requests, and the request path never calls prom-client.
+import t from 'tap'
+import { Counter, Histogram, Registry } from 'prom-client'
+import { registry, requestAnswered } from '../../src/metrics'
+
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+const ANSWERS: Array<[string, string, number, number]> = [
+  ['/graph/v1/:tenant/nodes/:ns/:type/:id', 'GET', 200, 0.0003],
+  ['/graph/v1/:tenant/nodes/:ns/:type/:id', 'GET', 200, 0.0005],
+  ['/graph/v1/:tenant/nodes/:ns/:type/:id', 'GET', 404, 0.002],
+  ['/graph/v1/:tenant/nodes/:ns/:type/:id', 'PUT', 204, 0.03],
+  ['/oauth2/v1/token', 'POST', 200, 12],
+  ['/oauth2/v1/token', 'POST', 200, 0.7],
+]
+
+const requestLines = (text: string): string[] => text.split('\n').filter((l) => l.startsWith('http_request')).sort()
+
+t.test('a scrape reads what prom-client would have counted', async (t) => {
+  const reference = new Registry()
+  const labelNames = ['route', 'method', 'status'] as const
+  const count = new Counter({ name: 'http_requests_total', help: 'x', labelNames, registers: [reference] })
+  const seconds = new Histogram({ name: 'http_request_duration_seconds', help: 'x', labelNames, buckets: BUCKETS, registers: [reference] })
+  for (const [route, method, status, s] of ANSWERS) {
+    requestAnswered(route, method, status, s)
+    count.inc({ route, method, status: String(status) })
+    seconds.observe({ route, method, status: String(status) }, s)
+  }
+  const ours = requestLines(await registry.metrics())
+  t.ok(ours.length > 0)
+  t.same(ours, requestLines(await reference.metrics()))
+  const json = await registry.getMetricsAsJSON()
+  t.same(json.find((m) => m.name === 'http_request_duration_seconds')?.values, (await reference.getMetricsAsJSON()).find((m) => m.name === 'http_request_duration_seconds')?.values, 'and get() the same values')
+})
+
+t.test('the request path does not call prom-client', async (t) => {
+  const inc = Counter.prototype.inc
+  const observe = Histogram.prototype.observe
+  const calls: string[] = []
+  Counter.prototype.inc = function () { calls.push('inc') }
+  Histogram.prototype.observe = function () { calls.push('observe') }
+  t.teardown(() => {
+    Counter.prototype.inc = inc
+    Histogram.prototype.observe = observe
+  })
+  for (let i = 0; i < 100; i++) requestAnswered('/graph/v1/:tenant/nodes/:ns/:type/:id', 'GET', 200, 0.001)
+  t.same(calls, [])
+})
