@@ -23,11 +23,14 @@ export interface ChildOptions {
   startTimeoutMs?: number
   /** Keep only about the last this many characters of output (a loaded server's access log would fill memory). */
   keepOutputChars?: number
+  /** A command the node process runs under (`ip netns exec <name>`, which execs it, so the pid stays node's). */
+  wrapper?: readonly string[]
 }
 
 export async function startChild(label: string, entry: string, args: readonly string[], options: ChildOptions = {}): Promise<Child> {
   const startTimeoutMs = options.startTimeoutMs ?? 60_000
-  const proc: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), entry, ...args], { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const command = [...(options.wrapper ?? []), process.execPath, ...(options.nodeArgs ?? []), entry, ...args]
+  const proc: ChildProcess = spawn(command[0]!, command.slice(1), { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   const keep = options.keepOutputChars ?? Infinity
   const append = (d: Buffer): void => {
