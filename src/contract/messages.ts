@@ -107,7 +107,7 @@ export type ActorRequest =
 /** Actor -> front: the answer to a call, or the next part of a stream. */
 export type ActorReply =
   | { kind: 'ok'; id: number; status: number; body: string | undefined; total: number | undefined }
-  | { kind: 'error'; id: number; type: ErrorType; message: string }
+  | { kind: 'error'; id: number; type: ErrorType; message: string; /** Seconds for Retry-After (cluster mode's 503: one lease period). */ retryAfter?: number }
   | { kind: 'chunks'; id: number; chunks: string[]; done: boolean }
   | { kind: 'closed'; id: number }
   /** Unsolicited (id 0): the tenant's event log now ends at `last`; wakes long-polls and streams. */

@@ -13,6 +13,7 @@ import { consentChanged, leastLoaded, readsAnywhere } from './read-routing'
 import { FORMAT_VERSION } from './manifest'
 import { logActorRecord, recordShardStats } from './shard-stats'
 import { log } from '../log'
+import type { RemoteShards } from './remote-shards'
 
 export type ReplyHandler = ((reply: ActorReply) => void) & {
   /** true once nobody waits for the answer: a call not yet sent to its actor is then dropped, not applied. */
@@ -337,8 +338,18 @@ export class ActorPool {
     return { actor: this.actors[actorOf(shard, this.options.workerCount)]!, shard }
   }
 
+  /** Cluster mode: where the shards this host does not own are answered; undefined on one machine. */
+  remote: RemoteShards | undefined
+
   /** One request, one reply. A full queue answers 503 at once. */
   call(tenant: string, operation: Operation, handler: ReplyHandler): void {
+    const shard = shardOf(tenant, this.options.shardCount)
+    if (this.remote?.elsewhere(shard) === true) this.remote.call(shard, tenant, operation, handler)
+    else this.callHere(tenant, operation, handler)
+  }
+
+  /** A call answered by this host's actors whoever owns the shard (a forwarded call, checked by its receiver). */
+  callHere(tenant: string, operation: Operation, handler: ReplyHandler): void {
     const { actor: owner, shard } = this.route(tenant)
     const actor = readsAnywhere(operation) ? this.reader(owner) : owner
     const id = this.nextId++
@@ -366,6 +377,13 @@ export class ActorPool {
    * reaches the scan; `cancel()` stops it.
    */
   openStream(tenant: string, operation: StreamOp, handler: ReplyHandler): StreamHandle {
+    const shard = shardOf(tenant, this.options.shardCount)
+    if (this.remote?.elsewhere(shard) === true) return this.remote.openStream(shard, tenant, operation, handler)
+    return this.openStreamHere(tenant, operation, handler)
+  }
+
+  /** A stream read by this host's actors (a forwarded stream, checked by its receiver). */
+  openStreamHere(tenant: string, operation: StreamOp, handler: ReplyHandler): StreamHandle {
     const { actor: owner, shard } = this.route(tenant)
     const actor = this.reader(owner)
     const id = this.nextId++

@@ -1,0 +1,70 @@
+// Cluster mode's front side, started by main.ts only when --nats-url is given
+// (a dynamic import: on one machine no NATS module loads): the front thread's
+// own NATS connection, the lease watch, forwarding both ways, and the
+// readiness check and metrics of a cluster host.
+import { connect } from '@nats-io/transport-node'
+import type { ClusterOptions } from '../contract/cluster-options'
+import { log } from '../log'
+import { clusterOwnedShards } from '../metrics'
+import type { ActorPool } from '../shard/actor-pool'
+import { Forwarding, type OwnedLocally } from './forwarding'
+import { LeaseMap } from './lease-map'
+import { watchLeases } from './lease-watch'
+import { OK } from '../operations/health'
+
+export interface ClusterFront {
+  /** The readiness check: ok while connected to NATS, else what is wrong. */
+  check(): string
+  close(): Promise<void>
+}
+
+/**
+ * Whether this host serves a shard: the actors' own word when the pool has it
+ * (they hold the lease, by their monotonic clock), else the lease bucket's.
+ */
+function ownership(pool: ActorPool, leases: LeaseMap, nodeId: string): OwnedLocally {
+  const fromActors = (pool as Partial<{ ownedLocally(shard: number): boolean }>).ownedLocally
+  if (typeof fromActors === 'function') return (shard) => fromActors.call(pool, shard)
+  return (shard) => leases.owner(shard)?.node === nodeId
+}
+
+export async function startClusterFront(options: ClusterOptions, pool: ActorPool, shardCount: number): Promise<ClusterFront> {
+  const nc = await connect({
+    servers: options.servers, name: `front ${options.nodeId}`,
+    // Reconnect forever, and notice a silent partition within about a lease period.
+    maxReconnectAttempts: -1, reconnectTimeWait: 500, pingInterval: Math.max(1000, Math.floor(options.leaseMs / 2)), maxPingOut: 2,
+  })
+  let connected = true
+  let stopping = false
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect' || s.type === 'staleConnection') connected = false
+      else if (s.type === 'reconnect') connected = true
+      if (s.type === 'disconnect' || s.type === 'reconnect') log.warn(`cluster: NATS ${s.type} (${s.server})`)
+    }
+  })()
+  const leases = new LeaseMap(options.leaseMs)
+  const ownedLocally = ownership(pool, leases, options.nodeId)
+  // Twice the lease period: an owner that dies mid-call is replaced within one, and its successor may need the other to catch up.
+  const forwarding = new Forwarding({ nc, pool, leases, nodeId: options.nodeId, ownedLocally, timeoutMs: 2 * options.leaseMs })
+  forwarding.serve()
+  pool.remote = forwarding
+  void watchLeases(nc, leases, () => stopping)
+  const gauge = setInterval(() => {
+    let owned = 0
+    for (let s = 0; s < shardCount; s++) if (ownedLocally(s)) owned++
+    clusterOwnedShards.set(owned)
+  }, 1000)
+  gauge.unref()
+  log.info(`cluster: ${options.nodeId} connected to NATS (${options.servers.join(', ')}); lease period ${options.leaseMs} ms`)
+  return {
+    check: () => (connected && !nc.isClosed() ? OK : `not connected to NATS (${options.servers.join(', ')})`),
+    async close() {
+      stopping = true
+      clearInterval(gauge)
+      pool.remote = undefined
+      await forwarding.close()
+      await nc.drain().catch(() => undefined)
+    },
+  }
+}

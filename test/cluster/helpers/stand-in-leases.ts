@@ -1,0 +1,50 @@
+// Until the shard actors hold leases themselves (the core part of cluster
+// mode), a test names the owners: it writes every shard's lease to the lease
+// bucket and renews it, as an owner would. When the hosts already write
+// leases, it writes nothing and leaves ownership to them.
+import { connect } from '@nats-io/transport-node'
+import type { NatsConnection } from '@nats-io/nats-core'
+import { Kvm, type KV } from '@nats-io/kv'
+import { LEASE_BUCKET, shardLeaseKey, type LeaseValue } from '../../../src/contract/cluster-names'
+import type { Cluster, Host } from './cluster'
+
+export interface Leases {
+  nc: NatsConnection
+  kv: KV
+  /** Whether this helper writes the leases (false: the hosts do). */
+  standIn: boolean
+  /** Makes `host` the owner of every shard (stand-in mode). */
+  ownAll(host: Host | undefined): void
+  stop(): Promise<void>
+}
+
+export async function leasesFor(cluster: Cluster, shards = 4): Promise<Leases> {
+  const nc = await connect({ servers: cluster.natsUrls, maxReconnectAttempts: -1 })
+  const kv = await new Kvm(nc).create(LEASE_BUCKET, { replicas: 3, history: 1 })
+  // Hosts that hold leases write them within a lease period of starting.
+  await new Promise((r) => setTimeout(r, cluster.leaseMs))
+  const keys = await kv.keys()
+  let existing = 0
+  for await (const _ of keys) existing++
+  const standIn = existing === 0
+  let owner: Host | undefined
+  let epoch = 1
+  const renew = async (): Promise<void> => {
+    if (owner === undefined) return
+    const value: LeaseValue = { node: owner.nodeId, url: owner.url, epoch }
+    for (let s = 0; s < shards; s++) await kv.put(shardLeaseKey(s), JSON.stringify(value))
+  }
+  const timer = setInterval(() => void renew().catch(() => undefined), Math.floor(cluster.leaseMs / 3))
+  return {
+    nc, kv, standIn,
+    ownAll(host) {
+      owner = host
+      epoch++
+      void renew()
+    },
+    async stop() {
+      clearInterval(timer)
+      await nc.close()
+    },
+  }
+}
