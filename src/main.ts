@@ -126,6 +126,7 @@ async function main(): Promise<void> {
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, webhookOptions)
   webhooks.start()
+  cluster?.onGained(() => webhooks.reload())
 
   const sweep = setInterval(() => void sweepOAuth(oauth, tokens).catch((err: unknown) => log.error({ err }, 'token sweep failed')), SWEEP_INTERVAL_MS)
   sweep.unref()

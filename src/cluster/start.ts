@@ -11,10 +11,33 @@ import { Forwarding, type OwnedLocally } from './forwarding'
 import { LeaseMap } from './lease-map'
 import { watchLeases } from './lease-watch'
 import { OK } from '../operations/health'
+import { EVENTS_SUBJECT } from '../contract/cluster-names'
+import type { NatsConnection } from '@nats-io/nats-core'
+
+/**
+ * Long-polls, WebSocket streams and webhook wake-ups wait on the pool's event
+ * notifications, which only the owner's actors raise: the owner's front
+ * announces them to every host, whose waiters then read through forwarding.
+ */
+function announceEvents(nc: NatsConnection, pool: ActorPool): () => void {
+  const stop = pool.onEvents((tenant, last) => {
+    if (pool.servesHere(tenant)) nc.publish(EVENTS_SUBJECT, JSON.stringify({ tenant, last }))
+  })
+  nc.subscribe(EVENTS_SUBJECT, {
+    callback: (err, msg) => {
+      if (err !== null) return
+      const { tenant, last } = msg.json<{ tenant: string; last: number }>()
+      if (!pool.servesHere(tenant)) pool.eventsAppended(tenant, last)
+    },
+  })
+  return stop
+}
 
 export interface ClusterFront {
   /** The readiness check: ok while connected to NATS, else what is wrong. */
   check(): string
+  /** Called when this host gains shards (webhook delivery restarts from the store). */
+  onGained(listener: () => void): void
   close(): Promise<void>
 }
 
@@ -50,18 +73,26 @@ export async function startClusterFront(options: ClusterOptions, pool: ActorPool
   forwarding.serve()
   pool.remote = forwarding
   void watchLeases(nc, leases, () => stopping)
+  const stopAnnouncing = announceEvents(nc, pool)
+  const gained = new Set<() => void>()
+  let ownedBefore = new Set<number>()
   const gauge = setInterval(() => {
-    let owned = 0
-    for (let s = 0; s < shardCount; s++) if (ownedLocally(s)) owned++
-    clusterOwnedShards.set(owned)
+    const owned = new Set<number>()
+    for (let s = 0; s < shardCount; s++) if (ownedLocally(s)) owned.add(s)
+    clusterOwnedShards.set(owned.size)
+    const more = [...owned].some((s) => !ownedBefore.has(s))
+    ownedBefore = owned
+    if (more) for (const listener of gained) listener()
   }, 1000)
   gauge.unref()
   log.info(`cluster: ${options.nodeId} connected to NATS (${options.servers.join(', ')}); lease period ${options.leaseMs} ms`)
   return {
+    onGained: (listener) => { gained.add(listener) },
     check: () => (connected && !nc.isClosed() ? OK : `not connected to NATS (${options.servers.join(', ')})`),
     async close() {
       stopping = true
       clearInterval(gauge)
+      stopAnnouncing()
       pool.remote = undefined
       await forwarding.close()
       await nc.drain().catch(() => undefined)

@@ -26,3 +26,6 @@ export interface LeaseValue {
   url: string
   epoch: number
 }
+
+/** The subject owners announce a tenant's new events on, so that long-polls and streams held by any host wake up. */
+export const EVENTS_SUBJECT = 'platform.events'

@@ -341,6 +341,11 @@ export class ActorPool {
   /** Cluster mode: where the shards this host does not own are answered; undefined on one machine. */
   remote: RemoteShards | undefined
 
+  /** Whether this host's actors serve the tenant now (always on one machine; in a cluster, while they own its shard). */
+  servesHere(tenant: string): boolean {
+    return this.remote?.elsewhere(shardOf(tenant, this.options.shardCount)) !== true
+  }
+
   /** One request, one reply. A full queue answers 503 at once. */
   call(tenant: string, operation: Operation, handler: ReplyHandler): void {
     const shard = shardOf(tenant, this.options.shardCount)

@@ -2,9 +2,10 @@
 // go to the owner), and a shard without a valid owner answers 503 with
 // Retry-After of one lease period, never a standby's stale copy.
 import t from 'tap'
-import { Graph, createConsent } from '../helpers/client'
+import { Graph } from '../helpers/client'
 import { getToken } from '../helpers/server'
 import { clusterForFile, clusterSkip } from './helpers/cluster'
+import { graphsThroughEveryHost } from './helpers/graphs'
 import { leasesFor, type Leases } from './helpers/stand-in-leases'
 
 const skip = clusterSkip()
@@ -14,20 +15,9 @@ t.teardown(async () => leases?.stop())
 
 t.test('a write through one host is read through the other at once', { skip }, async (t) => {
   leases = await leasesFor(cluster)
-  const [a, b] = cluster.hosts as [typeof cluster.hosts[0], typeof cluster.hosts[0]]
+  const b = cluster.hosts[1]!
   if (leases.standIn) leases.ownAll(b)
-  // Wait for the hosts to see the owner of tenant demo's shard.
-  const tokenA = await getToken(a.url)
-  let consent = ''
-  for (let i = 0; i < 40 && consent === ''; i++) {
-    consent = await createConsent(a.url, 'demo', tokenA, 'subject-1').catch(async () => {
-      await new Promise((r) => setTimeout(r, 250))
-      return ''
-    })
-  }
-  t.not(consent, '', 'a consent created through host A')
-  const viaA = new Graph(a.url, 'demo', tokenA, consent)
-  const viaB = new Graph(b.url, 'demo', await getToken(b.url), consent)
+  const [viaA, viaB] = (await graphsThroughEveryHost(cluster)) as [Graph, Graph]
   for (let i = 0; i < 20; i++) {
     const writer = i % 2 === 0 ? viaA : viaB
     const reader = i % 2 === 0 ? viaB : viaA
@@ -36,6 +26,18 @@ t.test('a write through one host is read through the other at once', { skip }, a
     t.equal(read.status, 200, `read ${i} through the other host`)
     t.equal(read.json<{ n: number }>().n, i)
   }
+})
+
+t.test('a long-poll held by a host that does not own the shard wakes when the event is written', { skip }, async (t) => {
+  const [viaA, viaB] = (await graphsThroughEveryHost(cluster)) as [Graph, Graph]
+  const head = (await viaA.get('events?after=0&limit=1000')).json<{ next: number }>().next
+  const t0 = Date.now()
+  const waiting = viaA.get(`events?after=${head}&wait=20`)
+  await new Promise((r) => setTimeout(r, 500))
+  t.equal((await viaB.put('nodes/core/customer/lp1', {})).status, 204)
+  const page = (await waiting).json<{ events: { payload: { id: string } }[] }>()
+  t.ok(Date.now() - t0 < 10_000, 'answered when the event came, not at the 20 s timeout')
+  t.equal(page.events[0]?.payload.id, 'lp1')
 })
 
 t.test('no valid owner: 503 with Retry-After of one lease period', { skip }, async (t) => {
