@@ -74,6 +74,10 @@ export async function startClusterFront(options: ClusterOptions, pool: ActorPool
   pool.remote = forwarding
   void watchLeases(nc, leases, () => stopping)
   const stopAnnouncing = announceEvents(nc, pool)
+  // A silent partition shows only as round trips that do not come back: the last one that did dates our contact with NATS.
+  let lastContact = performance.now()
+  const contact = setInterval(() => void nc.flush().then(() => { lastContact = performance.now() }, () => undefined), Math.max(250, Math.floor(options.leaseMs / 4)))
+  contact.unref()
   const gained = new Set<() => void>()
   let ownedBefore = new Set<number>()
   const gauge = setInterval(() => {
@@ -88,10 +92,15 @@ export async function startClusterFront(options: ClusterOptions, pool: ActorPool
   log.info(`cluster: ${options.nodeId} connected to NATS (${options.servers.join(', ')}); lease period ${options.leaseMs} ms`)
   return {
     onGained: (listener) => { gained.add(listener) },
-    check: () => (connected && !nc.isClosed() ? OK : `not connected to NATS (${options.servers.join(', ')})`),
+    check: () => {
+      if (!connected || nc.isClosed()) return `not connected to NATS (${options.servers.join(', ')})`
+      const silent = performance.now() - lastContact
+      return silent < options.leaseMs ? OK : `no answer from NATS for ${Math.round(silent)} ms (${options.servers.join(', ')})`
+    },
     async close() {
       stopping = true
       clearInterval(gauge)
+      clearInterval(contact)
       stopAnnouncing()
       pool.remote = undefined
       await forwarding.close()

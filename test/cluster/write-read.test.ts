@@ -26,6 +26,10 @@ t.test('a write through one host is read through the other at once', { skip }, a
     t.equal(read.status, 200, `read ${i} through the other host`)
     t.equal(read.json<{ n: number }>().n, i)
   }
+  // A stream (the node listing) read through the host that does not own the shard.
+  const listed = await viaA.get('nodes/core/customer?limit=1000', { 'consent-reference': viaA.consent })
+  t.equal(listed.status, 200, 'a listing through host A')
+  t.equal(listed.json<unknown[]>().length, 20, 'every node written through either host')
 })
 
 t.test('a long-poll held by a host that does not own the shard wakes when the event is written', { skip }, async (t) => {
