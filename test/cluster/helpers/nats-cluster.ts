@@ -30,6 +30,8 @@ function natsConfig(name: string, address: string, peers: readonly string[], sto
     `server_name: ${name}`,
     `listen: "${address}:${CLIENT_PORT}"`,
     `http: "${address}:${MONITOR_PORT}"`,
+    // A forwarded write carries its body (up to --max-body, 1 MiB by default) plus the call around it.
+    'max_payload: 8MB',
     `jetstream { store_dir: "${storeDir}"${options.maxFileStore === undefined ? '' : `, max_file_store: ${options.maxFileStore}`} }`,
     `cluster { name: pgc, listen: "${address}:${ROUTE_PORT}", routes: [${peers.map((p) => `"nats://${p}:${ROUTE_PORT}"`).join(', ')}] }`,
     '',

@@ -6,6 +6,7 @@ import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { Kvm, type KV } from '@nats-io/kv'
 import { LEASE_BUCKET, shardLeaseKey, type LeaseValue } from '../../../src/contract/cluster-names'
+import { shardOf } from '../../../src/shard/tenant-hash'
 import type { Cluster, Host } from './cluster'
 
 export interface Leases {
@@ -15,6 +16,8 @@ export interface Leases {
   standIn: boolean
   /** Makes `host` the owner of every shard (stand-in mode). */
   ownAll(host: Host | undefined): void
+  /** The host whose lease on the tenant's shard the bucket holds now (waits up to 20 s for one). */
+  ownerOf(tenant: string): Promise<Host>
   stop(): Promise<void>
 }
 
@@ -41,6 +44,17 @@ export async function leasesFor(cluster: Cluster, shards = 4): Promise<Leases> {
       owner = host
       epoch++
       void renew()
+    },
+    async ownerOf(tenant) {
+      const deadline = Date.now() + 20_000
+      for (;;) {
+        const entry = await kv.get(shardLeaseKey(shardOf(tenant, shards)))
+        const node = entry?.operation === 'PUT' ? (entry.json<LeaseValue>()).node : undefined
+        const host = cluster.hosts.find((h) => h.nodeId === node)
+        if (host !== undefined) return host
+        if (Date.now() > deadline) throw new Error(`no host owns the shard of ${tenant}`)
+        await new Promise((r) => setTimeout(r, 200))
+      }
     },
     async stop() {
       clearInterval(timer)
