@@ -2,20 +2,16 @@
 // the number of 200s, and no value is issued twice.
 import t from 'tap'
 import type { Graph } from '../helpers/client'
-import { clusterForFile, clusterSkip } from './helpers/cluster'
 import { graphsThroughEveryHost } from './helpers/graphs'
-import { leasesFor, type Leases } from './helpers/stand-in-leases'
+import { clusterFile } from './helpers/stand-in-leases'
 
-const skip = clusterSkip()
-const cluster = clusterForFile(t, skip)
-let leases: Leases | undefined
-t.teardown(async () => leases?.stop())
+const { skip, cluster, leases: clusterLeases } = clusterFile(t)
 
 const REL = 'core/customer/k1/core/product/k2/core/viewed/k'
 const PER_CLIENT = 40
 
 t.test('8 clients through both hosts: the counter ends at the number of 200s, each value once', { skip }, async (t) => {
-  leases = await leasesFor(cluster)
+  const leases = await clusterLeases()
   if (leases.standIn) leases.ownAll(cluster.hosts[0])
   const graphs = await graphsThroughEveryHost(cluster)
   t.equal((await graphs[0]!.put(`relations/${REL}`, { views: 0 })).status, 204)

@@ -3,14 +3,10 @@
 // be current), and serves again once it can reach NATS.
 import t from 'tap'
 import type { Graph } from '../helpers/client'
-import { clusterForFile, clusterSkip } from './helpers/cluster'
 import { graphsThroughEveryHost } from './helpers/graphs'
-import { leasesFor, type Leases } from './helpers/stand-in-leases'
+import { clusterFile } from './helpers/stand-in-leases'
 
-const skip = clusterSkip()
-const cluster = clusterForFile(t, skip)
-let leases: Leases | undefined
-t.teardown(async () => leases?.stop())
+const { skip, cluster, leases: clusterLeases } = clusterFile(t)
 
 /** Polls `path` through `g` until `done(status)`, at most `ms`; the statuses seen, in order. */
 async function pollUntil(g: Graph, path: string, ms: number, done: (status: number) => boolean): Promise<{ statuses: number[]; elapsed: number; last: Awaited<ReturnType<Graph['get']>> }> {
@@ -25,7 +21,7 @@ async function pollUntil(g: Graph, path: string, ms: number, done: (status: numb
 }
 
 t.test('a host cut off from NATS stops answering for its shards within the lease period', { skip }, async (t) => {
-  leases = await leasesFor(cluster)
+  const leases = await clusterLeases()
   if (leases.standIn) leases.ownAll(cluster.hosts[0])
   const owner = await leases.ownerOf('demo')
   const viaOwner = (await graphsThroughEveryHost(cluster))[cluster.hosts.indexOf(owner)]!

@@ -3,18 +3,14 @@
 // afterwards, and the tenant's event sequences stay dense. Needs the shard
 // actors' own leases and replication (skipped while a test stands in for them).
 import t from 'tap'
-import { clusterForFile, clusterSkip } from './helpers/cluster'
 import { graphsThroughEveryHost } from './helpers/graphs'
-import { leasesFor, type Leases } from './helpers/stand-in-leases'
+import { clusterFile } from './helpers/stand-in-leases'
 import { allSequences, gaps, startWriteLoad } from './helpers/write-load'
 
-const skip = clusterSkip()
-const cluster = clusterForFile(t, skip)
-let leases: Leases | undefined
-t.teardown(async () => leases?.stop())
+const { skip, cluster, leases: clusterLeases } = clusterFile(t)
 
 t.test('kill -9 of the owner under write load', { skip }, async (t) => {
-  leases = await leasesFor(cluster)
+  const leases = await clusterLeases()
   if (leases.standIn) {
     t.skip('the hosts hold no leases of their own (replication not built on this branch): nothing could take over', async () => undefined)
     return

@@ -4,20 +4,16 @@
 import t from 'tap'
 import { createServer } from 'node:http'
 import { call, type Graph } from '../helpers/client'
-import { clusterForFile, clusterSkip } from './helpers/cluster'
 import { graphsThroughEveryHost } from './helpers/graphs'
 import { BRIDGE_ADDRESS } from './helpers/netns'
-import { leasesFor, type Leases } from './helpers/stand-in-leases'
+import { clusterFile } from './helpers/stand-in-leases'
 
-const skip = clusterSkip()
-const cluster = clusterForFile(t, skip, { args: ['--webhook-allow', `${BRIDGE_ADDRESS}/32`, '--webhook-retry-base-ms', '50'] })
-let leases: Leases | undefined
-t.teardown(async () => leases?.stop())
+const { skip, cluster, leases: clusterLeases } = clusterFile(t, { args: ['--webhook-allow', `${BRIDGE_ADDRESS}/32`, '--webhook-retry-base-ms', '50'] })
 
 const EVENTS = 12
 
 t.test('each event is delivered once, by the owner, whichever host took the write', { skip }, async (t) => {
-  leases = await leasesFor(cluster)
+  const leases = await clusterLeases()
   if (leases.standIn) leases.ownAll(cluster.hosts[0])
   const graphs = await graphsThroughEveryHost(cluster)
   const bodies: string[] = []

@@ -79,3 +79,22 @@ export async function waitForJetStreamCluster(servers: readonly NatsServer[], ti
   }
   throw new Error(`the NATS servers formed no JetStream cluster within ${timeoutMs} ms: ${last}`)
 }
+
+interface JszStreams {
+  account_details?: { stream_detail?: { name: string; cluster?: { leader?: string } }[] }[]
+}
+
+/** The server leading the most streams (as `server` sees the cluster), with its count. */
+export async function busiestStreamLeader(server: NatsServer): Promise<{ name: string; streams: number } | undefined> {
+  const res = await request(`${server.monitorUrl}/jsz?accounts=true&streams=true`, { headersTimeout: 2000, bodyTimeout: 2000 })
+  const jsz = (await res.body.json()) as JszStreams
+  const counts = new Map<string, number>()
+  for (const account of jsz.account_details ?? []) {
+    for (const stream of account.stream_detail ?? []) {
+      const leader = stream.cluster?.leader
+      if (leader !== undefined) counts.set(leader, (counts.get(leader) ?? 0) + 1)
+    }
+  }
+  const [best] = [...counts].sort((a, b) => b[1] - a[1])
+  return best === undefined ? undefined : { name: best[0], streams: best[1] }
+}

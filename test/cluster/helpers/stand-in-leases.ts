@@ -7,7 +7,7 @@ import type { NatsConnection } from '@nats-io/nats-core'
 import { Kvm, type KV } from '@nats-io/kv'
 import { LEASE_BUCKET, shardLeaseKey, type LeaseValue } from '../../../src/contract/cluster-names'
 import { shardOf } from '../../../src/shard/tenant-hash'
-import type { Cluster, Host } from './cluster'
+import { clusterForFile, clusterSkip, type Cluster, type ClusterOptions, type Host } from './cluster'
 
 export interface Leases {
   nc: NatsConnection
@@ -61,4 +61,13 @@ export async function leasesFor(cluster: Cluster, shards = 4): Promise<Leases> {
       await nc.close()
     },
   }
+}
+
+/** A test file's cluster, its skip reason, and its lease view (opened by the first test that asks; closed at teardown). */
+export function clusterFile(tap: Parameters<typeof clusterForFile>[0], options: ClusterOptions = {}): { skip: string | false; cluster: Cluster; leases: () => Promise<Leases> } {
+  const skip = clusterSkip()
+  const cluster = clusterForFile(tap, skip, options)
+  let opened: Promise<Leases> | undefined
+  tap.teardown(async () => { await (await opened)?.stop() })
+  return { skip, cluster, leases: () => (opened ??= leasesFor(cluster)) }
 }
