@@ -105,6 +105,7 @@ async function main(): Promise<void> {
     eventRetentionMs: config.eventRetentionMs, eventRetentionCount: config.eventRetentionCount,
     existing: !created, formatOnDisk: opened.formatOnDisk,
     shredLog: config.shredLog, generation: manifest.generation ?? '', restore: opened.restore,
+    cluster: config.cluster,
   })
   await pool.started()
   // Cluster mode only: a dynamic import, so that one machine loads nothing of NATS.
