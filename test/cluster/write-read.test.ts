@@ -2,6 +2,7 @@
 // go to the owner), and a shard without a valid owner answers 503 with
 // Retry-After of one lease period, never a standby's stale copy.
 import t from 'tap'
+import { WebSocket } from 'undici'
 import { Graph } from '../helpers/client'
 import { getToken } from '../helpers/server'
 import { graphsThroughEveryHost } from './helpers/graphs'
@@ -38,6 +39,25 @@ t.test('a long-poll held by a host that does not own the shard wakes when the ev
   const page = (await waiting).json<{ events: { payload: { id: string } }[] }>()
   t.ok(Date.now() - t0 < 10_000, 'answered when the event came, not at the 20 s timeout')
   t.equal(page.events[0]?.payload.id, 'lp1')
+})
+
+t.test('a WebSocket event stream held by a host that does not own the shard delivers each event at once', { skip }, async (t) => {
+  const [viaA, viaB] = (await graphsThroughEveryHost(cluster)) as [Graph, Graph]
+  const head = (await viaA.get('events?after=0&limit=1000')).json<{ next: number }>().next
+  const url = `${viaA.base.replace(/^http/, 'ws')}/graph/v1/demo/events/stream?after=${head}`
+  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${viaA.token}` } })
+  const messages: string[] = []
+  ws.addEventListener('message', (e) => messages.push(String(e.data)))
+  await new Promise<void>((resolve, reject) => {
+    ws.addEventListener('open', () => resolve())
+    ws.addEventListener('error', () => reject(new Error('the WebSocket did not open')))
+  })
+  t.teardown(() => ws.close())
+  for (let i = 0; i < 5; i++) t.equal((await viaB.put(`nodes/core/customer/ws${i}`, {})).status, 204)
+  const deadline = Date.now() + 10_000
+  while (messages.length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+  const ids = messages.map((m) => (JSON.parse(m) as { payload: { id: string } }).payload.id)
+  t.same(ids, ['ws0', 'ws1', 'ws2', 'ws3', 'ws4'], 'every event, in order, within seconds')
 })
 
 t.test('no valid owner: 503 with Retry-After of one lease period', { skip }, async (t) => {
