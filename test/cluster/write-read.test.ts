@@ -27,6 +27,13 @@ t.test('a write through one host is read through the other at once', { skip }, a
   const listed = await viaA.get('nodes/core/customer?limit=1000', { 'consent-reference': viaA.consent })
   t.equal(listed.status, 200, 'a listing through host A')
   t.equal(listed.json<unknown[]>().length, 20, 'every node written through either host')
+  if (!leases.standIn) return
+  // Metrics: host A forwarded (it owns nothing), host B owns every shard (as the stand-in leases say).
+  await new Promise((r) => setTimeout(r, 1500))
+  const [metricsA, metricsB] = await Promise.all(cluster.hosts.map(async (h) => (await fetch(`${h.url}/metrics`)).text()))
+  t.match(metricsA, /cluster_forwarded_requests_total\{outcome="answered"\} [1-9]/, 'host A counts its forwarded calls')
+  t.match(metricsA, /cluster_owned_shards 0/, 'host A owns no shard')
+  t.match(metricsB, /cluster_owned_shards 4/, 'host B owns all four')
 })
 
 t.test('a long-poll held by a host that does not own the shard wakes when the event is written', { skip }, async (t) => {
