@@ -3,6 +3,7 @@
 // own NATS connection, the lease watch, forwarding both ways, and the
 // readiness check and metrics of a cluster host.
 import { connect } from '@nats-io/transport-node'
+import { ConfigError } from '../config'
 import type { ClusterOptions } from '../contract/cluster-options'
 import { log } from '../log'
 import { clusterOwnedShards } from '../metrics'
@@ -58,6 +59,9 @@ export async function startClusterFront(options: ClusterOptions, pool: ActorPool
     servers: options.servers, name: `front ${options.nodeId}`,
     // Reconnect forever, and notice a silent partition within about a lease period.
     maxReconnectAttempts: -1, reconnectTimeWait: 500, pingInterval: Math.max(1000, Math.floor(options.leaseMs / 2)), maxPingOut: 2,
+  }).catch((err: unknown) => {
+    // At start, no server of the list answering is the operator's to fix: one line, exit 1 (a supervisor retries).
+    throw new ConfigError(`cannot reach NATS at ${options.servers.join(', ')}: ${(err as Error).message}`)
   })
   let connected = true
   let stopping = false
