@@ -14,6 +14,7 @@ import { FORMAT_VERSION } from './manifest'
 import { logActorRecord, recordShardStats } from './shard-stats'
 import { log } from '../log'
 import type { RemoteShards } from './remote-shards'
+import type { ClusterOptions } from '../contract/cluster-options'
 
 export type ReplyHandler = ((reply: ActorReply) => void) & {
   /** true once nobody waits for the answer: a call not yet sent to its actor is then dropped, not applied. */
@@ -46,6 +47,8 @@ export interface PoolOptions {
   generation?: string
   /** A restored backup: the generation whose shred-log lines the shards apply at open. */
   restore?: { generation: string | undefined }
+  /** Cluster mode (Config.cluster): shards are served only under their lease. */
+  cluster?: ClusterOptions
 }
 
 const DEFAULT_WORKER_FILE = join(__dirname, '..', '..', 'workers', 'shard-actor.js')
@@ -92,6 +95,10 @@ class Actor {
           recordShardStats(reply.shards)
           continue
         }
+        if (reply.kind === 'ownership') {
+          this.pool.ownershipChanged(reply.shard, reply.owned, reply.epoch)
+          continue
+        }
         if (reply.kind === 'log') {
           logActorRecord(this.index, reply, (call) => this.pending.get(call)?.requestId)
           continue
@@ -128,6 +135,8 @@ class Actor {
       this.outbox = []
       const why = this.stopped === undefined ? 'the shard actor restarted; retry the request' : this.unavailable()
       for (const [id, handler] of lost) handler(UNAVAILABLE(id, why))
+      // A dead actor serves nothing: its leases lapse (cluster mode).
+      for (const shard of this.config.shards) this.pool.ownershipChanged(shard, false, 0)
       if (this.stopping || this.stopped !== undefined) return
       // A budget, not a loop: an actor that keeps dying (a damaged file, a
       // full disk at open) is stopped with its reason instead of restarted forever.
@@ -244,6 +253,7 @@ export class ActorPool {
         shredLog: options.shredLog ?? join(options.dataDir, '..', 'shred.log'),
         generation: options.generation ?? 'unset',
         restore: options.restore,
+        cluster: options.cluster,
       }))
     }
   }
@@ -417,6 +427,27 @@ export class ActorPool {
   /** @internal from an actor's unsolicited `events` message */
   eventsAppended(tenant: string, last: number): void {
     for (const listener of this.eventListeners) listener(tenant, last)
+  }
+
+  private readonly owned = new Map<number, number>()
+  private readonly ownershipListeners = new Set<(shard: number, owned: boolean, epoch: number) => void>()
+
+  /** Whether this host's actors serve the shard: always in the single-machine mode, under a valid lease in cluster mode. */
+  ownedLocally(shard: number): boolean {
+    return this.options.cluster === undefined || this.owned.has(shard)
+  }
+
+  /** Called whenever a local actor gains or loses a shard's lease (cluster mode). */
+  onOwnership(listener: (shard: number, owned: boolean, epoch: number) => void): () => void {
+    this.ownershipListeners.add(listener)
+    return () => this.ownershipListeners.delete(listener)
+  }
+
+  /** @internal from an actor's unsolicited `ownership` message, or an actor's exit (its shards are then not owned). */
+  ownershipChanged(shard: number, owned: boolean, epoch: number): void {
+    if (owned) this.owned.set(shard, epoch)
+    else if (!this.owned.delete(shard)) return
+    for (const listener of this.ownershipListeners) listener(shard, owned, epoch)
   }
 
   private readonly webhookListeners = new Set<(tenant: string) => void>()
