@@ -110,6 +110,7 @@ async function main(): Promise<void> {
   await pool.started()
   // Cluster mode only: a dynamic import, so that one machine loads nothing of NATS.
   const cluster = config.cluster === undefined ? undefined : await (await import('./cluster/start')).startClusterFront(config.cluster, pool, manifest.shards)
+  const authCluster = config.cluster === undefined ? undefined : await (await import('./cluster/auth-front')).startClusterAuth(config.cluster, tokens, publicUrl)
   recordFormat(config.dataDir, opened)
   if (opened.restore !== undefined) console.error(`restored: ${config.dataDir} is a restored backup, the shred log ${config.shredLog} applied; it now serves as an installation of its own`)
   const backupSource = { manifest, authEnv: authStore.env, backupShards: backupShardsThroughActors(pool, manifest.shards) }
@@ -122,6 +123,7 @@ async function main(): Promise<void> {
     gateway: new GatewayLimits({ timeoutMs: config.gatewayTimeoutMs, maxConcurrent: config.gatewayMaxConcurrent }),
     backup: (to: string) => takeBackup(backupSource, to),
     operations: { readiness: () => readiness({ pool, authStore, dataDir: config.dataDir, cluster: cluster?.check }), metrics: config.metrics },
+    authCluster,
   }
   registerSources(pool, authStore)
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
@@ -143,6 +145,7 @@ async function main(): Promise<void> {
     }
     server.close()
     await cluster?.close()
+    await authCluster?.close()
     await Promise.all([pool.close(), hasher.close(), signing.close()])
     await authStore.env.close()
     lock.release()

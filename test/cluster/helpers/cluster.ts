@@ -51,6 +51,22 @@ export interface Cluster {
   restartNats(server: NatsServer): Promise<NatsServer>
 }
 
+/**
+ * Seen once in a full run: a host in a namespace made a moment before could
+ * not bind its address yet ("cannot listen"). A second try a second later is
+ * the harness's business, not the product's.
+ */
+async function startChildRetried(nodeId: string, args: string[], ns: Namespace): ReturnType<typeof startChild> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startChild(nodeId, ENTRY, args, { wrapper: inNamespace(ns), startTimeoutMs: 60_000, keepOutputChars: 200_000 })
+    } catch (err) {
+      if (attempt >= 3 || !/cannot listen/.test((err as Error).message)) throw err
+      await new Promise((r) => setTimeout(r, 1000))
+    }
+  }
+}
+
 async function startHost(index: number, ns: Namespace, cluster: Omit<Cluster, 'hosts'>, options: ClusterOptions): Promise<Omit<Host, 'restart'>> {
   const nodeId = `host${index}`
   const dataDir = join(cluster.dir, nodeId)
@@ -63,7 +79,7 @@ async function startHost(index: number, ns: Namespace, cluster: Omit<Cluster, 'h
     '--nats-url', cluster.natsUrls.join(','), '--node-id', nodeId, '--lease-ms', String(cluster.leaseMs),
     ...(options.args ?? []),
   ]
-  const child = await startChild(nodeId, ENTRY, args, { wrapper: inNamespace(ns), startTimeoutMs: 60_000, keepOutputChars: 200_000 })
+  const child = await startChildRetried(nodeId, args, ns)
   return { pid: child.pid, proc: child.proc, output: child.output, ...controls(child.proc), nodeId, ns, url, dataDir }
 }
 

@@ -27,7 +27,8 @@ export async function leasesFor(cluster: Cluster, shards = 4): Promise<Leases> {
   const kv = await new Kvm(nc).create(LEASE_BUCKET, { replicas: 3, history: 1 })
   // Hosts that hold leases write them within a lease period of starting.
   await new Promise((r) => setTimeout(r, cluster.leaseMs))
-  const keys = await kv.keys()
+  // Shard leases only: the authorization service's lease (AUTH_LEASE_KEY) lives in the same bucket.
+  const keys = await kv.keys('shard.>')
   let existing = 0
   for await (const _ of keys) existing++
   const standIn = existing === 0
