@@ -23,7 +23,7 @@ export interface ChildOptions {
   startTimeoutMs?: number
   /** Keep only about the last this many characters of output (a loaded server's access log would fill memory). */
   keepOutputChars?: number
-  /** A command the node process runs under (valgrind and its options, bench/log-cost.ts). */
+  /** A command the node process runs under: valgrind and its options (bench/log-cost.ts), or `ip netns exec <name>`, which execs it so the pid stays node's (test/cluster). */
   wrapper?: readonly string[]
 }
 

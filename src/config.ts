@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path'
 import { invalidAllowEntry } from './net/webhook-policy'
 import { parseCidr } from './net/addresses'
 import { originProblem } from './net/origin'
+import type { ClusterOptions } from './contract/cluster-options'
 
 export interface Config {
   port: number
@@ -49,6 +50,8 @@ export interface Config {
   metrics: MetricsAccess
   /** The server log's level (--log-level). */
   logLevel: LogLevel
+  /** Cluster mode (docs/cluster.md); undefined: the single-machine mode, which loads nothing of it. */
+  cluster: ClusterOptions | undefined
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -114,6 +117,10 @@ const OPTIONS = {
   gatewayMaxConcurrent: { flag: '--gateway-max-concurrent', env: 'GATEWAY_MAX_CONCURRENT' },
   metrics: { flag: '--metrics', env: 'METRICS' },
   logLevel: { flag: '--log-level', env: 'LOG_LEVEL' },
+  natsUrl: { flag: '--nats-url', env: 'NATS_URL' },
+  nodeId: { flag: '--node-id', env: 'NODE_ID' },
+  kekFile: { flag: '--kek-file', env: 'KEK_FILE' },
+  leaseMs: { flag: '--lease-ms', env: 'LEASE_MS' },
   serverUrl: { flag: '--server-url', env: 'SERVER_URL', tool: true },
   adminClientId: { flag: '--admin-client-id', env: 'ADMIN_CLIENT_ID', tool: true },
   adminClientSecret: { flag: '--admin-client-secret', env: 'ADMIN_CLIENT_SECRET', tool: true },
@@ -146,6 +153,10 @@ const HELP: Partial<Record<OptionName, string>> = {
   gatewayMaxConcurrent: 'requests forwarded to one gateway service at once (default 64)',
   metrics: 'GET /metrics: open, off, or token (scope platform.metrics) (default open)',
   logLevel: 'log level of the JSON log on stderr: fatal, error, warn, info, debug, trace, silent (default info)',
+  natsUrl: 'cluster mode: comma-separated NATS server URLs (default none: one machine)',
+  nodeId: 'cluster mode: this host\'s name, unique in the cluster',
+  kekFile: 'cluster mode: the key-encryption key file every host shares',
+  leaseMs: 'cluster mode: shard lease period in ms (default 5000)',
   serverUrl: 'URL of the running server (default: the one the data directory lock names)',
   adminClientId: 'a platform.admin client of the running server',
   adminClientSecret: "that client's secret (prefer the variable: flags show in ps)",
@@ -230,6 +241,31 @@ function retryBaseMs(raw: string | undefined): number {
   return Number(raw)
 }
 
+/**
+ * Cluster mode: all of --nats-url, --node-id and --kek-file, or none of them
+ * (the single-machine mode); half a cluster configuration is a start error.
+ */
+function clusterOptions(natsUrl: string | undefined, nodeId: string | undefined, kekFile: string | undefined, leaseMs: string | undefined): ClusterOptions | undefined {
+  const given = { '--nats-url': natsUrl, '--node-id': nodeId, '--kek-file': kekFile }
+  const missing = Object.entries(given).filter(([, v]) => v === undefined || v === '').map(([flag]) => flag)
+  if (missing.length === 3) {
+    if (leaseMs !== undefined && leaseMs !== '') throw new ConfigError('--lease-ms applies only in cluster mode: also give --nats-url, --node-id and --kek-file')
+    return undefined
+  }
+  if (missing.length > 0) throw new ConfigError(`cluster mode needs --nats-url, --node-id and --kek-file; missing ${missing.join(', ')}`)
+  const servers = list('NATS_URL', natsUrl, (e) => (/^(nats|tls|wss?):\/\/[^/\s]+\/?$/.test(e) || /^[^/\s:]+:\d+$/.test(e) ? undefined : `"${e}" is not a NATS URL (nats://host:port)`))
+  if (servers.length === 0) throw new ConfigError('NATS_URL names no server')
+  // The node id becomes part of a NATS subject (hostSubject): no dots, spaces or wildcards.
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(nodeId as string)) throw new ConfigError(`NODE_ID must be 1-64 letters, digits, _ or -, got "${nodeId as string}"`)
+  return {
+    servers,
+    nodeId: nodeId as string,
+    kekFile: resolve(kekFile as string),
+    // Shorter than a second would renew faster than NATS round trips under load; longer than 10 minutes leaves shards ownerless too long.
+    leaseMs: integer('LEASE_MS', leaseMs === undefined || leaseMs === '' ? '5000' : leaseMs, 1000, 600_000),
+  }
+}
+
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool = false): Config {
   const flags = parseFlags(argv, tool)
   const get = (name: OptionName): string | undefined => {
@@ -268,6 +304,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool
     gatewayMaxConcurrent: integer('GATEWAY_MAX_CONCURRENT', get('gatewayMaxConcurrent') ?? '64', 1, 100_000),
     metrics: oneOf('METRICS', get('metrics'), METRICS_ACCESS, 'open'),
     logLevel: oneOf('LOG_LEVEL', get('logLevel'), LOG_LEVELS, 'info'),
+    cluster: clusterOptions(get('natsUrl'), get('nodeId'), get('kekFile'), get('leaseMs')),
   }
 }
 

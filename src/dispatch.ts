@@ -5,7 +5,8 @@
 // query and the body against the route's schemas (400), run the handler with
 // the typed values. Any ApiError thrown on the way becomes the error answer.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import { authorize, requireScope } from './auth/helpers/bearer'
+import { authorize, bearerToken, permits, requireBearer, requireLive, requireScope } from './auth/helpers/bearer'
+import type { AuthCluster } from './cluster/auth-seam'
 import { checkOAuthCapture } from './auth/routes'
 import { rootWellKnownPath } from './auth/endpoints/discovery'
 import { answerCors } from './cors-policy'
@@ -39,6 +40,8 @@ for (const route of GRAPH.routes) {
 }
 const OAUTH = new Router(API.oauth, API.schemas, { emptyCaptures: false, checkCapture: checkOAuthCapture })
 const NO_BODY = Buffer.alloc(0)
+/** The first path segments whose requests a cluster host hands to the authorization service's owner. */
+const HANDED_TO_AUTH_OWNER = new Set(['oauth2', '.well-known', 'gateway'])
 const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({})
 
 /** The first value of every query parameter (URLSearchParams.get's choice). */
@@ -89,10 +92,41 @@ function graph(s: Services, ex: Exchange, segments: string[]): void {
   ex.route = graphTemplate(found.route.pattern)
   const m = found.route.methods[ex.method as Method]
   if (m === undefined) throw methodNotAllowed(ex, found.route)
+  if (s.authCluster?.servesHere() === false) {
+    graphCheckedElsewhere(s, s.authCluster, ex, m, found.route.pattern, tenant, found.params)
+    return
+  }
   const token = authorize(s.tokens, ex.headers.authorization, m.spec.scope!, tenant, m.spec.allowSubject === true)
   ex.audit = consentAudit(found.route.pattern, ex.method, tenant, token)
   const caller: GraphCaller = { tenant, token }
   run(s, ex, m, caller, found.params)
+}
+
+/**
+ * Cluster mode, on a host that does not serve the authorization service: its
+ * owner checks the token while the body arrives (uWebSockets.js hands the body
+ * only to a reader set now); the answers keep their order (401/403 before
+ * 415, 413 and 400), as run() gives them.
+ */
+function graphCheckedElsewhere(s: Services, cluster: AuthCluster, ex: Exchange, m: CompiledMethod<Services, GraphCaller>, pattern: string, tenant: string, params: Record<string, string>): void {
+  const kind = m.spec.body
+  let bodyFailed = false
+  const body = kind === 'none' ? Promise.resolve(NO_BODY) : new Promise<Buffer>((resolve, reject) => {
+    readBody(ex.res, s.maxBody, ex.headers['content-length'], resolve, (err) => {
+      bodyFailed = true
+      reject(err)
+    })
+  })
+  body.catch(() => undefined)
+  const bearer = requireBearer(bearerToken(ex.headers.authorization))
+  cluster.verify(bearer).then(async (record) => {
+    const token = permits(requireLive(record), m.spec.scope!, tenant, m.spec.allowSubject === true)
+    ex.audit = consentAudit(pattern, ex.method, tenant, token)
+    if (kind !== 'none') requireMediaType(ex.headers['content-type'], kind)
+    const raw = await body
+    if (kind === 'json') checkJsonLimits(raw, s.jsonLimits)
+    handle(s, ex, m, { tenant, token }, params, raw)
+  }).catch((err: unknown) => ex.error(err, { closeConnection: bodyFailed }))
 }
 
 /** `label`: the route template the access log names, where the path was not under /oauth2/v1 (RFC 8414's root form). */
@@ -121,8 +155,13 @@ function root(s: Services, ex: Exchange, segments: string[]): boolean {
 export function dispatch(s: Services, res: HttpResponse, req: HttpRequest): void {
   const ex = new Exchange(res, req, s.publicUrl)
   try {
-    if (answerCors(s, ex)) return
     const segments = ex.segments
+    // Cluster mode: everything that reads or writes the authorization service's state is served by its owner.
+    if (s.authCluster?.servesHere() === false && HANDED_TO_AUTH_OWNER.has(segments[0]!)) {
+      s.authCluster.proxy(ex, req)
+      return
+    }
+    if (answerCors(s, ex)) return
     if (segments[1] === 'v1' && segments[0] === 'graph') graph(s, ex, segments)
     else if (segments[1] === 'v1' && segments[0] === 'oauth2') oauth(s, ex, segments)
     // RFC 8414's path form of the metadata URL; any other path there finds no route ('?').

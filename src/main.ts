@@ -105,8 +105,12 @@ async function main(): Promise<void> {
     eventRetentionMs: config.eventRetentionMs, eventRetentionCount: config.eventRetentionCount,
     existing: !created, formatOnDisk: opened.formatOnDisk,
     shredLog: config.shredLog, generation: manifest.generation ?? '', restore: opened.restore,
+    cluster: config.cluster,
   })
   await pool.started()
+  // Cluster mode only: a dynamic import, so that one machine loads nothing of NATS.
+  const cluster = config.cluster === undefined ? undefined : await (await import('./cluster/start')).startClusterFront(config.cluster, pool, manifest.shards)
+  const authCluster = config.cluster === undefined ? undefined : await (await import('./cluster/auth-front')).startClusterAuth(config.cluster, tokens, publicUrl)
   recordFormat(config.dataDir, opened)
   if (opened.restore !== undefined) console.error(`restored: ${config.dataDir} is a restored backup, the shred log ${config.shredLog} applied; it now serves as an installation of its own`)
   const backupSource = { manifest, authEnv: authStore.env, backupShards: backupShardsThroughActors(pool, manifest.shards) }
@@ -118,12 +122,14 @@ async function main(): Promise<void> {
     corsOrigins: new Set(config.corsOrigins),
     gateway: new GatewayLimits({ timeoutMs: config.gatewayTimeoutMs, maxConcurrent: config.gatewayMaxConcurrent }),
     backup: (to: string) => takeBackup(backupSource, to),
-    operations: { readiness: () => readiness({ pool, authStore, dataDir: config.dataDir }), metrics: config.metrics },
+    operations: { readiness: () => readiness({ pool, authStore, dataDir: config.dataDir, cluster: cluster?.check }), metrics: config.metrics },
+    authCluster,
   }
   registerSources(pool, authStore)
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, webhookOptions)
   webhooks.start()
+  cluster?.onGained(() => webhooks.reload())
 
   const sweep = setInterval(() => void sweepOAuth(oauth, tokens).catch((err: unknown) => log.error({ err }, 'token sweep failed')), SWEEP_INTERVAL_MS)
   sweep.unref()
@@ -138,6 +144,8 @@ async function main(): Promise<void> {
       log.warn(`shutdown: ${inFlight()} requests still unanswered after ${config.shutdownTimeoutMs} ms; closing their connections`)
     }
     server.close()
+    await cluster?.close()
+    await authCluster?.close()
     await Promise.all([pool.close(), hasher.close(), signing.close()])
     await authStore.env.close()
     lock.release()

@@ -106,6 +106,8 @@ export const eventsAppended = new Counter({ name: 'graph_events_appended_total',
 export const webhookLagSeconds = new Histogram({ name: 'webhook_delivery_lag_seconds', help: 'Time from an event to its acknowledged webhook delivery', buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 3600, 86400], registers: [registry] })
 export const webhookSuspensions = new Counter({ name: 'webhook_suspensions_total', help: 'Webhooks suspended after failing for a day', registers: [registry] })
 export const eventStreamsOpen = new Gauge({ name: 'event_streams_open', help: 'Open WebSocket event streams', registers: [registry] })
+export const clusterForwarded = new Counter({ name: 'cluster_forwarded_requests_total', help: 'Calls forwarded to the owning host (cluster mode), by outcome: answered, unanswered, no_owner, stream', labelNames: ['outcome'] as const, registers: [registry] })
+export const clusterOwnedShards = new Gauge({ name: 'cluster_owned_shards', help: 'Shards this host owns now (cluster mode)', registers: [registry] })
 
 export const tokensIssued = new Counter({ name: 'oauth_tokens_issued_total', help: 'Access tokens issued, by grant type', labelNames: ['grant_type'] as const, registers: [registry] })
 export const signInFailures = new Counter({ name: 'sign_in_failures_total', help: 'Failed sign-ins (sign-in form and password grant), including refusals during a lock-out', registers: [registry] })

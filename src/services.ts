@@ -2,6 +2,7 @@
 // routes declare (graph/services.ts), what the authorization service's
 // declare (auth/services.ts), and what the dispatcher itself needs.
 import type { AuthServices } from './auth/services'
+import type { AuthCluster } from './cluster/auth-seam'
 import type { JsonLimits } from './front/json-limits'
 import type { GraphServices } from './graph/services'
 import type { GatewayServices } from './gateway/limits'
@@ -12,4 +13,6 @@ export type Services = AuthServices & GraphServices & GatewayServices & {
   jsonLimits: JsonLimits
   /** Health checks and metrics access (src/operations/). */
   operations: OperationsServices
+  /** Cluster mode only: where the authorization service is served (src/cluster/auth-seam.ts). */
+  authCluster?: AuthCluster
 }

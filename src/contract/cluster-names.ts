@@ -26,3 +26,12 @@ export interface LeaseValue {
   url: string
   epoch: number
 }
+
+/** The subject owners announce a tenant's new events on, so that long-polls and streams held by any host wake up. */
+export const EVENTS_SUBJECT = 'platform.events'
+
+/** The subject the authorization service's owner answers bearer-token checks on (`node`: the owner the asker believes in). */
+export const authVerifySubject = (nodeId: string): string => `platform.auth.${nodeId}.verify`
+
+/** Set on a request one host hands to the authorization service's owner: the owner never hands it on (no loops). */
+export const AUTH_FORWARDED_HEADER = 'platform-auth-forwarded'

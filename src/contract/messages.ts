@@ -107,7 +107,7 @@ export type ActorRequest =
 /** Actor -> front: the answer to a call, or the next part of a stream. */
 export type ActorReply =
   | { kind: 'ok'; id: number; status: number; body: string | undefined; total: number | undefined }
-  | { kind: 'error'; id: number; type: ErrorType; message: string }
+  | { kind: 'error'; id: number; type: ErrorType; message: string; /** Seconds for Retry-After (cluster mode's 503: one lease period). */ retryAfter?: number }
   | { kind: 'chunks'; id: number; chunks: string[]; done: boolean }
   | { kind: 'closed'; id: number }
   /** Unsolicited (id 0): the tenant's event log now ends at `last`; wakes long-polls and streams. */
@@ -121,6 +121,8 @@ export type ActorReply =
   /** Unsolicited (id 0), about once a second while there is something to say: what each shard did since (src/shard/shard-stats.ts). */
   | { kind: 'stats'; id: 0; shards: ShardStats[] }
   /** Unsolicited (id 0): a log record of the actor; `requests` are the calls it concerns (the front thread names their request ids). */
+  /** Cluster mode: this actor gained or lost a shard's lease (epoch of the lease it held or now holds). */
+  | { kind: 'ownership'; id: 0; shard: number; owned: boolean; epoch: number }
   | { kind: 'log'; id: 0; level: 'error' | 'warn'; message: string; error: string | undefined; requests: number[] }
 
 /** A shard's figures since the last report (lists of observations) and now (map sizes). */
@@ -157,4 +159,6 @@ export interface ActorConfig {
   generation: string
   /** Set on a restored backup: apply the shred-log lines of this generation before serving. */
   restore: { generation: string | undefined } | undefined
+  /** Cluster mode (docs/cluster.md): each shard is served only under a lease; undefined = the single-machine mode. */
+  cluster: import('./cluster-options').ClusterOptions | undefined
 }

@@ -180,8 +180,21 @@ export class WebhookDelivery {
     h.page = []
   }
 
+  /**
+   * Cluster mode: this host gained shards. Every webhook is read again from
+   * the store (its cursor moved on the former owner), and delivered from here.
+   */
+  reload(): void {
+    if (this.closed) return
+    for (const byId of this.hooks.values()) for (const h of byId.values()) this.drop(h)
+    this.hooks.clear()
+    this.load(undefined)
+  }
+
   private pump(h: Hook): void {
     if (this.closed || h.phase !== 'idle') return
+    // Delivery runs once cluster-wide: on the host that owns the tenant's shard (reload() starts it on a new owner).
+    if (!this.pool.servesHere(h.tenant)) return
     if (h.index < h.page.length) {
       this.post(h, h.page[h.index]!)
       return

@@ -1,9 +1,9 @@
 // Turns an actor's reply into the HTTP answer. The handler has the shape the
 // actor pool calls back (ReplyHandler, src/shard/actor-pool.ts); the edge
 // states it here rather than import the pool.
-import { ApiError } from '../errors'
 import type { ActorReply } from '../contract/messages'
 import type { Exchange } from './exchange'
+import { replyError } from './stream'
 
 /** Answers the request from the reply; `abandoned` tells the pool nobody waits any more. */
 export type Answer = ((reply: ActorReply) => void) & { abandoned: () => boolean; requestId: string }
@@ -13,7 +13,7 @@ export const TOTAL_COUNT_HEADER = 'x-total-count'
 
 export function answer(ex: Exchange): Answer {
   const handler = (reply: ActorReply): void => {
-    if (reply.kind === 'error') ex.error(new ApiError(reply.type, reply.message))
+    if (reply.kind === 'error') ex.error(replyError(reply))
     else if (reply.kind !== 'ok') ex.error(new Error(`unexpected actor reply ${reply.kind}`))
     else if (reply.body !== undefined) ex.json(reply.status, reply.body)
     else if (reply.total !== undefined) ex.empty(reply.status, { [TOTAL_COUNT_HEADER]: String(reply.total) })

@@ -22,7 +22,7 @@ export function streamFormat(accept: string): StreamFormat {
 const CONTENT_TYPE: Record<StreamFormat, string> = { json: 'application/json', ndjson: 'application/x-ndjson' }
 
 export function replyError(reply: ActorReply & { kind: 'error' }): ApiError {
-  return new ApiError(reply.type, reply.message)
+  return new ApiError(reply.type, reply.message, reply.retryAfter === undefined ? undefined : { headers: { 'retry-after': String(reply.retryAfter) } })
 }
 
 export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (r: ActorReply) => void) => ScanHandle): void {

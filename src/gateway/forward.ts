@@ -35,7 +35,7 @@ function clientHeaders(req: HttpRequest): Record<string, string> {
 }
 
 /** The client's body as a stream undici reads; uWebSockets.js stops reading the socket while undici is behind. */
-function clientBody(ex: Exchange): Readable {
+export function clientBody(ex: Exchange): Readable {
   const body = new Readable({ read: () => { if (ex.open) ex.res.resume() } })
   ex.res.onData((chunk, isLast) => {
     if (!body.push(Buffer.from(chunk.slice(0)))) ex.res.pause()
@@ -55,9 +55,10 @@ function upstreamFailure(err: unknown, service: string, timeoutMs: number): ApiE
   return new ApiError('bad_gateway', `the service "${service}" could not be reached: ${(err as Error).message}`)
 }
 
-/** Writes the service's answer, rewritten where spec 1.6 says. */
-function relay(ex: Exchange, answer: Dispatcher.ResponseData, source: string, proxy: string, done: () => void): void {
-  const rewriter = rewritable(answer.headers) ? new UrlRewriter(source, proxy) : undefined
+/** Writes the service's answer, rewritten where spec 1.6 says (`source` to `proxy`; untouched when both are ''). */
+export function relay(ex: Exchange, answer: Dispatcher.ResponseData, source: string, proxy: string, done: () => void): void {
+  const rewrite = source !== proxy
+  const rewriter = rewrite && rewritable(answer.headers) ? new UrlRewriter(source, proxy) : undefined
   const noBody = ex.method === 'HEAD' || answer.statusCode === 204 || answer.statusCode === 304
   ex.status = answer.statusCode
   ex.res.cork(() => {
@@ -65,7 +66,7 @@ function relay(ex: Exchange, answer: Dispatcher.ResponseData, source: string, pr
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value === undefined || NOT_RETURNED.has(name)) continue
       for (const one of Array.isArray(value) ? value : [value]) {
-        ex.res.writeHeader(name, name === 'location' || name === 'link' ? UrlRewriter.once(source, proxy, one) : one)
+        ex.res.writeHeader(name, rewrite && (name === 'location' || name === 'link') ? UrlRewriter.once(source, proxy, one) : one)
       }
     }
     if (noBody) {

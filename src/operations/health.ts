@@ -8,12 +8,17 @@ import type { ActorPool } from '../shard/actor-pool'
 
 export const OK = 'ok'
 
-export type Checks = Record<'actors' | 'bootstrap' | 'authStore' | 'shutdown' | 'dataDir', string>
+export type Checks = Record<'actors' | 'bootstrap' | 'authStore' | 'shutdown' | 'dataDir', string> & {
+  /** Cluster mode only: connected to NATS (src/cluster/start.ts). */
+  cluster?: string
+}
 
 export interface ReadinessSources {
   pool: ActorPool
   authStore: AuthStore
   dataDir: string
+  /** Cluster mode's check (src/cluster/start.ts); absent on one machine. */
+  cluster?: () => string
 }
 
 function attempt(what: string, fn: () => void): string {
@@ -39,6 +44,7 @@ export function readiness(src: ReadinessSources): Checks {
       writeFileSync(probe, 'ready\n')
       unlinkSync(probe)
     }),
+    ...(src.cluster === undefined ? {} : { cluster: src.cluster() }),
   }
 }
 

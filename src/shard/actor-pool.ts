@@ -13,6 +13,8 @@ import { consentChanged, leastLoaded, readsAnywhere } from './read-routing'
 import { FORMAT_VERSION } from './manifest'
 import { logActorRecord, recordShardStats } from './shard-stats'
 import { log } from '../log'
+import type { RemoteShards } from './remote-shards'
+import type { ClusterOptions } from '../contract/cluster-options'
 
 export type ReplyHandler = ((reply: ActorReply) => void) & {
   /** true once nobody waits for the answer: a call not yet sent to its actor is then dropped, not applied. */
@@ -45,6 +47,8 @@ export interface PoolOptions {
   generation?: string
   /** A restored backup: the generation whose shred-log lines the shards apply at open. */
   restore?: { generation: string | undefined }
+  /** Cluster mode (Config.cluster): shards are served only under their lease. */
+  cluster?: ClusterOptions
 }
 
 const DEFAULT_WORKER_FILE = join(__dirname, '..', '..', 'workers', 'shard-actor.js')
@@ -96,6 +100,10 @@ class Actor {
           recordShardStats(reply.shards)
           continue
         }
+        if (reply.kind === 'ownership') {
+          this.pool.ownershipChanged(reply.shard, reply.owned, reply.epoch)
+          continue
+        }
         if (reply.kind === 'log') {
           logActorRecord(this.index, reply, (call) => this.pending.get(call)?.requestId)
           continue
@@ -132,6 +140,8 @@ class Actor {
       this.outbox = []
       const why = this.stopped === undefined ? 'the shard actor restarted; retry the request' : this.unavailable()
       for (const [id, handler] of lost) handler(UNAVAILABLE(id, why))
+      // A dead actor serves nothing: its leases lapse (cluster mode).
+      for (const shard of this.config.shards) this.pool.ownershipChanged(shard, false, 0)
       if (this.stopping || this.stopped !== undefined) return
       // A budget, not a loop: an actor that keeps dying (a damaged file, a
       // full disk at open) is stopped with its reason instead of restarted forever.
@@ -260,6 +270,7 @@ export class ActorPool {
         shredLog: options.shredLog ?? join(options.dataDir, '..', 'shred.log'),
         generation: options.generation ?? 'unset',
         restore: options.restore,
+        cluster: options.cluster,
       }))
     }
   }
@@ -359,8 +370,23 @@ export class ActorPool {
     return { actor: this.actors[actorOf(shard, this.options.workerCount)]!, shard }
   }
 
+  /** Cluster mode: where the shards this host does not own are answered; undefined on one machine. */
+  remote: RemoteShards | undefined
+
+  /** Whether this host's actors serve the tenant now (always on one machine; in a cluster, while they own its shard). */
+  servesHere(tenant: string): boolean {
+    return this.remote?.elsewhere(shardOf(tenant, this.options.shardCount)) !== true
+  }
+
   /** One request, one reply. A full queue answers 503 at once. */
   call(tenant: string, operation: Operation, handler: ReplyHandler): void {
+    const shard = shardOf(tenant, this.options.shardCount)
+    if (this.remote?.elsewhere(shard) === true) this.remote.call(shard, tenant, operation, handler)
+    else this.callHere(tenant, operation, handler)
+  }
+
+  /** A call answered by this host's actors whoever owns the shard (a forwarded call, checked by its receiver). */
+  callHere(tenant: string, operation: Operation, handler: ReplyHandler): void {
     const { actor: owner, shard } = this.route(tenant)
     const actor = readsAnywhere(operation) ? this.reader(owner) : owner
     const id = this.nextId++
@@ -388,6 +414,13 @@ export class ActorPool {
    * reaches the scan; `cancel()` stops it.
    */
   openStream(tenant: string, operation: StreamOp, handler: ReplyHandler): StreamHandle {
+    const shard = shardOf(tenant, this.options.shardCount)
+    if (this.remote?.elsewhere(shard) === true) return this.remote.openStream(shard, tenant, operation, handler)
+    return this.openStreamHere(tenant, operation, handler)
+  }
+
+  /** A stream read by this host's actors (a forwarded stream, checked by its receiver). */
+  openStreamHere(tenant: string, operation: StreamOp, handler: ReplyHandler): StreamHandle {
     const { actor: owner, shard } = this.route(tenant)
     const actor = this.reader(owner)
     const id = this.nextId++
@@ -416,6 +449,27 @@ export class ActorPool {
   /** @internal from an actor's unsolicited `events` message */
   eventsAppended(tenant: string, last: number): void {
     for (const listener of this.eventListeners) listener(tenant, last)
+  }
+
+  private readonly owned = new Map<number, number>()
+  private readonly ownershipListeners = new Set<(shard: number, owned: boolean, epoch: number) => void>()
+
+  /** Whether this host's actors serve the shard: always in the single-machine mode, under a valid lease in cluster mode. */
+  ownedLocally(shard: number): boolean {
+    return this.options.cluster === undefined || this.owned.has(shard)
+  }
+
+  /** Called whenever a local actor gains or loses a shard's lease (cluster mode). */
+  onOwnership(listener: (shard: number, owned: boolean, epoch: number) => void): () => void {
+    this.ownershipListeners.add(listener)
+    return () => this.ownershipListeners.delete(listener)
+  }
+
+  /** @internal from an actor's unsolicited `ownership` message, or an actor's exit (its shards are then not owned). */
+  ownershipChanged(shard: number, owned: boolean, epoch: number): void {
+    if (owned) this.owned.set(shard, epoch)
+    else if (!this.owned.delete(shard)) return
+    for (const listener of this.ownershipListeners) listener(shard, owned, epoch)
   }
 
   private readonly webhookListeners = new Set<(tenant: string) => void>()

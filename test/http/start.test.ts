@@ -66,6 +66,14 @@ t.test('a port in use and a bad flag are one line, not a stack trace', async (t)
   oneLineError(t, await run(['--port', 'x']), /^error: --port must be a whole number/)
 })
 
+t.test('cluster mode: half its options, or no NATS server to reach, is one line', async (t) => {
+  const dir = tempDir()
+  t.teardown(() => removeDir(dir))
+  oneLineError(t, await run([...serverArgs(dir), '--nats-url', 'nats://127.0.0.1:1']), /^error: cluster mode needs --nats-url, --node-id and --kek-file; missing --node-id, --kek-file/)
+  const cluster = ['--nats-url', 'nats://127.0.0.1:1', '--node-id', 'a', '--kek-file', join(dir, 'kek')]
+  oneLineError(t, await run([...serverArgs(dir), ...cluster]), /^error: .*NATS/)
+})
+
 t.test('--help prints the usage from the options table', async (t) => {
   const e = await run(['--help'])
   t.equal(e.code, 0)

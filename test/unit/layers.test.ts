@@ -17,7 +17,9 @@ const LAYERS: string[][] = [
   // what everything uses: the error table, the clock, addresses, the metamodel
   ['src/errors', 'src/clock', 'src/storage-failure', 'src/net', 'src/model'],
   // the config loader; the contract between the two threads (messages, codec, key encoding, URLs)
-  ['src/config', 'src/contract'],
+  ['src/contract'],
+  // (the config loader returns cluster mode's options, which the contract defines)
+  ['src/config'],
   ['src/crypto', 'src/lifecycle'],
   // the one schema compiler (TypeBox + ajv): the edge, the bootstrap file and the admin API validate with it
   ['src/schema'],

@@ -17,18 +17,27 @@ export function bearerToken(authorization: string): string | undefined {
 /** The bearer token of `authorization` and its live record; 401 without one. */
 export function liveBearer(tokens: AccessTokens, authorization: string): { token: string; record: AccessTokenRecord } {
   const token = bearerToken(authorization)
+  return { token: requireBearer(token), record: requireLive(token === undefined ? undefined : tokens.verify(token)) }
+}
+
+/** 401 without a bearer token. */
+export function requireBearer(token: string | undefined): string {
   if (token === undefined) {
     throw new ApiError('insufficient_credentials', 'an access token is required: Authorization: Bearer <ACCESS_TOKEN>', {
       headers: { 'www-authenticate': 'Bearer' },
     })
   }
-  const record = tokens.verify(token)
+  return token
+}
+
+/** 401 unless the token's record is live (verified here, or by the authorization service's owner in a cluster). */
+export function requireLive(record: AccessTokenRecord | undefined): AccessTokenRecord {
   if (record === undefined) {
     throw new ApiError('insufficient_credentials', 'the access token is invalid, expired or revoked', {
       headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
     })
   }
-  return { token, record }
+  return record
 }
 
 export function insufficientScope(scope: string): ApiError {
@@ -50,7 +59,11 @@ export function requireScope(tokens: AccessTokens, authorization: string, scope:
  * consent routes check the consent's subject).
  */
 export function authorize(tokens: AccessTokens, authorization: string, scope: string, tenant: string, allowSubject = false): AccessTokenRecord {
-  const { record } = liveBearer(tokens, authorization)
+  return permits(liveBearer(tokens, authorization).record, scope, tenant, allowSubject)
+}
+
+/** authorize()'s checks of a live record: the scope (or a user token with `allowSubject`) and the tenant. */
+export function permits(record: AccessTokenRecord, scope: string, tenant: string, allowSubject = false): AccessTokenRecord {
   if (!record.scopes.includes(scope) && !(allowSubject && record.sub !== undefined)) {
     throw insufficientScope(scope)
   }

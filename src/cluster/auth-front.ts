@@ -1,0 +1,119 @@
+// The authorization service in a cluster, front side (docs/cluster.md): the
+// auth lease, the bearer-token checks the owner answers over NATS, and the
+// HTTP hand-over of OAuth, admin and gateway requests to the owner. Started by
+// main.ts in cluster mode only (a dynamic import).
+import { connect } from '@nats-io/transport-node'
+import type { Msg, NatsConnection } from '@nats-io/nats-core'
+import { Kvm, type KV } from '@nats-io/kv'
+import type { HttpRequest } from 'uWebSockets.js'
+import { request, type Dispatcher } from 'undici'
+import type { AccessTokens } from '../auth/models/access-tokens'
+import type { AccessTokenRecord } from '../auth/models/auth-store'
+import { AUTH_FORWARDED_HEADER, authVerifySubject, LEASE_BUCKET } from '../contract/cluster-names'
+import type { ClusterOptions } from '../contract/cluster-options'
+import { ApiError } from '../errors'
+import type { Exchange } from '../front/exchange'
+import { clientBody, relay } from '../gateway/forward'
+import { log } from '../log'
+import { AuthLease } from './auth-lease'
+import type { AuthCluster } from './auth-seam'
+
+/** Hop-by-hop headers (RFC 9110 7.6.1) and the host: not handed on. */
+const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host'])
+
+/** Long enough for the longest long-poll (the events endpoint's wait); a host that died answers at once with a reset. */
+const PROXY_HEADERS_TIMEOUT_MS = 5 * 60_000
+
+type Verdict = { record: AccessTokenRecord | undefined } | { notOwner: true }
+
+async function leaseBucket(nc: NatsConnection, servers: number): Promise<KV> {
+  const kvm = new Kvm(nc)
+  try {
+    const kv = await kvm.open(LEASE_BUCKET)
+    await kv.status()
+    return kv
+  } catch {
+    // Whichever host comes first creates it, with the shard leases' settings.
+    return kvm.create(LEASE_BUCKET, { replicas: Math.min(3, servers), history: 1 })
+  }
+}
+
+export interface ClusterAuth extends AuthCluster {
+  close(): Promise<void>
+}
+
+export async function startClusterAuth(options: ClusterOptions, tokens: AccessTokens, publicUrl: string): Promise<ClusterAuth> {
+  const nc = await connect({ servers: options.servers, name: `auth ${options.nodeId}`, maxReconnectAttempts: -1, reconnectTimeWait: 500 })
+  const kv = await leaseBucket(nc, options.servers.length)
+  const lease = new AuthLease({ kv, nodeId: options.nodeId, url: publicUrl, leaseMs: options.leaseMs })
+  const retryAfter = String(Math.ceil(options.leaseMs / 1000))
+  const noOwner = (why: string): ApiError => new ApiError('service_unavailable', `the authorization service has no owner now (${why}); retry after the lease period`, { headers: { 'retry-after': retryAfter } })
+
+  // The owner answers token checks; it checks its lease on every one, so a deposed owner never answers with its copy.
+  const verifying = nc.subscribe(authVerifySubject(options.nodeId), {
+    callback: (err: Error | null, msg: Msg) => {
+      if (err !== null) return
+      const verdict: Verdict = lease.servesHere() ? { record: tokens.verify(msg.string()) } : { notOwner: true }
+      msg.respond(JSON.stringify(verdict))
+    },
+  })
+  await lease.start()
+
+  const owner = (): string => {
+    const o = lease.owner()
+    if (o === undefined || o.node === options.nodeId) throw noOwner('no host holds a valid auth lease')
+    return o.node
+  }
+
+  return {
+    servesHere: () => lease.servesHere(),
+
+    async verify(token) {
+      const node = owner()
+      let verdict: Verdict
+      try {
+        verdict = (await nc.request(authVerifySubject(node), token, { timeout: options.leaseMs })).json<Verdict>()
+      } catch (err) {
+        log.warn({ err }, `cluster: the auth owner ${node} did not answer a token check`)
+        throw noOwner(`${node} did not answer`)
+      }
+      if ('notOwner' in verdict) throw noOwner(`${node} no longer holds it`)
+      return verdict.record
+    },
+
+    proxy(ex: Exchange, req: HttpRequest) {
+      // Owned elsewhere by the time a handed-on request arrives: refused, never handed on again.
+      if (req.getHeader(AUTH_FORWARDED_HEADER) !== '') throw noOwner(`${options.nodeId} no longer holds it`)
+      const o = lease.owner()
+      if (o === undefined || o.node === options.nodeId) throw noOwner('no host holds a valid auth lease')
+      const headers: Record<string, string> = {}
+      req.forEach((name, value) => {
+        if (!NOT_FORWARDED.has(name)) headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
+      })
+      headers[AUTH_FORWARDED_HEADER] = options.nodeId
+      // The client's address for the owner's per-address limits (the owner must trust this host: --trust-proxy).
+      headers['x-forwarded-for'] = headers['x-forwarded-for'] === undefined ? ex.peer : `${headers['x-forwarded-for']}, ${ex.peer}`
+      const hasBody = (ex.headers['content-length'] !== '' && ex.headers['content-length'] !== '0') || req.getHeader('transfer-encoding') !== ''
+      const body = hasBody ? clientBody(ex) : undefined
+      const abort = new AbortController()
+      ex.onAbort = () => abort.abort()
+      const target = `${o.url}${ex.rawPath}${ex.rawQuery ? `?${ex.rawQuery}` : ''}`
+      request(target, { method: ex.method as Dispatcher.HttpMethod, headers, body, signal: abort.signal, headersTimeout: PROXY_HEADERS_TIMEOUT_MS, bodyTimeout: 0 }).then(
+        (answer) => {
+          if (ex.aborted) answer.body.destroy()
+          else relay(ex, answer, '', '', () => undefined)
+        },
+        (err: unknown) => {
+          log.warn({ err }, `cluster: the auth owner ${o.node} did not answer a handed-on request`)
+          ex.error(noOwner(`${o.node} did not answer`))
+        },
+      )
+    },
+
+    async close() {
+      lease.stop()
+      await verifying.drain().catch(() => undefined)
+      await nc.drain().catch(() => undefined)
+    },
+  }
+}

@@ -1,0 +1,36 @@
+// Scenario: kill -9 of the NATS server leading the most streams under write
+// load: writes resume and nothing acknowledged is lost. Needs the shard
+// actors' replication (skipped while a test stands in for their leases).
+import t from 'tap'
+import { graphsThroughEveryHost } from './helpers/graphs'
+import { busiestStreamLeader } from './helpers/nats-cluster'
+import { clusterFile, hostsHoldLeases } from './helpers/stand-in-leases'
+import { allSequences, gaps, startWriteLoad } from './helpers/write-load'
+
+const { skip, cluster, leases: clusterLeases } = clusterFile(t)
+
+t.test('kill -9 of the NATS server leading the most streams', { skip }, async (t) => {
+  const leases = await clusterLeases()
+  if (!hostsHoldLeases(t, leases, 'no stream to fail over')) return
+  const graphs = await graphsThroughEveryHost(cluster)
+  const load = startWriteLoad(graphs, 4, 'natskill')
+  await new Promise((r) => setTimeout(r, 2000))
+  const busiest = await busiestStreamLeader(cluster.nats[0]!)
+  t.ok(busiest !== undefined, `a stream leader found (${busiest?.name ?? 'none'}, ${busiest?.streams ?? 0} streams)`)
+  const victim = cluster.nats.find((n) => n.name === busiest?.name) ?? cluster.nats[0]!
+  const before = load.acknowledged.length
+  const killedAt = Date.now()
+  await victim.kill()
+  const deadline = killedAt + 30_000
+  while (!load.acknowledgedAt.some((at) => at > killedAt + 500) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+  const resumedAt = load.acknowledgedAt.find((at) => at > killedAt + 500)
+  t.ok(resumedAt !== undefined, `writes resumed ${resumedAt === undefined ? 'never' : `${resumedAt - killedAt} ms`} after the kill (${before} before)`)
+  await new Promise((r) => setTimeout(r, 2000))
+  await load.stop()
+  t.comment(`other answers during the load: ${JSON.stringify([...load.others])}`)
+  let missing = 0
+  for (const id of load.acknowledged) if ((await graphs[0]!.get(`nodes/core/customer/${id}`)).status !== 200) missing++
+  t.equal(missing, 0, `every one of ${load.acknowledged.length} acknowledged writes is readable`)
+  t.same(gaps(await allSequences(graphs[0]!)), [], 'event sequences dense')
+  await cluster.restartNats(victim)
+})

@@ -1,0 +1,44 @@
+import t from 'tap'
+import { resolve } from 'node:path'
+import { ConfigError, loadConfig, usage } from '../../src/config'
+
+const FULL = { NATS_URL: 'nats://10.0.0.1:4222, nats://10.0.0.2:4222', NODE_ID: 'host-a', KEK_FILE: 'secrets/kek' }
+
+function configError(t: tap.Test, fn: () => unknown, pattern: RegExp): void {
+  const err = t.throws(fn) as Error
+  t.ok(err instanceof ConfigError, 'a ConfigError')
+  t.match(err.message, pattern)
+}
+
+t.test('no cluster option: the single-machine mode', async (t) => {
+  t.equal(loadConfig([], {}).cluster, undefined)
+})
+
+t.test('all three options: cluster mode with the default lease', async (t) => {
+  t.same(loadConfig([], FULL).cluster, {
+    servers: ['nats://10.0.0.1:4222', 'nats://10.0.0.2:4222'], nodeId: 'host-a', kekFile: resolve('secrets/kek'), leaseMs: 5000,
+  })
+})
+
+t.test('flags set them too, and win', async (t) => {
+  const c = loadConfig(['--nats-url', 'nats://n1:4222', '--node-id', 'b', '--kek-file', '/k', '--lease-ms=2000'], FULL).cluster
+  t.same(c, { servers: ['nats://n1:4222'], nodeId: 'b', kekFile: '/k', leaseMs: 2000 })
+})
+
+t.test('half a cluster configuration names what is missing', async (t) => {
+  configError(t, () => loadConfig([], { NATS_URL: 'nats://n:4222' }), /missing --node-id, --kek-file/)
+  configError(t, () => loadConfig([], { NODE_ID: 'a', KEK_FILE: 'k' }), /missing --nats-url$/)
+  configError(t, () => loadConfig(['--lease-ms', '3000'], {}), /--lease-ms applies only in cluster mode/)
+})
+
+t.test('bad values are refused', async (t) => {
+  configError(t, () => loadConfig([], { ...FULL, LEASE_MS: '500' }), /LEASE_MS must be between 1000 and 600000/)
+  configError(t, () => loadConfig([], { ...FULL, LEASE_MS: '5s' }), /LEASE_MS must be a whole number/)
+  configError(t, () => loadConfig([], { ...FULL, NODE_ID: 'a.b' }), /NODE_ID must be/)
+  configError(t, () => loadConfig([], { ...FULL, NATS_URL: 'http://x:1' }), /not a NATS URL/)
+  configError(t, () => loadConfig([], { ...FULL, NATS_URL: ' , ' }), /NATS_URL names no server/)
+})
+
+t.test('--help lists the cluster options', async (t) => {
+  for (const flag of ['--nats-url', '--node-id', '--kek-file', '--lease-ms']) t.match(usage('main.js'), flag)
+})
