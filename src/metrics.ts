@@ -28,7 +28,11 @@ interface RequestCell {
 /** route -> method -> status -> cell: lookups by strings the router already holds, no key built per request. */
 const cells = new Map<string, Map<string, Map<number, RequestCell>>>()
 
-function cellOf(route: string, method: string, status: number): RequestCell {
+/** The methods counted by name; any other a client sends is counted as `OTHER`, so a client cannot make series without end. */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE'])
+
+function cellOf(route: string, sentMethod: string, status: number): RequestCell {
+  const method = KNOWN_METHODS.has(sentMethod) ? sentMethod : 'OTHER'
   let byMethod = cells.get(route)
   if (byMethod === undefined) cells.set(route, (byMethod = new Map()))
   let byStatus = byMethod.get(method)

@@ -48,3 +48,10 @@ t.test('the request path does not call prom-client', async (t) => {
   for (let i = 0; i < 100; i++) requestAnswered('/graph/v1/:tenant/nodes/:ns/:type/:id', 'GET', 200, 0.001)
   t.same(calls, [])
 })
+
+t.test('methods a client invents are counted as OTHER, not as series of their own', async (t) => {
+  for (let i = 0; i < 50; i++) requestAnswered('/unmatched', `INVENTED${i}`, 405, 0.001)
+  const lines = requestLines(await registry.metrics()).filter((l) => l.includes('route="/unmatched"'))
+  t.notOk(lines.some((l) => l.includes('INVENTED')), 'no invented method is a label')
+  t.ok(lines.some((l) => l.startsWith('http_requests_total') && l.includes('method="OTHER"') && l.endsWith(' 50')), 'all 50 counted under OTHER')
+})
