@@ -24,6 +24,7 @@ const USAGE = `usage: node dist/bench/log-cost.js [options]
   --rounds N         measured rounds, each variant once per round (default 5)
   --requests N       get-node requests per measurement (default 100000)
   --connections N    (default 64)
+  --scenario S       get-node (default) or put-node (replacing a loaded node)
   --cpu-prof DIR     each server writes a .cpuprofile per thread into DIR/<variant> when it stops
   --callgrind DIR    run the servers under valgrind's callgrind and count instructions per request
                      instead of CPU time: the same on a busy machine as on a quiet one, ~50x slower
@@ -37,10 +38,11 @@ interface Options {
   connections: number
   cpuProfDir: string | undefined
   callgrindDir: string | undefined
+  scenario: 'get-node' | 'put-node'
 }
 
 function parse(argv: readonly string[]): Options {
-  const o: Options = { levels: ['info', 'silent'], entries: [], rounds: 5, requests: 100_000, connections: 64, cpuProfDir: undefined, callgrindDir: undefined }
+  const o: Options = { levels: ['info', 'silent'], entries: [], rounds: 5, requests: 100_000, connections: 64, cpuProfDir: undefined, callgrindDir: undefined, scenario: 'get-node' }
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!
     const value = argv[++i]
@@ -52,6 +54,7 @@ function parse(argv: readonly string[]): Options {
     else if (flag === '--connections') o.connections = Number(value)
     else if (flag === '--cpu-prof') o.cpuProfDir = value
     else if (flag === '--callgrind') o.callgrindDir = value
+    else if (flag === '--scenario' && (value === 'get-node' || value === 'put-node')) o.scenario = value
     else throw new Error(`unknown option ${flag}\n${USAGE}`)
   }
   if (o.entries.length === 0) o.entries.push(SERVER_ENTRY)
@@ -93,7 +96,12 @@ async function startVariant(o: Options, entry: string, level: string, label: str
   const loaded = await runAll(child.url, LOAD, puts)
   if (loaded.non2xx + loaded.errors > 0) throw new Error(`${label}: loading failed: ${JSON.stringify(loaded.statuses)}`)
   const random = seeded(14)
-  const requests = Array.from({ length: o.requests }, (): BenchRequest => ({ method: 'GET', path: nodePath(t.id, 'customer', `c${pick(random, CUSTOMERS)}`), headers: h.read }))
+  const requests = Array.from({ length: o.requests }, (): BenchRequest => {
+    const i = pick(random, CUSTOMERS)
+    return o.scenario === 'get-node'
+      ? { method: 'GET', path: nodePath(t.id, 'customer', `c${i}`), headers: h.read }
+      : { method: 'PUT', path: nodePath(t.id, 'customer', `c${i}`), headers: h.write, body: customerBody(i, customerName(i)) }
+  })
   return { label, child, requests, front: [], process: [], others: [] }
 }
 
@@ -168,7 +176,7 @@ async function main(): Promise<void> {
   }
   for (const v of variants) await v.child.stop()
   const base = variants.at(-1)!
-  console.log(`\n${o.requests} get-node requests per measurement, ${o.connections} connections, ${o.rounds} rounds interleaved; medians (range); cost against ${base.label}\n`)
+  console.log(`\n${o.requests} ${o.scenario} requests per measurement, ${o.connections} connections, ${o.rounds} rounds interleaved; medians (range); cost against ${base.label}\n`)
   const unit = o.callgrindDir === undefined ? 'µs/req' : 'instructions/req'
   console.log(`| variant | front ${unit} | process ${unit} | front cost | process cost | other cores |`)
   console.log('|---|---:|---:|---:|---:|---:|')

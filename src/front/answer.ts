@@ -12,15 +12,17 @@ export type Answer = ((reply: ActorReply) => void) & { abandoned: () => boolean;
 export const TOTAL_COUNT_HEADER = 'x-total-count'
 
 export function answer(ex: Exchange): Answer {
-  const handler = (reply: ActorReply): void => {
+  const handler = ((reply: ActorReply): void => {
     if (reply.kind === 'error') ex.error(replyError(reply))
     else if (reply.kind !== 'ok') ex.error(new Error(`unexpected actor reply ${reply.kind}`))
     else if (reply.body !== undefined) ex.json(reply.status, reply.body)
     else if (reply.total !== undefined) ex.empty(reply.status, { [TOTAL_COUNT_HEADER]: String(reply.total) })
     else ex.empty(reply.status)
-  }
+  }) as Answer
   // A request whose connection closed before its call left for the actor is
   // not applied (uWebSockets.js closes a connection that pipelines behind an
   // unanswered request: README, "HTTP edges").
-  return Object.assign(handler, { abandoned: () => ex.aborted, requestId: ex.requestId })
+  handler.abandoned = () => ex.aborted
+  handler.requestId = ex.requestId
+  return handler
 }

@@ -18,21 +18,85 @@ const STATUS_LINE: Record<number, string> = {
   429: '429 Too Many Requests',
   500: '500 Internal Server Error', 503: '503 Service Unavailable',
 }
-/** Every status has its reason phrase (a bare code is not a valid status line). */
-const statusLine = (status: number): string => (STATUS_LINE[status] ??= `${status} ${STATUS_CODES[status] ?? 'Unknown'}`)
+/**
+ * Every status has its reason phrase (a bare code is not a valid status
+ * line). Bytes, made once per status: uWebSockets.js copies a string
+ * argument through a UTF-8 conversion (a malloc) on every call, bytes it
+ * reads in place. The same holds for every constant written below.
+ */
+const statusLines: (Buffer | undefined)[] = []
+const statusLine = (status: number): Buffer =>
+  (statusLines[status] ??= Buffer.from(STATUS_LINE[status] ?? `${status} ${STATUS_CODES[status] ?? 'Unknown'}`))
+
+/** A header name as bytes, for reading (lower case, as uWebSockets.js requires) and writing. */
+const bytes = (text: string): Buffer => Buffer.from(text)
 
 /** The request headers the routes read; uWebSockets.js only allows reading them synchronously. */
-const HEADERS = [
-  'authorization', 'content-type', 'content-length', 'accept', 'consent-reference',
-  'platform-context-trace-id', 'cookie', 'origin', 'platform-session-id',
-  'platform-schedule-event-at', 'platform-schedule-event-parameter', 'platform-decay-at', 'platform-decay-parameters',
-  'x-forwarded-for', 'traceparent',
-  'access-control-request-method',
-] as const
-export type HeaderName = (typeof HEADERS)[number]
+const H = {
+  authorization: bytes('authorization'),
+  contentType: bytes('content-type'),
+  contentLength: bytes('content-length'),
+  accept: bytes('accept'),
+  consentReference: bytes('consent-reference'),
+  traceId: bytes('platform-context-trace-id'),
+  cookie: bytes('cookie'),
+  origin: bytes('origin'),
+  sessionId: bytes('platform-session-id'),
+  scheduleAt: bytes('platform-schedule-event-at'),
+  scheduleParameter: bytes('platform-schedule-event-parameter'),
+  decayAt: bytes('platform-decay-at'),
+  decayParameters: bytes('platform-decay-parameters'),
+  forwardedFor: bytes('x-forwarded-for'),
+  traceParent: bytes('traceparent'),
+  preflightMethod: bytes('access-control-request-method'),
+}
 
-/** The request id's header name as bytes: uWebSockets.js copies a string argument through a UTF-8 conversion on every call. */
-const REQUEST_ID_HEADER = Buffer.from('x-request-id')
+/**
+ * One object literal, so every exchange's headers share one shape (a loop
+ * of keyed stores built each object through a chain of shapes); absent
+ * headers are ''.
+ */
+function readHeaders(req: HttpRequest) {
+  return {
+    authorization: req.getHeader(H.authorization),
+    'content-type': req.getHeader(H.contentType),
+    'content-length': req.getHeader(H.contentLength),
+    accept: req.getHeader(H.accept),
+    'consent-reference': req.getHeader(H.consentReference),
+    'platform-context-trace-id': req.getHeader(H.traceId),
+    cookie: req.getHeader(H.cookie),
+    origin: req.getHeader(H.origin),
+    'platform-session-id': req.getHeader(H.sessionId),
+    'platform-schedule-event-at': req.getHeader(H.scheduleAt),
+    'platform-schedule-event-parameter': req.getHeader(H.scheduleParameter),
+    'platform-decay-at': req.getHeader(H.decayAt),
+    'platform-decay-parameters': req.getHeader(H.decayParameters),
+    'x-forwarded-for': req.getHeader(H.forwardedFor),
+    traceparent: req.getHeader(H.traceParent),
+    'access-control-request-method': req.getHeader(H.preflightMethod),
+  }
+}
+export type RequestHeaders = ReturnType<typeof readHeaders>
+export type HeaderName = keyof RequestHeaders
+
+/** uWebSockets.js gives the method in lower case; the common ones upper-cased without a new string each. */
+function upperMethod(method: string): string {
+  switch (method) {
+    case 'get': return 'GET'
+    case 'put': return 'PUT'
+    case 'post': return 'POST'
+    case 'delete': return 'DELETE'
+    case 'head': return 'HEAD'
+    case 'options': return 'OPTIONS'
+    default: return method.toUpperCase()
+  }
+}
+
+/** The request id's header name as bytes (uWebSockets.js would convert a string on every call). */
+const REQUEST_ID_HEADER = bytes('x-request-id')
+const JSON_TYPE = bytes('application/json')
+const CONNECTION = bytes('connection')
+const CLOSE = bytes('close')
 
 /** Response headers; an array value is written once per element (Set-Cookie). */
 export type ResponseHeaders = Record<string, string | readonly string[]>
@@ -57,7 +121,7 @@ export class Exchange {
   readonly method: string
   readonly rawPath: string
   readonly rawQuery: string | undefined
-  readonly headers: Record<HeaderName, string>
+  readonly headers: RequestHeaders
   private segmentsCache: string[] | undefined
   private peerCache: string | undefined
   /** Logged with every line of this request, echoed as x-request-id. */
@@ -71,11 +135,10 @@ export class Exchange {
   audit: PendingAudit | undefined
 
   constructor(readonly res: HttpResponse, req: HttpRequest, readonly publicUrl: string) {
-    this.method = req.getMethod().toUpperCase()
+    this.method = upperMethod(req.getMethod())
     this.rawPath = req.getUrl()
     this.rawQuery = req.getQuery()
-    const headers = {} as Record<HeaderName, string>
-    for (const h of HEADERS) headers[h] = req.getHeader(h)
+    const headers = readHeaders(req)
     this.headers = headers
     this.requestId = requestIdOf(headers['platform-context-trace-id'], headers.traceparent)
     exchangeStarted()
@@ -133,15 +196,15 @@ export class Exchange {
   }
 
   json(status: number, body: string, headers?: ResponseHeaders): void {
-    this.send(status, 'application/json', body, headers)
+    this.send(status, JSON_TYPE, body, headers)
   }
 
-  send(status: number, contentType: string, body: string, headers?: ResponseHeaders): void {
+  send(status: number, contentType: string | Buffer, body: string, headers?: ResponseHeaders): void {
     if (!this.open) return
     this.status = status
     this.finished = true
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(status)).writeHeader('content-type', contentType).writeHeader(REQUEST_ID_HEADER, this.requestId)
+      this.res.writeStatus(statusLine(status)).writeHeader(H.contentType, contentType).writeHeader(REQUEST_ID_HEADER, this.requestId)
       writeHeaders(this.res, headers)
       this.writeLateHeaders()
       this.res.end(body, isDraining())
@@ -159,7 +222,7 @@ export class Exchange {
       this.writeLateHeaders()
       // RFC 9110: no Content-Length on a 204, so its close is said in a header (endWithoutBody's flag would add a length).
       if (status === 204) {
-        if (isDraining()) this.res.writeHeader('connection', 'close')
+        if (isDraining()) this.res.writeHeader(CONNECTION, CLOSE)
         this.res.endWithoutBody()
       } else if (this.method === 'HEAD') this.res.endWithoutBody(0, isDraining())
       else this.res.end('', isDraining())
@@ -181,7 +244,7 @@ export class Exchange {
     const headers: Record<string, string> = { ...apiError.headers }
     if (apiError.status === 503 && headers['retry-after'] === undefined) headers['retry-after'] = '1'
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(apiError.status)).writeHeader('content-type', 'application/json').writeHeader(REQUEST_ID_HEADER, this.requestId)
+      this.res.writeStatus(statusLine(apiError.status)).writeHeader(H.contentType, JSON_TYPE).writeHeader(REQUEST_ID_HEADER, this.requestId)
       for (const k in headers) this.res.writeHeader(k, headers[k]!)
       this.writeLateHeaders()
       const close = options.closeConnection === true || isDraining()

@@ -8,13 +8,19 @@ export function decodePath(rawPath: string): string[] {
   // The leading "/" yields one empty part; a single trailing "/" is tolerated.
   parts.shift()
   if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop()
-  return parts.map((part, i) => {
-    try {
-      return decodeURIComponent(part)
-    } catch {
-      throw new ApiError('bad_request', `path segment ${i + 1} ("${part}") is not valid percent-encoding`)
-    }
-  })
+  for (let i = 0; i < parts.length; i++) {
+    // decodeURIComponent hands back a segment without "%" unchanged, at the cost of a copy: most have none.
+    if (parts[i]!.includes('%')) parts[i] = decodeSegment(parts[i]!, i)
+  }
+  return parts
+}
+
+function decodeSegment(part: string, i: number): string {
+  try {
+    return decodeURIComponent(part)
+  } catch {
+    throw new ApiError('bad_request', `path segment ${i + 1} ("${part}") is not valid percent-encoding`)
+  }
 }
 
 /** Query parameters, decoded ("+" and %20 are spaces). */
