@@ -13,6 +13,10 @@ const requests: RequestBatch = [
   { kind: 'call', id: 3, shard: 0, operation: { op: 'incrementCounter', tenant: 'demo', relation, name: 'views', ctx } },
   { kind: 'call', id: 4, shard: 1, operation: { op: 'listNodes', tenant: 'acme', ns: 'core', type: 'customer', limit: 10, owner: undefined, criterion: { property: 'name', value: 'John Smith' } } },
   { kind: 'call', id: 5, shard: 1, operation: { op: 'putNodeProperty', tenant: 'acme', node, key: 'score', value: -1.5, ctx } },
+  { kind: 'call', id: 8, shard: 3, operation: { op: 'getRelation', tenant: 'demo', relation } },
+  { kind: 'call', id: 9, shard: 3, operation: { op: 'putRelation', tenant: 'demo', relation, props: { since: 2020 }, ctx: { ...ctx, trace: 't-1', schedule: { at: 1, parameter: undefined } } } },
+  { kind: 'call', id: 10, shard: 0, operation: { op: 'getNode', tenant: 'd\ud800', node: { ns: 'core', type: 'customer', id: 'lone \udc00 surrogate' } } },
+  { kind: 'openReaders', id: 11, shards: [1, 2] },
   { kind: 'more', id: 4 },
   { kind: 'cancel', id: 4 },
   { kind: 'shutdown', id: 6 },
@@ -26,6 +30,8 @@ const replies: ReplyBatch = [
   { kind: 'chunks', id: 4, chunks: ['{"id":"1"}', '{"id":"2"}'], done: false },
   { kind: 'chunks', id: 4, chunks: [], done: true },
   { kind: 'closed', id: 4 },
+  { kind: 'ok', id: 9, status: 201, body: '{"id":"lone \udc00"}', total: undefined },
+  { kind: 'events', id: 0, tenant: 'demo', last: 12 },
 ]
 
 function viaChannel(wire: unknown): Promise<unknown> {
@@ -64,4 +70,20 @@ t.test('reply batches survive structured clone over a MessageChannel', async (t)
   t.strictSame(received, replies)
   const first = received[0]
   t.equal(first?.kind === 'ok' ? first.body : null, '{"id":"a/b c✓","created":1}', 'Unicode in bodies survives')
+})
+
+t.test('messages rebuilt from the flat wire form have the keys of the originals, in the same order', async (t) => {
+  const viaWire = async <T>(batch: T[], encode: (b: T[]) => unknown, decode: (w: unknown) => T[]): Promise<string[]> =>
+    decode(await viaChannel(encode(batch))).map((m) => JSON.stringify(m, (_k, v: unknown) => (v === undefined ? '<undefined>' : v)))
+  const keyed = (batch: unknown[]): string[] => batch.map((m) => JSON.stringify(m, (_k, v: unknown) => (v === undefined ? '<undefined>' : v)))
+  t.strictSame(await viaWire(requests, encodeRequests, decodeRequests), keyed(requests))
+  t.strictSame(await viaWire(replies, encodeReplies, decodeReplies), keyed(replies))
+})
+
+t.test('the hot calls and plain replies cross flat (no object per message), the rest as objects', async (t) => {
+  const wire = encodeRequests([requests[0]!, requests[3]!]) as unknown[]
+  t.equal(wire.filter((v) => typeof v === 'object' && v !== null && !Array.isArray(v)).length, 1, 'getNode: no object; listNodes: one (the request itself)')
+  t.same(wire.slice(0, 7), [1, 2, 0, 'demo', 'core', 'customer', 'a/b c✓'])
+  const replyWire = encodeReplies([replies[0]!]) as unknown[]
+  t.same(replyWire, [1, 200, '{"id":"a/b c✓","created":1}', undefined])
 })
