@@ -12,6 +12,7 @@ import { rootWellKnownPath } from './auth/endpoints/discovery'
 import { answerCors } from './cors-policy'
 import { ApiError, ERROR_TYPES } from './errors'
 import type { GraphCaller } from './graph/params'
+import type { AccessTokenRecord } from './auth/models/auth-store'
 import { forward } from './gateway/forward'
 import { tenantSegment } from './graph/validate'
 import { readBody } from './front/body'
@@ -19,7 +20,7 @@ import { Exchange } from './front/exchange'
 import { checkJsonLimits } from './front/json-limits'
 import { requireMediaType } from './front/media-type'
 import { parseJson } from './front/parse-json'
-import type { Method } from './front/route'
+import type { Input, Method, SchemaSlots } from './front/route'
 import { Router, type CompiledMethod, type CompiledRoute } from './front/router'
 import { API } from './openapi'
 import type { Services } from './services'
@@ -51,33 +52,46 @@ function queryObject(query: URLSearchParams): Record<string, string> {
   return out
 }
 
+/** What a handler is handed: the service's part (C) and the validated input. */
+type HandlerInput<C> = C & Input<SchemaSlots>
+
+/**
+ * The handler's input with every field present from the start (query and
+ * body are set once validated): each service's inputs then share one shape.
+ * A spread (`{ ...caller, params, query, body }`) missed V8's inline cache on
+ * every request, ~9,500 instructions (bench/README.md).
+ */
+const graphInput = (tenant: string, token: AccessTokenRecord, params: Record<string, string>): HandlerInput<GraphCaller> =>
+  ({ tenant, token, params, query: NO_QUERY, body: NO_BODY })
+const oauthInput = (params: Record<string, string>): HandlerInput<object> => ({ params, query: NO_QUERY, body: NO_BODY })
+
 /** Validates params, query and body in this order and runs the handler with them. */
-function handle<C>(s: Services, ex: Exchange, m: CompiledMethod<Services, C>, caller: C, params: Record<string, string>, raw: Buffer): void {
-  m.params?.(params)
-  let query = NO_QUERY
+function handle<C>(s: Services, ex: Exchange, m: CompiledMethod<Services, C>, input: HandlerInput<C>, raw: Buffer): void {
+  m.params?.(input.params)
   if (m.query !== undefined) {
-    query = queryObject(ex.query)
+    const query = queryObject(ex.query)
     m.query(query)
+    input.query = query
   }
-  let body: unknown = raw
   if (m.json !== undefined) {
-    body = parseJson(raw)
+    const body = parseJson(raw)
     m.json(body)
-  }
-  m.spec.handle(s, ex, { ...caller, params, query, body })
+    input.body = body
+  } else input.body = raw
+  m.spec.handle(s, ex, input)
 }
 
-function run<C>(s: Services, ex: Exchange, m: CompiledMethod<Services, C>, caller: C, params: Record<string, string>): void {
+function run<C>(s: Services, ex: Exchange, m: CompiledMethod<Services, C>, input: HandlerInput<C>): void {
   const kind = m.spec.body
   if (kind === 'none') {
-    handle(s, ex, m, caller, params, NO_BODY)
+    handle(s, ex, m, input, NO_BODY)
     return
   }
   requireMediaType(ex.headers['content-type'], kind)
   readBody(ex.res, s.maxBody, ex.headers['content-length'], (body) => {
     try {
       if (kind === 'json') checkJsonLimits(body, s.jsonLimits)
-      handle(s, ex, m, caller, params, body)
+      handle(s, ex, m, input, body)
     } catch (err) {
       ex.error(err)
     }
@@ -98,8 +112,7 @@ function graph(s: Services, ex: Exchange, segments: string[]): void {
   }
   const token = authorize(s.tokens, ex.headers.authorization, m.spec.scope!, tenant, m.spec.allowSubject === true)
   ex.audit = consentAudit(found.route.pattern, ex.method, tenant, token)
-  const caller: GraphCaller = { tenant, token }
-  run(s, ex, m, caller, found.params)
+  run(s, ex, m, graphInput(tenant, token, found.params))
 }
 
 /**
@@ -125,7 +138,7 @@ function graphCheckedElsewhere(s: Services, cluster: AuthCluster, ex: Exchange, 
     if (kind !== 'none') requireMediaType(ex.headers['content-type'], kind)
     const raw = await body
     if (kind === 'json') checkJsonLimits(raw, s.jsonLimits)
-    handle(s, ex, m, { tenant, token }, params, raw)
+    handle(s, ex, m, graphInput(tenant, token, params), raw)
   }).catch((err: unknown) => ex.error(err, { closeConnection: bodyFailed }))
 }
 
@@ -139,7 +152,7 @@ function oauth(s: Services, ex: Exchange, segments: string[], label?: string): v
   if (m.spec.scope !== undefined) {
     ex.audit = adminAudit(found.route.pattern, ex.method, found.params, requireScope(s.tokens, ex.headers.authorization, m.spec.scope))
   }
-  run(s, ex, m, {}, found.params)
+  run(s, ex, m, oauthInput(found.params))
 }
 
 /** The routes outside both services answer GET only; anything else there is a 404, as it always was. */
