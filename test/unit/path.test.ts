@@ -24,6 +24,15 @@ t.test('bad percent-encoding is a 400 naming the segment', async (t) => {
   t.match(err.message, /segment 2/)
 })
 
+t.test('segments without "%" are handed back as they are, whatever they hold; escaped ones beside them decoded', async (t) => {
+  const raw = '/graph/v1/d\u00e9mo/nodes/a%20b/\ud800/x:y@z'
+  t.same(decodePath(raw), ['graph', 'v1', 'd\u00e9mo', 'nodes', 'a b', '\ud800', 'x:y@z'])
+  const plain = '/graph/v1/d\u00e9mo/nodes/a%20b/x:y@z/%E2%9C%93'
+  t.same(decodePath(plain), plain.split('/').slice(1).map((part) => decodeURIComponent(part)), 'the same as decoding every segment')
+  const err = t.throws(() => decodePath('/a/b/c%')) as ApiError
+  t.match(err.message, /segment 3 \("c%"\)/)
+})
+
 t.test('query decoding treats + and %20 as spaces', async (t) => {
   t.equal(decodeQuery('q=name:%22John+Smith%22').get('q'), 'name:"John Smith"')
   t.equal(decodeQuery(undefined).get('q'), null)
