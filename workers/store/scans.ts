@@ -4,7 +4,8 @@
 // never more than one slice in memory; the next step starts after that key.
 import type { Criterion, NodeRef } from '../../src/contract/messages'
 import { IN, adjacencyPrefix, indexPrefix, nodeIdOf, nodeKey, prefixRange, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
-import { LOCKED_PLACEHOLDER, nodeChunk, nodeObject, relationChunk } from './records'
+import { LOCKED_PLACEHOLDER, closeNodeChunk, nodeChunkHead, nodeObject, relationChunk } from './records'
+import { elementChunk } from './chunk-cache'
 import type { ShardContext } from './context'
 import { TENANT_OWNER } from './consents'
 import { openElement } from './sealing'
@@ -115,11 +116,8 @@ export class NeighboursScan implements Scan {
   }
 
   private chunk({ store, urls }: ShardContext, n: NodeRef, relations: string[] | undefined): string | undefined {
-    const key = nodeKey(this.tenant, n)
-    const stored = store.nodes.get(key)
-    if (stored === undefined) return undefined
-    const opened = openElement(store, this.tenant, key, stored, true, this.cacheLeft-- > 0)
-    return nodeChunk(urls, this.tenant, n, stored, opened.kind === 'open' ? opened.record.p : undefined, relations)
+    const head = elementChunk(store, store.nodes, this.tenant, nodeKey(this.tenant, n), this.cacheLeft-- > 0, (r, p) => nodeChunkHead(urls, this.tenant, n, r, p))
+    return head === undefined ? undefined : closeNodeChunk(head, relations)
   }
 
   step(sc: ShardContext): Slice {
@@ -161,11 +159,8 @@ export class NeighboursScan implements Scan {
       // A relation from the source to itself is listed under both directions; show it once.
       const selfLoop = neighbour.ns === source.ns && neighbour.type === source.type && neighbour.id === source.id
       if (selfLoop && direction === IN) continue
-      const rk = relationKey(tenant, relation)
-      const stored = store.relations.get(rk)
-      if (stored === undefined) continue
-      const opened = openElement(store, tenant, rk, stored, true, this.cacheLeft-- > 0)
-      g.relations.push(relationChunk(urls, tenant, relation, stored, opened.kind === 'open' ? opened.record.p : undefined))
+      const json = elementChunk(store, store.relations, tenant, relationKey(tenant, relation), this.cacheLeft-- > 0, (r, p) => relationChunk(urls, tenant, relation, r, p))
+      if (json !== undefined) g.relations.push(json)
     }
     flush()
     return { chunks, done: true }
