@@ -23,18 +23,28 @@ import type { PlainEntry, RenderedChunk, ShardStore } from './shard-store'
 /** Renders an element's chunk from its meta and what a read may see of its properties (undefined: locked). */
 export type RenderChunk = (meta: ElementMeta, p: string | undefined) => string
 
+/** Longer chunks are rendered on every read: the cache's memory stays bounded by its entry count. */
+const CHUNK_LIMIT = 16 * 1024
+
 /** lmdb-js's decoder of the database: with `decoderCopies` it copies what it reads out of the shared buffer. */
 interface Decoding {
   decoder: { decode(bytes: Buffer): unknown }
   decoderCopies?: boolean
 }
 
+/** How many elements a scan may still add to the cache (scans.ts, SCAN_CACHE_BUDGET). */
+export interface CacheBudget {
+  left: number
+}
+
 /**
  * The chunk of the element stored at `key` in `db` (undefined when there is
- * none), rendered by `render`; from the cache when still valid. `keep` as in
- * openElement: whether a decrypted element may be added to the cache.
+ * none), rendered by `render`; from the cache when still valid. An element
+ * not in the cache is added while `budget` lasts: so each read of a large
+ * neighbourhood adds a few more of it, and repeated reads of it end up
+ * served from the cache without one read evicting much.
  */
-export function elementChunk(store: ShardStore, db: Database<StoredElement, Key>, tenant: string, key: Key, keep: boolean, render: RenderChunk): string | undefined {
+export function elementChunk(store: ShardStore, db: Database<StoredElement, Key>, tenant: string, key: Key, budget: CacheBudget, render: RenderChunk): string | undefined {
   // lmdb-js's shared read buffer: valid only until the next read of any database.
   const raw = db.getBinaryFast(key)
   if (raw === undefined) return undefined
@@ -47,11 +57,13 @@ export function elementChunk(store: ShardStore, db: Database<StoredElement, Key>
   const sealedAt = raw.length - stored.s.length
   // The head can be kept only when the sealed field ends the value (as sealElement writes it).
   const head = sealedAt > 0 && Buffer.compare(stored.s, raw.subarray(sealedAt, raw.length)) === 0 ? Buffer.from(raw.subarray(0, sealedAt)) : undefined
-  const opened = openElement(store, tenant, key, stored, true, keep, id)
+  const cached = cachedEntry(store, id, stored) !== undefined
+  const opened = openElement(store, tenant, key, stored, true, budget.left > 0, id)
   if (opened.kind !== 'open') return render(stored, undefined)
+  if (!cached) budget.left--
   const text = render(stored, opened.record.p)
   const kept = cachedEntry(store, id, stored)
-  if (kept !== undefined && head !== undefined) kept.chunk = { text, head, hidden: stored.o === TENANT_OWNER ? undefined : opened.hidden }
+  if (kept !== undefined && head !== undefined && text.length <= CHUNK_LIMIT) kept.chunk = { text, head, hidden: stored.o === TENANT_OWNER ? undefined : opened.hidden }
   return text
 }
 

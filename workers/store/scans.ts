@@ -5,7 +5,7 @@
 import type { Criterion, NodeRef } from '../../src/contract/messages'
 import { IN, adjacencyPrefix, indexPrefix, nodeIdOf, nodeKey, prefixRange, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
 import { LOCKED_PLACEHOLDER, closeNodeChunk, nodeChunkHead, nodeObject, relationChunk } from './records'
-import { elementChunk } from './chunk-cache'
+import { elementChunk, type CacheBudget } from './chunk-cache'
 import type { ShardContext } from './context'
 import { TENANT_OWNER } from './consents'
 import { openElement } from './sealing'
@@ -32,7 +32,9 @@ export interface Scan {
 /**
  * How many elements one scan may add to the decrypted-element cache: enough
  * to keep small neighbourhoods and short lists hot, too few for one large
- * scan to evict what single reads use.
+ * scan to evict what single reads use. A list counts every element it reads;
+ * neighbours only those it adds, so repeated reads of a large neighbourhood
+ * warm it a little more each time (chunk-cache.ts).
  */
 const SCAN_CACHE_BUDGET = 64
 
@@ -106,7 +108,7 @@ export class NeighboursScan implements Scan {
   private lastKey: Key | undefined
   private sentSource = false
   /** cache additions this scan may still make */
-  private cacheLeft = SCAN_CACHE_BUDGET
+  private readonly budget: CacheBudget = { left: SCAN_CACHE_BUDGET }
 
   constructor(private readonly tenant: string, private readonly source: NodeRef) {}
 
@@ -116,7 +118,7 @@ export class NeighboursScan implements Scan {
   }
 
   private chunk({ store, urls }: ShardContext, n: NodeRef, relations: string[] | undefined): string | undefined {
-    const head = elementChunk(store, store.nodes, this.tenant, nodeKey(this.tenant, n), this.cacheLeft-- > 0, (r, p) => nodeChunkHead(urls, this.tenant, n, r, p))
+    const head = elementChunk(store, store.nodes, this.tenant, nodeKey(this.tenant, n), this.budget, (r, p) => nodeChunkHead(urls, this.tenant, n, r, p))
     return head === undefined ? undefined : closeNodeChunk(head, relations)
   }
 
@@ -159,7 +161,7 @@ export class NeighboursScan implements Scan {
       // A relation from the source to itself is listed under both directions; show it once.
       const selfLoop = neighbour.ns === source.ns && neighbour.type === source.type && neighbour.id === source.id
       if (selfLoop && direction === IN) continue
-      const json = elementChunk(store, store.relations, tenant, relationKey(tenant, relation), this.cacheLeft-- > 0, (r, p) => relationChunk(urls, tenant, relation, r, p))
+      const json = elementChunk(store, store.relations, tenant, relationKey(tenant, relation), this.budget, (r, p) => relationChunk(urls, tenant, relation, r, p))
       if (json !== undefined) g.relations.push(json)
     }
     flush()
