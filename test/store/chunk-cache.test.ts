@@ -6,7 +6,7 @@
 // destroyed key. Each test first marks the cached chunks, shows the marks are
 // served while nothing changed (so the cache is in use), then changes one
 // thing and finds no mark and no stale or revoked plaintext.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { forgetConsent, grantConsent, revokeConsent, setRevokedProperties } from '../../workers/store/consents'
 import { putNode } from '../../workers/store/nodes'
 import { putRelation } from '../../workers/store/relations'
@@ -51,7 +51,7 @@ async function graph(s: TempShard): Promise<string> {
 }
 
 /** Warms the cache, marks it, and checks the marks are what a read now serves. */
-function warmAndMark(t: Tap.Test, store: ShardStore, sc: () => ShardContext): void {
+function warmAndMark(t: Test, store: ShardStore, sc: () => ShardContext): void {
   const plain = neighbours(sc())
   t.match(plain, /Secret Name/)
   neighbours(sc())
