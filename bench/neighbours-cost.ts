@@ -71,11 +71,11 @@ async function main(): Promise<void> {
     const request = (hub: string): number => {
       const scan = new NeighboursScan(TENANT, customer(hub))
       const sc = context()
-      if (!scan.sourceExists(sc)) throw new Error(`no ${hub}`)
       let bytes = 0
       let written = 0
       for (;;) {
         const slice = scan.step(sc)
+        if (slice.notFound !== undefined) throw new Error(slice.notFound)
         const handed = structuredClone({ kind: 'chunks', id: 1, chunks: slice.chunks, done: slice.done })
         const text = (written === 0 ? '[' : ',') + handed.chunks.join(',')
         written += handed.chunks.length

@@ -13,6 +13,8 @@ import { openElement } from './sealing'
 export interface Slice {
   chunks: string[]
   done: boolean
+  /** Set (with done) when a neighbours scan's source node does not exist: the spec's 404, this message. */
+  notFound?: string
 }
 
 /** How much one step may read: whichever limit is reached first. */
@@ -112,11 +114,6 @@ export class NeighboursScan implements Scan {
 
   constructor(private readonly tenant: string, private readonly source: NodeRef) {}
 
-  /** False when the source node does not exist (the 404 of the spec). */
-  sourceExists({ store }: ShardContext): boolean {
-    return store.nodes.get(nodeKey(this.tenant, this.source)) !== undefined
-  }
-
   private chunk({ store, urls }: ShardContext, n: NodeRef, relations: string[] | undefined): string | undefined {
     const head = elementChunk(store, store.nodes, this.tenant, nodeKey(this.tenant, n), this.budget, (r, p) => nodeChunkHead(urls, this.tenant, n, r, p))
     return head === undefined ? undefined : closeNodeChunk(head, relations)
@@ -128,8 +125,9 @@ export class NeighboursScan implements Scan {
     const chunks: string[] = []
     let bytes = 0
     if (!this.sentSource) {
+      // The source is read once, for its chunk: its absence is the 404 (the stream has sent nothing yet).
       const json = this.chunk(sc, source, undefined)
-      if (json === undefined) return { chunks, done: true }
+      if (json === undefined) return { chunks, done: true, notFound: `node ${source.ns}/${source.type}/${source.id} not found` }
       chunks.push(json)
       this.sentSource = true
     }
