@@ -7,7 +7,7 @@ import type { Key } from './keys'
 import type { ElementRecord } from './records'
 import type { ElementMeta, StoredElement } from './schema'
 import { fail, type OpError } from './result'
-import type { ShardStore } from './shard-store'
+import type { PlainEntry, ShardStore } from './shard-store'
 
 export type Opened =
   | { kind: 'open'; record: ElementRecord; hidden: readonly string[] }
@@ -16,8 +16,8 @@ export type Opened =
   /** cannot be decrypted: sealed under a destroyed key (revoked, then granted again) or altered */
   | { kind: 'locked'; meta: ElementMeta }
 
-/** The element's identity, bound into its ciphertext as additional data. */
-const aad = (key: Key): string => JSON.stringify(key)
+/** The element's identity, bound into its ciphertext as additional data; also its id in the decrypted-element cache. */
+export const elementId = (key: Key): string => JSON.stringify(key)
 
 /** Only the meta fields, whatever else `s` holds. */
 export function meta(s: ElementMeta): ElementMeta {
@@ -31,7 +31,7 @@ export function meta(s: ElementMeta): ElementMeta {
  * scans add only their first elements (SCAN_CACHE_BUDGET in scans.ts), so a
  * large neighbourhood neither grows memory nor evicts what single reads use.
  */
-export function openElement(store: ShardStore, tenant: string, key: Key, stored: StoredElement, forRead: boolean, keep = true): Opened {
+export function openElement(store: ShardStore, tenant: string, key: Key, stored: StoredElement, forRead: boolean, keep = true, id = elementId(key)): Opened {
   let hidden: string[] = []
   if (stored.o === TENANT_OWNER) {
     if (tenantSlot(store, tenant, false) !== stored.k) return { kind: 'locked', meta: meta(stored) }
@@ -44,7 +44,6 @@ export function openElement(store: ShardStore, tenant: string, key: Key, stored:
   }
   const dataKey = store.keys.get(stored.k)
   if (dataKey === undefined) return { kind: 'locked', meta: meta(stored) }
-  const id = aad(key)
   let p = cachedPlain(store, id, stored)
   if (p === undefined) {
     const plain = open(dataKey, stored.s, id)
@@ -66,7 +65,7 @@ export function withoutProperties(p: string, names: readonly string[]): string {
 export function sealElement(store: ShardStore, key: Key, slot: number, record: ElementRecord): StoredElement {
   const dataKey = store.keys.get(slot)
   if (dataKey === undefined) throw new Error(`data key slot ${slot} is destroyed`)
-  const id = aad(key)
+  const id = elementId(key)
   const stored = { c: record.c, b: record.b, o: record.o, k: slot, s: seal(dataKey, record.p, id) }
   remember(store, id, stored, record.p)
   return stored
@@ -76,9 +75,14 @@ export function sealElement(store: ShardStore, key: Key, slot: number, record: E
 const PLAIN_CACHE_LIMIT = 20_000
 
 function cachedPlain(store: ShardStore, id: string, stored: StoredElement): string | undefined {
+  return cachedEntry(store, id, stored)?.p
+}
+
+/** The cache entry of element `id` when it was made from `stored`. */
+export function cachedEntry(store: ShardStore, id: string, stored: StoredElement): PlainEntry | undefined {
   const hit = store.cache.plain.get(id)
   if (hit === undefined || hit.k !== stored.k || hit.o !== stored.o || !matchesFingerprint(hit.f, stored.s)) return undefined
-  return hit.p
+  return hit
 }
 
 function remember(store: ShardStore, id: string, stored: StoredElement, p: string): void {
