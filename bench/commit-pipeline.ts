@@ -9,7 +9,9 @@
 // actor thread's CPU per write and its idle share, and the disk's own
 // write+fdatasync rate on the same filesystem for comparison.
 //
-//   node dist/bench/commit-pipeline.js [--op put-node|counter] [--clients 64] [--seconds 5] [--dir DIR]
+//   node dist/bench/commit-pipeline.js [--op put-node|counter] [--clients 64] [--seconds 5] [--jitter-ms 0] [--searchable] [--dir DIR]
+// --jitter-ms J: a client waits a random 0-J ms between an answer and its next write (without it the
+// clients fall into lockstep: one batch of all of them at a time).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -30,14 +32,28 @@ import { webhookDb } from '../workers/store/webhooks'
 import { probeFsync } from './fsync-probe'
 import { Histogram } from './histogram'
 
-const METAMODEL: MetamodelDoc = {
+// The side-by-side harness's shapes (../shared/peers/harness): put-node upserts ~250-byte bodies
+// on random ids out of 100k of a type with no searchable property; counter increments one of
+// 100 hot counters. --searchable indexes name and age (the shape of `npm run bench`'s put-node).
+const metamodel = (searchable: boolean): MetamodelDoc => ({
   '*': {
     nodes: {
-      'core/customer': { owner: 'customer', open: true, properties: { name: { type: 'string', searchable: true }, age: { type: 'integer', searchable: false } } },
-      'core/product': { owner: 'tenant', open: true, properties: {} },
+      'bench/item': { owner: 'customer', open: true, properties: searchable ? { name: { type: 'string', searchable: true }, age: { type: 'integer', searchable: true } } : {} },
+      'bench/member': { owner: 'customer', open: true, properties: {} },
+      'bench/hot': { owner: 'customer', open: true, properties: {} },
     },
-    relations: { 'core/customer/core/product/core/viewed': { owner: 'customer', open: true, properties: {} } },
+    relations: { 'bench/member/bench/hot/bench/viewed': { owner: 'customer', open: true, properties: { views: { type: 'integer', searchable: false } } } },
   },
+})
+
+const FIRST = ['Ada', 'Alan', 'Grace', 'Linus', 'Barbara', 'Edsger', 'Donald', 'Margaret']
+const COUNTRY = ['DE', 'FR', 'CH', 'US', 'GB', 'NL', 'IT', 'ES']
+function props250(n: number): Record<string, unknown> {
+  return {
+    name: `${FIRST[n % 8]} item ${n}`, email: `item.${n}@example.com`, age: 18 + (n % 60), country: COUNTRY[n % 8],
+    score: (n % 9973) / 9973, vip: n % 7 === 0, tags: ['alpha', 'beta', 'gamma'],
+    bio: 'lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor', lang: 'en', seq: n,
+  }
 }
 
 export interface PipelineResult {
@@ -58,6 +74,11 @@ export interface PipelineResult {
   p99: number
   /** Milliseconds, median: a batch from commit() to committed, and from committed to flushed. */
   commitP50: number
+  /** Milliseconds, median, of one batch (exact only when batches do not overlap: lockstep, --jitter-ms 0). */
+  phasesP50: { waitToRun: number; running: number; committingAndSync: number }
+  /** 4 KiB pages LMDB wrote per commit, and the milliseconds its sync took (lmdb-js trackMetrics). */
+  pagesPerCommit: number
+  syncMsPerCommit: number
   flushP50: number
 }
 
@@ -67,19 +88,34 @@ function threadCpuMs(tid: number): number {
   return (Number(f[11]) + Number(f[12])) * 10 // utime + stime, clock ticks of 10 ms
 }
 
-function lastTxnId(store: ShardStore): number {
-  return (store.env.getStats() as { lastTxnId: number }).lastTxnId
+/** lmdb-js's figures of the environment; the LMDB metrics are there because the probe opens it with trackMetrics. */
+interface EnvFigures { lastTxnId: number; pagesWritten?: number; timeSync?: number; timeDuringTxns?: number; timeTxnWaiting?: number }
+
+function figures(store: ShardStore): EnvFigures {
+  return store.env.getStats() as EnvFigures
 }
 
-export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: number; seconds: number; dir: string }): Promise<PipelineResult> {
+/** The probe's shards count their pages written and sync time (lmdb-js's trackMetrics); the service's do not. */
+function withMetrics<T>(fn: () => T): T {
+  const lmdb = require('lmdb') as { open: (o: object) => unknown }
+  const open = lmdb.open
+  lmdb.open = (o: object) => open({ ...o, trackMetrics: true })
+  try {
+    return fn()
+  } finally {
+    lmdb.open = open
+  }
+}
+
+export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: number; seconds: number; dir: string; jitterMs: number; searchable: boolean }): Promise<PipelineResult> {
   const masterKey = randomBytes(32)
-  const store = openShard(o.dir, 0, masterKey)
+  const store = withMetrics(() => openShard(o.dir, 0, masterKey))
   webhookDb(store)
   const urls = new Urls('https://graph.test')
-  const metamodel = new Metamodel(METAMODEL)
+  const model = new Metamodel(metamodel(o.searchable))
   const blind = new BlindIndex(masterKey)
   const operations = operationTable(deriveKey(masterKey, 'webhook secrets'))
-  const context = (s: ShardStore, time: number): ShardContext => ({ store: s, urls, metamodel, blind, now: time, touched: new Set(), schedulesChanged: false, shred: [] })
+  const context = (s: ShardStore, time: number): ShardContext => ({ store: s, urls, metamodel: model, blind, now: time, touched: new Set(), schedulesChanged: false, shred: [] })
   const tenant = 'demo'
   const created = await store.env.transaction(() => createConsent(store, tenant, 'user-1', Date.now()))
   await store.env.flushed
@@ -87,23 +123,19 @@ export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: numb
   const ref = (JSON.parse(created.body!) as { consentReference: string }).consentReference
   const ctx = { consent: ref, client: 'client-1', trace: undefined, schedule: undefined, decay: undefined }
   let seq = 0
+  const nextCounter = (k: number): Operation => ({ op: 'incrementCounter', tenant, relation: { from: { ns: 'bench', type: 'member', id: `m${k}` }, to: { ns: 'bench', type: 'hot', id: `h${k}` }, rel: { ns: 'bench', type: 'viewed', id: `v${k}` } }, name: 'views', ctx })
   const nextOp = (): Operation => {
-    const n = seq++
-    if (o.op === 'put-node') {
-      return { op: 'putNode', tenant, node: { ns: 'core', type: 'customer', id: `c${n % 100_000}` }, props: { name: `Customer ${n} with a longer name`, age: n % 90, email: `customer${n}@example.com`, city: 'Somewhere in the middle of a country', note: 'x'.repeat(100) }, ctx }
-    }
-    const c = n % 1000
-    return { op: 'incrementCounter', tenant, relation: { from: { ns: 'core', type: 'customer', id: `c${c}` }, to: { ns: 'core', type: 'product', id: `p${n % 50}` }, rel: { ns: 'core', type: 'viewed', id: 'spread' } }, name: 'views', ctx }
+    seq++
+    if (o.op === 'put-node') return { op: 'putNode', tenant, node: { ns: 'bench', type: 'item', id: `i${1 + Math.floor(Math.random() * 100_000)}` }, props: props250(seq), ctx }
+    return nextCounter(1 + Math.floor(Math.random() * 100))
   }
-  if (o.op === 'counter') {
-    // The counters' end nodes exist, as in the bench's data set.
-    await store.env.transaction(() => {
-      const sc = context(store, Date.now())
-      for (let c = 0; c < 1000; c++) runOperation(operations, sc, { op: 'putNode', tenant, node: { ns: 'core', type: 'customer', id: `c${c}` }, props: { name: `c${c}` }, ctx })
-      for (let p = 0; p < 50; p++) runOperation(operations, sc, { op: 'putNode', tenant, node: { ns: 'core', type: 'product', id: `p${p}` }, props: {}, ctx })
-    })
-    await store.env.flushed
-  }
+  // The data set the harness preloads: the put-node ids exist half the time, the counters' relations exist.
+  await store.env.transaction(() => {
+    const sc = context(store, Date.now())
+    for (let n = 1; n <= 100_000; n += 2) runOperation(operations, sc, { op: 'putNode', tenant, node: { ns: 'bench', type: 'item', id: `i${n}` }, props: props250(n), ctx })
+    for (let k = 1; k <= 100; k++) runOperation(operations, sc, nextCounter(k))
+  })
+  await store.env.flushed
 
   let measuring = false
   let stopping = false
@@ -141,18 +173,43 @@ export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: numb
           writes++
           latency.record((performance.now() - t0) * 1000)
         }
-        if (!stopping) send()
+        if (stopping) continue
+        // The front thread, the HTTP round trip and the client between an answer and the next write.
+        if (o.jitterMs > 0) setTimeout(send, Math.random() * o.jitterMs)
+        else send()
       }
     },
   } as unknown as MessagePort
   const outbox = new Outbox(port)
+  // One batch's timeline: commit() called (its context made), its first write run by lmdb-js's
+  // transaction callback, its last write done; `measured` then says when it was committed and flushed.
+  const phases = { queued: 0, firstRun: 0, lastRun: 0, inBatch: false }
+  const waitToRun = new Histogram()
+  const running = new Histogram()
+  const afterRun = new Histogram()
   const commits = new GroupCommit(outbox, {
-    context,
-    run: (sc, op) => runOperation(operations, sc, op),
+    context: (s, time) => {
+      phases.queued = performance.now()
+      phases.inBatch = false
+      return context(s, time)
+    },
+    run: (sc, op) => {
+      const now = performance.now()
+      if (!phases.inBatch) {
+        phases.inBatch = true
+        phases.firstRun = now
+      }
+      const r = runOperation(operations, sc, op)
+      phases.lastRun = performance.now()
+      return r
+    },
     eventsAppended: () => undefined,
     schedulesChanged: () => undefined,
     measured: (_shard, _size, commitSeconds, flushSeconds) => {
       if (!measuring) return
+      waitToRun.record((phases.firstRun - phases.queued) * 1000)
+      running.record((phases.lastRun - phases.firstRun) * 1000)
+      afterRun.record((performance.now() - flushSeconds * 1000 - phases.lastRun) * 1000)
       commitMs.record(commitSeconds * 1e6)
       flushMs.record(flushSeconds * 1e6)
     },
@@ -164,12 +221,13 @@ export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: numb
   const t0 = performance.now()
   const cpu0 = process.cpuUsage()
   const actor0 = threadCpuMs(process.pid)
-  const txn0 = lastTxnId(store)
+  const f0 = figures(store)
   await new Promise((r) => setTimeout(r, o.seconds * 1000))
   const wall = performance.now() - t0
   const cpu = process.cpuUsage(cpu0)
   const actorMs = threadCpuMs(process.pid) - actor0
-  const txns = lastTxnId(store) - txn0
+  const f1 = figures(store)
+  const txns = f1.lastTxnId - f0.lastTxnId
   measuring = false
   stopping = true
   await commits.drain()
@@ -191,6 +249,9 @@ export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: numb
     p50: s.p50,
     p99: s.p99,
     commitP50: commitMs.summary().p50,
+    phasesP50: { waitToRun: waitToRun.summary().p50, running: running.summary().p50, committingAndSync: afterRun.summary().p50 },
+    pagesPerCommit: +(((f1.pagesWritten ?? 0) - (f0.pagesWritten ?? 0)) / txns).toFixed(1),
+    syncMsPerCommit: +((((f1.timeSync ?? 0) - (f0.timeSync ?? 0)) * 1000) / txns).toFixed(3),
     flushP50: flushMs.summary().p50,
   }
 }
@@ -204,7 +265,7 @@ if (require.main === module) {
   const base = arg('--dir', tmpdir())
   const dir = mkdtempSync(join(base, 'commit-pipeline-'))
   const op = arg('--op', 'put-node') as 'put-node' | 'counter'
-  runPipeline({ op, clients: Number(arg('--clients', '64')), seconds: Number(arg('--seconds', '5')), dir })
+  runPipeline({ op, clients: Number(arg('--clients', '64')), seconds: Number(arg('--seconds', '5')), dir, jitterMs: Number(arg('--jitter-ms', '0')), searchable: process.argv.includes('--searchable') })
     .then((r) => {
       const disk = probeFsync(base, { maxMs: 2000 })
       console.log(JSON.stringify({ ...r, diskSyncsPerSecond: Math.round(disk.syncs / disk.seconds), diskP50: disk.p50, diskP99: disk.p99 }))
