@@ -107,7 +107,7 @@ function withMetrics<T>(fn: () => T): T {
   }
 }
 
-export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: number; seconds: number; dir: string; jitterMs: number; searchable: boolean }): Promise<PipelineResult> {
+export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: number; seconds: number; dir: string; jitterMs: number; searchable: boolean; ids?: number }): Promise<PipelineResult> {
   const masterKey = randomBytes(32)
   const store = withMetrics(() => openShard(o.dir, 0, masterKey))
   webhookDb(store)
@@ -123,16 +123,18 @@ export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: numb
   const ref = (JSON.parse(created.body!) as { consentReference: string }).consentReference
   const ctx = { consent: ref, client: 'client-1', trace: undefined, schedule: undefined, decay: undefined }
   let seq = 0
+  /** put-node's ids: 1 to this (the harness: 100k). */
+  const ids = o.ids ?? 100_000
   const nextCounter = (k: number): Operation => ({ op: 'incrementCounter', tenant, relation: { from: { ns: 'bench', type: 'member', id: `m${k}` }, to: { ns: 'bench', type: 'hot', id: `h${k}` }, rel: { ns: 'bench', type: 'viewed', id: `v${k}` } }, name: 'views', ctx })
   const nextOp = (): Operation => {
     seq++
-    if (o.op === 'put-node') return { op: 'putNode', tenant, node: { ns: 'bench', type: 'item', id: `i${1 + Math.floor(Math.random() * 100_000)}` }, props: props250(seq), ctx }
+    if (o.op === 'put-node') return { op: 'putNode', tenant, node: { ns: 'bench', type: 'item', id: `i${1 + Math.floor(Math.random() * ids)}` }, props: props250(seq), ctx }
     return nextCounter(1 + Math.floor(Math.random() * 100))
   }
   // The data set the harness preloads: the put-node ids exist half the time, the counters' relations exist.
   await store.env.transaction(() => {
     const sc = context(store, Date.now())
-    for (let n = 1; n <= 100_000; n += 2) runOperation(operations, sc, { op: 'putNode', tenant, node: { ns: 'bench', type: 'item', id: `i${n}` }, props: props250(n), ctx })
+    for (let n = 1; n <= ids; n += 2) runOperation(operations, sc, { op: 'putNode', tenant, node: { ns: 'bench', type: 'item', id: `i${n}` }, props: props250(n), ctx })
     for (let k = 1; k <= 100; k++) runOperation(operations, sc, nextCounter(k))
   })
   await store.env.flushed
