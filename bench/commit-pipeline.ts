@@ -9,9 +9,11 @@
 // actor thread's CPU per write and its idle share, and the disk's own
 // write+fdatasync rate on the same filesystem for comparison.
 //
-//   node dist/bench/commit-pipeline.js [--op put-node|counter] [--clients 64] [--seconds 5] [--jitter-ms 0] [--searchable] [--dir DIR]
+//   node dist/bench/commit-pipeline.js [--op put-node|counter] [--clients 64] [--seconds 5] [--jitter-ms 0] [--searchable] [--hold] [--dir DIR]
 // --jitter-ms J: a client waits a random 0-J ms between an answer and its next write (without it the
 // clients fall into lockstep: one batch of all of them at a time).
+// --hold: an experiment, not what the actor does: a batch that arrives while a commit is in flight waits
+// for it to be flushed, so at most one transaction is in flight (fewer, larger syncs).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -107,7 +109,7 @@ function withMetrics<T>(fn: () => T): T {
   }
 }
 
-export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: number; seconds: number; dir: string; jitterMs: number; searchable: boolean; ids?: number }): Promise<PipelineResult> {
+export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: number; seconds: number; dir: string; jitterMs: number; searchable: boolean; ids?: number; hold?: boolean }): Promise<PipelineResult> {
   const masterKey = randomBytes(32)
   const store = withMetrics(() => openShard(o.dir, 0, masterKey))
   webhookDb(store)
@@ -159,11 +161,23 @@ export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: numb
     scheduled = true
     setImmediate(() => {
       scheduled = false
-      const items = pending
-      pending = []
-      if (measuring) batches++
-      commits.commit(store, items, Date.now())
+      if (o.hold && inFlight > 0) return
+      startCommit()
     })
+  }
+  /** Commits what is pending. With --hold at most one commit is in flight: what arrives meanwhile waits for its end. */
+  let inFlight = 0
+  const startCommit = (): void => {
+    if (pending.length === 0) return
+    const items = pending
+    pending = []
+    if (measuring) batches++
+    inFlight++
+    commits.commit(store, items, Date.now())
+  }
+  const committed = (): void => {
+    inFlight--
+    if (o.hold) startCommit()
   }
   const port = {
     postMessage(replies: ActorReply[]) {
@@ -208,6 +222,7 @@ export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: numb
     eventsAppended: () => undefined,
     schedulesChanged: () => undefined,
     measured: (_shard, _size, commitSeconds, flushSeconds) => {
+      committed()
       if (!measuring) return
       waitToRun.record((phases.firstRun - phases.queued) * 1000)
       running.record((phases.lastRun - phases.firstRun) * 1000)
@@ -267,7 +282,7 @@ if (require.main === module) {
   const base = arg('--dir', tmpdir())
   const dir = mkdtempSync(join(base, 'commit-pipeline-'))
   const op = arg('--op', 'put-node') as 'put-node' | 'counter'
-  runPipeline({ op, clients: Number(arg('--clients', '64')), seconds: Number(arg('--seconds', '5')), dir, jitterMs: Number(arg('--jitter-ms', '0')), searchable: process.argv.includes('--searchable') })
+  runPipeline({ op, clients: Number(arg('--clients', '64')), seconds: Number(arg('--seconds', '5')), dir, jitterMs: Number(arg('--jitter-ms', '0')), searchable: process.argv.includes('--searchable'), hold: process.argv.includes('--hold') })
     .then((r) => {
       const disk = probeFsync(base, { maxMs: 2000 })
       console.log(JSON.stringify({ ...r, diskSyncsPerSecond: Math.round(disk.syncs / disk.seconds), diskP50: disk.p50, diskP99: disk.p99 }))
