@@ -32,7 +32,7 @@ const statusLine = (status: number): Buffer =>
 const bytes = (text: string): Buffer => Buffer.from(text)
 
 /** The request headers the routes read; uWebSockets.js only allows reading them synchronously. */
-const H = {
+const REQUEST_HEADER = {
   authorization: bytes('authorization'),
   contentType: bytes('content-type'),
   contentLength: bytes('content-length'),
@@ -58,22 +58,22 @@ const H = {
  */
 function readHeaders(req: HttpRequest) {
   return {
-    authorization: req.getHeader(H.authorization),
-    'content-type': req.getHeader(H.contentType),
-    'content-length': req.getHeader(H.contentLength),
-    accept: req.getHeader(H.accept),
-    'consent-reference': req.getHeader(H.consentReference),
-    'platform-context-trace-id': req.getHeader(H.traceId),
-    cookie: req.getHeader(H.cookie),
-    origin: req.getHeader(H.origin),
-    'platform-session-id': req.getHeader(H.sessionId),
-    'platform-schedule-event-at': req.getHeader(H.scheduleAt),
-    'platform-schedule-event-parameter': req.getHeader(H.scheduleParameter),
-    'platform-decay-at': req.getHeader(H.decayAt),
-    'platform-decay-parameters': req.getHeader(H.decayParameters),
-    'x-forwarded-for': req.getHeader(H.forwardedFor),
-    traceparent: req.getHeader(H.traceParent),
-    'access-control-request-method': req.getHeader(H.preflightMethod),
+    authorization: req.getHeader(REQUEST_HEADER.authorization),
+    'content-type': req.getHeader(REQUEST_HEADER.contentType),
+    'content-length': req.getHeader(REQUEST_HEADER.contentLength),
+    accept: req.getHeader(REQUEST_HEADER.accept),
+    'consent-reference': req.getHeader(REQUEST_HEADER.consentReference),
+    'platform-context-trace-id': req.getHeader(REQUEST_HEADER.traceId),
+    cookie: req.getHeader(REQUEST_HEADER.cookie),
+    origin: req.getHeader(REQUEST_HEADER.origin),
+    'platform-session-id': req.getHeader(REQUEST_HEADER.sessionId),
+    'platform-schedule-event-at': req.getHeader(REQUEST_HEADER.scheduleAt),
+    'platform-schedule-event-parameter': req.getHeader(REQUEST_HEADER.scheduleParameter),
+    'platform-decay-at': req.getHeader(REQUEST_HEADER.decayAt),
+    'platform-decay-parameters': req.getHeader(REQUEST_HEADER.decayParameters),
+    'x-forwarded-for': req.getHeader(REQUEST_HEADER.forwardedFor),
+    traceparent: req.getHeader(REQUEST_HEADER.traceParent),
+    'access-control-request-method': req.getHeader(REQUEST_HEADER.preflightMethod),
   }
 }
 export type RequestHeaders = ReturnType<typeof readHeaders>
@@ -204,7 +204,7 @@ export class Exchange {
     this.status = status
     this.finished = true
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(status)).writeHeader(H.contentType, contentType).writeHeader(REQUEST_ID_HEADER, this.requestId)
+      this.res.writeStatus(statusLine(status)).writeHeader(REQUEST_HEADER.contentType, contentType).writeHeader(REQUEST_ID_HEADER, this.requestId)
       writeHeaders(this.res, headers)
       this.writeLateHeaders()
       this.res.end(body, isDraining())
@@ -244,7 +244,7 @@ export class Exchange {
     const headers: Record<string, string> = { ...apiError.headers }
     if (apiError.status === 503 && headers['retry-after'] === undefined) headers['retry-after'] = '1'
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(apiError.status)).writeHeader(H.contentType, JSON_TYPE).writeHeader(REQUEST_ID_HEADER, this.requestId)
+      this.res.writeStatus(statusLine(apiError.status)).writeHeader(REQUEST_HEADER.contentType, JSON_TYPE).writeHeader(REQUEST_ID_HEADER, this.requestId)
       for (const k in headers) this.res.writeHeader(k, headers[k]!)
       this.writeLateHeaders()
       const close = options.closeConnection === true || isDraining()
