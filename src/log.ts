@@ -4,6 +4,7 @@
 import pino from 'pino'
 import { accessLineRoom, encodeAccessLine, fragmentOf } from './access-line'
 import { LineSink } from './line-sink'
+import type { RequestIdParts } from './front/request-id'
 
 // Asynchronous and batched: a write system call per 16 KiB rather than per
 // line (per request, with access lines), and at least every FLUSH_MS so a
@@ -23,11 +24,11 @@ let accessOn = true
  * The access line, encoded by hand into the log's sink (src/access-line.ts):
  * the line pino would write, in order with every other line.
  */
-export function accessLine(requestId: string, method: string, route: string, status: number, ms: number): void {
+export function accessLine(id: RequestIdParts, method: string, route: string, status: number, ms: number): void {
   if (!accessOn) return
   const fragment = fragmentOf(method, route)
-  const buf = sink.room(accessLineRoom(requestId, fragment))
-  sink.commit(encodeAccessLine(buf, sink.offset, Date.now(), requestId, fragment, status, ms))
+  const buf = sink.room(accessLineRoom(id, fragment))
+  sink.commit(encodeAccessLine(buf, sink.offset, Date.now(), id, fragment, status, ms))
 }
 
 /** One of pino's levels (the config loader checked it: src/config.ts LOG_LEVELS). */

@@ -22,5 +22,7 @@ export function answer(ex: Exchange): Answer {
   // A request whose connection closed before its call left for the actor is
   // not applied (uWebSockets.js closes a connection that pipelines behind an
   // unanswered request: README, "HTTP edges").
-  return Object.assign(handler, { abandoned: () => ex.aborted, requestId: ex.requestId })
+  // The id is read (as a string) only by the pool's rare error lines: a getter, not a string per request.
+  Object.defineProperty(handler, 'requestId', { get: () => ex.requestId })
+  return Object.assign(handler, { abandoned: () => ex.aborted }) as Answer
 }

@@ -6,7 +6,8 @@ import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { causeOf, DISK_FULL_MESSAGE, isCommitFailure, isDiskFull } from '../storage-failure'
 import { ApiError, errorBody } from '../errors'
 import { log } from '../log'
-import { CLIENT_CLOSED, exchangeFinished, requestIdOf, type PendingAudit } from './access-log'
+import { CLIENT_CLOSED, exchangeFinished, type PendingAudit } from './access-log'
+import { givenRequestId, idStem, nextIdSeq, requestIdBytes, requestIdText, type RequestIdParts } from './request-id'
 import { exchangeEnded, exchangeStarted, isDraining } from './in-flight'
 import { decodePath, decodeQuery } from './path'
 
@@ -46,7 +47,7 @@ function writeHeaders(res: HttpResponse, headers: ResponseHeaders | undefined): 
   }
 }
 
-export class Exchange {
+export class Exchange implements RequestIdParts {
   aborted = false
   private answered = false
   private counted = true
@@ -60,8 +61,10 @@ export class Exchange {
   readonly headers: Record<HeaderName, string>
   private segmentsCache: string[] | undefined
   private peerCache: string | undefined
-  /** Logged with every line of this request, echoed as x-request-id. */
-  readonly requestId: string
+  /** The request id, logged with every line of this request and echoed as x-request-id (src/front/request-id.ts). */
+  readonly givenId: string
+  readonly idSeq: number
+  readonly idStem: Buffer
   readonly startedAt = performance.now()
   /** The route template of the access log and metrics, set once the route is found. */
   route = 'unmatched'
@@ -77,7 +80,9 @@ export class Exchange {
     const headers = {} as Record<HeaderName, string>
     for (const h of HEADERS) headers[h] = req.getHeader(h)
     this.headers = headers
-    this.requestId = requestIdOf(headers['platform-context-trace-id'], headers.traceparent)
+    this.givenId = givenRequestId(headers['platform-context-trace-id'], headers.traceparent)
+    this.idSeq = this.givenId === '' ? nextIdSeq() : 0
+    this.idStem = idStem()
     exchangeStarted()
     res.onAborted(() => {
       this.aborted = true
@@ -87,6 +92,11 @@ export class Exchange {
       this.onAbort = undefined
       cb?.()
     })
+  }
+
+  /** The request id as a string (built when asked: the per-request paths write its bytes). */
+  get requestId(): string {
+    return requestIdText(this)
   }
 
   /** Set once the answer is complete (or handed to a WebSocket): the exchange is no longer in flight. */
@@ -141,7 +151,7 @@ export class Exchange {
     this.status = status
     this.finished = true
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(status)).writeHeader('content-type', contentType).writeHeader(REQUEST_ID_HEADER, this.requestId)
+      this.res.writeStatus(statusLine(status)).writeHeader('content-type', contentType).writeHeader(REQUEST_ID_HEADER, requestIdBytes(this))
       writeHeaders(this.res, headers)
       this.writeLateHeaders()
       this.res.end(body, isDraining())
@@ -154,7 +164,7 @@ export class Exchange {
     this.status = status
     this.finished = true
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(status)).writeHeader(REQUEST_ID_HEADER, this.requestId)
+      this.res.writeStatus(statusLine(status)).writeHeader(REQUEST_ID_HEADER, requestIdBytes(this))
       writeHeaders(this.res, headers)
       this.writeLateHeaders()
       // RFC 9110: no Content-Length on a 204, so its close is said in a header (endWithoutBody's flag would add a length).
@@ -181,7 +191,7 @@ export class Exchange {
     const headers: Record<string, string> = { ...apiError.headers }
     if (apiError.status === 503 && headers['retry-after'] === undefined) headers['retry-after'] = '1'
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(apiError.status)).writeHeader('content-type', 'application/json').writeHeader(REQUEST_ID_HEADER, this.requestId)
+      this.res.writeStatus(statusLine(apiError.status)).writeHeader('content-type', 'application/json').writeHeader(REQUEST_ID_HEADER, requestIdBytes(this))
       for (const k in headers) this.res.writeHeader(k, headers[k]!)
       this.writeLateHeaders()
       const close = options.closeConnection === true || isDraining()
