@@ -36,14 +36,17 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 /** `","method":"GET","route":"/graph/v1/...","status":` by route template and method. */
 const fragments = new Map<string, Map<string, Buffer>>()
 
-const newFragment = (method: string, route: string): Buffer => bytes(`","method":${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":`)
+/** Whether the method's fragments are kept (the standard ones), so that a client cannot grow the caches. */
+export const isCachedMethod = (method: string): boolean => METHODS.has(method)
+
+export const fragmentBytes = (method: string, route: string): Buffer => bytes(`","method":${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":`)
 
 export function fragmentOf(method: string, route: string): Buffer {
-  if (!METHODS.has(method)) return newFragment(method, route)
+  if (!METHODS.has(method)) return fragmentBytes(method, route)
   let byMethod = fragments.get(route)
   if (byMethod === undefined) fragments.set(route, (byMethod = new Map()))
   let fragment = byMethod.get(method)
-  if (fragment === undefined) byMethod.set(method, (fragment = newFragment(method, route)))
+  if (fragment === undefined) byMethod.set(method, (fragment = fragmentBytes(method, route)))
   return fragment
 }
 

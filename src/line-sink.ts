@@ -30,6 +30,7 @@ export class LineSink {
   private readonly queue: Block[] = []
   private inFlight: Block | undefined
   private readonly spare: Buffer[] = []
+  private readonly idle: Array<() => void> = []
 
   /** `minWrite`: bytes gathered before a write is started (the timer of the caller flushes less). */
   constructor(private readonly fd: number, private readonly minWrite = 16 * 1024) {}
@@ -43,6 +44,18 @@ export class LineSink {
     }
     if (worst <= BLOCK) this.used += this.current.write(line, this.used)
     if (this.inFlight === undefined && (this.used >= this.minWrite || this.queue.length > 0)) this.next()
+  }
+
+  /** Complete lines as UTF-8 bytes (copied: the caller may reuse them). */
+  writeBytes(bytes: Uint8Array): void {
+    this.room(bytes.length).set(bytes, this.used)
+    this.commit(this.used + bytes.length)
+  }
+
+  /** Calls `done` once no asynchronous write is under way (then flushSync writes everything). */
+  whenIdle(done: () => void): void {
+    if (this.inFlight === undefined) done()
+    else this.idle.push(done)
   }
 
   /** Where the next line starts in the buffer room() returns. */
@@ -131,7 +144,8 @@ export class LineSink {
       }
       this.inFlight = undefined
       this.recycle(block.bytes)
-      if (this.queue.length > 0 || this.used >= this.minWrite) this.next()
+      for (let done = this.idle.shift(); done !== undefined; done = this.idle.shift()) done()
+      if (this.inFlight === undefined && (this.queue.length > 0 || this.used >= this.minWrite)) this.next()
     })
   }
 }
