@@ -94,6 +94,10 @@ export class RingWriter extends RingMemory {
   private fragmentCount = 0
   private stem: Buffer | undefined
   private stemCount = 0
+  /** What the reader has been told, kept for a reader that takes over (readerFor). */
+  private readonly fragmentList: Buffer[] = []
+  private readonly stemList: Buffer[] = [Buffer.alloc(0)]
+  private oneOff: Buffer = Buffer.alloc(0)
 
   /** Room for `need` bytes (8-aligned) from the returned offset, or -1 if the ring is full. */
   private claim(need: number): number {
@@ -157,7 +161,8 @@ export class RingWriter extends RingMemory {
     if (cached) {
       if (byMethod === undefined) this.fragments.set(route, (byMethod = new Map()))
       byMethod.set(method, index)
-    }
+      this.fragmentList[index] = bytes
+    } else this.oneOff = bytes
     return index
   }
 
@@ -171,6 +176,7 @@ export class RingWriter extends RingMemory {
     this.publish(at, Kind.Stem, align8(12 + stem.length))
     this.stem = stem
     this.stemCount++
+    this.stemList.push(stem)
     return true
   }
 
@@ -196,6 +202,14 @@ export class RingWriter extends RingMemory {
     return true
   }
 
+  /**
+   * A reader on this thread for what the ring still holds, when the log's
+   * thread is gone: it knows every fragment and stem that thread was told.
+   */
+  readerFor(sink: LineSink): RingReader {
+    return new RingReader(this.buffer, sink, process.pid, { fragments: [...this.fragmentList], stems: [...this.stemList], oneOff: this.oneOff })
+  }
+
   /** Asks the reader to write out everything so far; returns the number to wait for (flushDone). */
   askFlush(): number {
     const asked = Atomics.add(this.control, Slot.FlushAsked, 1) + 1
@@ -216,17 +230,27 @@ export class RingWriter extends RingMemory {
   }
 }
 
+/** The fragments and stems a reader knows (by index; stem 0 is none). */
+interface Known {
+  fragments: Buffer[]
+  stems: Buffer[]
+  oneOff: Buffer
+}
+
 /** The reading side: turns records into lines in a LineSink (on the log's thread, or on the front thread after it). */
 export class RingReader extends RingMemory {
-  private readonly fragments: Buffer[] = []
-  private oneOff: Buffer = Buffer.alloc(0)
-  private readonly stems: Buffer[] = [Buffer.alloc(0)]
+  private readonly fragments: Buffer[]
+  private oneOff: Buffer
+  private readonly stems: Buffer[]
   /** The request id of the line being written (one object, refilled per line). */
   private readonly id: { givenId: string; idStem: Buffer; idSeq: number } = { givenId: '', idStem: Buffer.alloc(0), idSeq: 0 }
   private droppedSeen = 0
 
-  constructor(buffer: SharedArrayBuffer, private readonly sink: LineSink, private readonly pid = process.pid) {
+  constructor(buffer: SharedArrayBuffer, private readonly sink: LineSink, private readonly pid = process.pid, known: Known = { fragments: [], stems: [Buffer.alloc(0)], oneOff: Buffer.alloc(0) }) {
     super(buffer)
+    this.fragments = known.fragments
+    this.stems = known.stems
+    this.oneOff = known.oneOff
   }
 
   get pending(): boolean {

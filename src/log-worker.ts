@@ -14,35 +14,43 @@ export interface LogThreadData {
 
 /** While lines keep coming, the ring is read this often (the front thread wakes a sleeping reader, which costs it a system call). */
 const POLL_MS = 1
-/** A quiet server's lines are written at least this often. */
+/** Lines gathered while they keep coming are written at least this often. */
 const FLUSH_MS = 200
+/** How long to wait before trying again when stderr took nothing for ~2 s. */
+const STUCK_MS = 100
+const KEEP_ALIVE_MS = 1 << 30
 
 const { ring, fd, pid } = workerData as LogThreadData
-const sink = new LineSink(fd)
+// Synchronous writes: this thread may wait for stderr. Nothing is then in flight when it ends, and a stderr
+// that does not take lines leaves them in the ring, which fills (lines then counted as dropped) rather than memory.
+const sink = new LineSink(fd, 16 * 1024, true)
 const reader = new RingReader(ring, sink, pid)
-// Also what keeps this thread alive while it waits (a pending Atomics.waitAsync does not).
-setInterval(() => sink.flush(), FLUSH_MS)
+// What keeps this thread alive while it waits (a pending Atomics.waitAsync does not).
+setInterval(() => undefined, KEEP_ALIVE_MS)
+// Ended by a fault of its own: what it has read goes out before the front thread writes the ring's rest (src/log.ts takeOver).
+process.on('exit', () => sink.flushSync())
 
-/** The newest flush asked for that this thread has taken on. */
+/** The newest flush asked for that this thread has done. */
 let flushHandled = 0
+let flushedAt = 0
 
 function run(): void {
-  const read = reader.drain()
+  // Read before the ring: every line logged before the ask is then in this drain.
   const asked = reader.flushAsked
-  if (asked !== flushHandled) {
-    flushHandled = asked
-    // The front thread waits (src/log.ts flushLog): everything so far, written synchronously, once the write under way is done.
-    sink.whenIdle(() => {
-      reader.drain()
-      sink.flushSync()
-      reader.flushDone(asked)
-    })
+  const read = reader.drain()
+  // Written when the ring is empty, when the front thread waits for it (src/log.ts flushLog), and at least every FLUSH_MS.
+  if (read === 0 || asked !== flushHandled || Date.now() - flushedAt >= FLUSH_MS) {
+    if (!sink.flushSync()) {
+      setTimeout(run, STUCK_MS)
+      return
+    }
+    flushedAt = Date.now()
+    if (asked !== flushHandled) reader.flushDone((flushHandled = asked))
   }
   if (read > 0) {
     setTimeout(run, POLL_MS)
     return
   }
-  sink.flush()
   const woken = reader.sleep(flushHandled)
   if (woken === undefined) setImmediate(run)
   else void woken.then(run)

@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads'
 import pino from 'pino'
 import { accessLineRoom, encodeAccessLine, fragmentOf } from './access-line'
 import { LineSink } from './line-sink'
-import { newRingBuffer, RingReader, RingWriter } from './log-ring'
+import { newRingBuffer, RingWriter } from './log-ring'
 import type { LogThreadData } from './log-worker'
 import type { RequestIdParts } from './front/request-id'
 
@@ -63,22 +63,30 @@ export function setLogLevel(level: string): void {
   accessOn = log.levelVal <= INFO
 }
 
+/** For tests: a smaller ring, another script for the thread (one that fails). */
+export interface LogThreadOptions {
+  ringBytes?: number
+  workerFile?: string
+}
+
 /**
  * From now on the lines are formatted and written by a thread of their own
  * (src/log-worker.ts), so that the front thread only copies a few numbers
- * per access line. The server's start calls it; `ringBytes` for tests.
+ * per access line. The server's start calls it.
  */
-export function startLogThread(ringBytes?: number): void {
+export function startLogThread(options: LogThreadOptions = {}): void {
   if (thread !== undefined) return
   sink.flushSync()
-  const buffer = newRingBuffer(ringBytes)
+  const buffer = newRingBuffer(options.ringBytes)
   const data: LogThreadData = { ring: buffer, fd: STDERR, pid: process.pid }
-  const started = new Worker(join(__dirname, 'log-worker.js'), { workerData: data })
+  const started = new Worker(options.workerFile ?? join(__dirname, 'log-worker.js'), { workerData: data })
   ring = counted = new RingWriter(buffer)
   thread = started
   started.unref()
-  started.on('error', (err) => takeOver(started, err))
-  started.on('exit', () => takeOver(started, undefined))
+  // Taken over once the thread has ended (after its own last writes: two writers at once would cut lines).
+  let fault: unknown
+  started.on('error', (err) => { fault = err })
+  started.on('exit', (code) => takeOver(started, fault ?? new Error(`the log thread exited with code ${code}`)))
   // An exit without flushLog (an uncaught exception) still writes what the ring holds.
   process.once('exit', flushLog)
 }
@@ -86,10 +94,10 @@ export function startLogThread(ringBytes?: number): void {
 /** The log's thread is gone: the rest of the ring, then every line, are written here. */
 function takeOver(gone: Worker, err: unknown): void {
   if (thread !== gone || ring === undefined) return
-  const buffer = ring.buffer
+  const writer = ring
   ring = undefined
   thread = undefined
-  new RingReader(buffer, sink).drain()
+  writer.readerFor(sink).drain()
   log.error({ err }, 'log: the log thread stopped; the main thread writes the log from now on')
 }
 
@@ -110,7 +118,7 @@ export function flushLog(): void {
     ring = undefined
     thread = undefined
     void worker.terminate()
-    new RingReader(writer.buffer, sink).drain()
+    writer.readerFor(sink).drain()
   }
   sink.flushSync()
 }
