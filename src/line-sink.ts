@@ -38,7 +38,16 @@ export class LineSink {
    * nothing is in flight when it ends, and a stuck stderr cannot make its
    * memory grow).
    */
-  constructor(private readonly fd: number, private readonly minWrite = 16 * 1024, private readonly synchronous = false) {}
+  constructor(private readonly fd: number, private readonly minWrite = 16 * 1024, private synchronous = false) {}
+
+  /**
+   * Every write synchronous from now on (src/log.ts, when the log's thread is
+   * gone: an asynchronous write still under way when flushSync writes at an
+   * exit would interleave with it).
+   */
+  writeSynchronously(): void {
+    this.synchronous = true
+  }
 
   /** pino's DestinationStream: one or more complete lines. */
   write(line: string): void {

@@ -50,6 +50,8 @@ const enum Kind {
   Stem = 5,
 }
 const ACCESS_BYTES = 40
+/** The longest a sleeping reader waits without being woken (the writer's check for a sleeper is not atomic). */
+const SLEEP_MS = 100
 const ONE_OFF = -1
 
 export const DEFAULT_RING_BYTES = 4 * 1024 * 1024
@@ -89,6 +91,8 @@ class RingMemory {
 /** The front thread's side: records in, never blocking; a record that does not fit is dropped and counted. */
 export class RingWriter extends RingMemory {
   private w = 0
+  /** The reader's position when last looked at: the free room it gives can only be less than the true one. */
+  private r = 0
   /** route -> method -> fragment index, of the fragments already in the ring. */
   private readonly fragments = new Map<string, Map<string, number>>()
   private fragmentCount = 0
@@ -99,13 +103,22 @@ export class RingWriter extends RingMemory {
   private readonly stemList: Buffer[] = [Buffer.alloc(0)]
   private oneOff: Buffer = Buffer.alloc(0)
 
+  /** `now`: the clock of the access lines' time (tests set it). */
+  constructor(buffer: SharedArrayBuffer, private readonly now: () => number = Date.now) {
+    super(buffer)
+  }
+
   /** Room for `need` bytes (8-aligned) from the returned offset, or -1 if the ring is full. */
   private claim(need: number): number {
-    const free = this.size - ((this.w - Atomics.load(this.control, Slot.Read)) >>> 0)
     const at = this.w & this.mask
     const tail = this.size - at
-    if (need <= tail) return need <= free ? at : -1
-    if (tail + need > free) return -1
+    const room = need <= tail ? need : tail + need
+    // The reader's position is read (an atomic load, a call into the runtime) only when the last one seen is not enough.
+    if (room > this.size - ((this.w - this.r) >>> 0)) {
+      this.r = Atomics.load(this.control, Slot.Read) >>> 0
+      if (room > this.size - ((this.w - this.r) >>> 0)) return -1
+    }
+    if (need <= tail) return at
     // The record starts again at 0; the reader skips the tail (published with the record).
     this.ints[at >> 2] = Kind.Wrap
     this.ints[(at >> 2) + 1] = tail
@@ -118,7 +131,8 @@ export class RingWriter extends RingMemory {
     this.ints[(at >> 2) + 1] = bytes
     this.w = (this.w + bytes) >>> 0
     Atomics.store(this.control, Slot.Write, this.w | 0)
-    if (Atomics.load(this.control, Slot.Sleeping) === 1) this.wake()
+    // A plain read: a wake missed through a stale 0 only delays the lines until the reader's timeout (SLEEP_MS).
+    if (this.control[Slot.Sleeping] === 1) this.wake()
   }
 
   private drop(): false {
@@ -180,8 +194,8 @@ export class RingWriter extends RingMemory {
     return true
   }
 
-  /** An access line's fields (the line is written by the reader: RingReader). */
-  access(time: number, id: RequestIdParts, method: string, route: string, status: number, ms: number): boolean {
+  /** An access line's fields, now (the line is written by the reader: RingReader); `tenths` of milliseconds. */
+  access(id: RequestIdParts, method: string, route: string, status: number, tenths: number): boolean {
     const fragment = this.fragmentIndex(method, route)
     if (fragment === -2) return this.drop()
     const given = id.givenId
@@ -190,10 +204,10 @@ export class RingWriter extends RingMemory {
     const at = this.claim(need)
     if (at < 0) return this.drop()
     const i = at >> 2
-    this.floats[(at >> 3) + 1] = time
+    this.floats[(at >> 3) + 1] = this.now()
     this.ints[i + 4] = fragment
     this.ints[i + 5] = status
-    this.ints[i + 6] = Math.round(ms * 10)
+    this.ints[i + 6] = tenths
     this.ints[i + 7] = id.idSeq
     this.ints[i + 8] = this.stemCount
     this.ints[i + 9] = given.length
@@ -325,7 +339,7 @@ export class RingReader extends RingMemory {
       Atomics.store(this.control, Slot.Sleeping, 0)
       return undefined
     }
-    const waited = Atomics.waitAsync(this.control, Slot.Sleeping, 1)
+    const waited = Atomics.waitAsync(this.control, Slot.Sleeping, 1, SLEEP_MS)
     return waited.async ? waited.value.then(() => undefined) : undefined
   }
 }

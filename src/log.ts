@@ -45,13 +45,16 @@ let accessOn = true
 /**
  * The access line: the line pino would write, in order with every other
  * line, written by hand (src/access-line.ts) by the log's thread or here.
+ * `tenths`: the duration in tenths of milliseconds (an integer: no number
+ * allocated to pass it).
  */
-export function accessLine(id: RequestIdParts, method: string, route: string, status: number, ms: number): void {
+export function accessLine(id: RequestIdParts, method: string, route: string, status: number, tenths: number): void {
   if (!accessOn) return
   if (ring !== undefined) {
-    ring.access(Date.now(), id, method, route, status, ms)
+    ring.access(id, method, route, status, tenths)
     return
   }
+  const ms = tenths / 10
   const fragment = fragmentOf(method, route)
   const buf = sink.room(accessLineRoom(id, fragment))
   sink.commit(encodeAccessLine(buf, sink.offset, Date.now(), id, fragment, status, ms))
@@ -97,6 +100,7 @@ function takeOver(gone: Worker, err: unknown): void {
   const writer = ring
   ring = undefined
   thread = undefined
+  sink.writeSynchronously()
   writer.readerFor(sink).drain()
   log.error({ err }, 'log: the log thread stopped; the main thread writes the log from now on')
 }
@@ -118,6 +122,7 @@ export function flushLog(): void {
     ring = undefined
     thread = undefined
     void worker.terminate()
+    sink.writeSynchronously()
     writer.readerFor(sink).drain()
   }
   sink.flushSync()

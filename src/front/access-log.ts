@@ -26,7 +26,7 @@ export interface Finished extends RequestIdParts {
 export function exchangeFinished(ex: Finished, status: number): void {
   const seconds = (performance.now() - ex.startedAt) / 1000
   requestAnswered(ex.route, ex.method, status, seconds)
-  accessLine(ex, ex.method, ex.route, status, Math.round(seconds * 1e4) / 10)
+  accessLine(ex, ex.method, ex.route, status, Math.round(seconds * 1e4))
   const pending = ex.audit
   if (pending !== undefined && status < 400) audit(pending.action, pending.who, { requestId: requestIdText(ex), ...pending.what })
 }

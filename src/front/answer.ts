@@ -6,7 +6,7 @@ import type { Exchange } from './exchange'
 import { replyError } from './stream'
 
 /** Answers the request from the reply; `abandoned` tells the pool nobody waits any more. */
-export type Answer = ((reply: ActorReply) => void) & { abandoned: () => boolean; requestId: string }
+export type Answer = ((reply: ActorReply) => void) & { abandoned: () => boolean; requestId: () => string }
 
 /** Count answers carry the number in this header (HEAD has no body). */
 export const TOTAL_COUNT_HEADER = 'x-total-count'
@@ -22,7 +22,6 @@ export function answer(ex: Exchange): Answer {
   // A request whose connection closed before its call left for the actor is
   // not applied (uWebSockets.js closes a connection that pipelines behind an
   // unanswered request: README, "HTTP edges").
-  // The id is read (as a string) only by the pool's rare error lines: a getter, not a string per request.
-  Object.defineProperty(handler, 'requestId', { get: () => ex.requestId })
-  return Object.assign(handler, { abandoned: () => ex.aborted }) as Answer
+  // The id is read (as a string) only by the pool's rare log records: built then, not per request.
+  return Object.assign(handler, { abandoned: () => ex.aborted, requestId: () => ex.requestId })
 }

@@ -50,12 +50,18 @@ function entries(n: number): Entry[] {
 }
 
 const expected = (e: Entry): string => ('text' in e ? e.text : `${directLine(e.time, e.id, e.method, e.route, e.status, e.ms)}`)
-const put = (w: RingWriter, e: Entry): boolean => ('text' in e ? w.text(e.text) : w.access(e.time, e.id, e.method, e.route, e.status, e.ms))
+/** The entry's time, for the writer's clock. */
+let clock = 0
+const put = (w: RingWriter, e: Entry): boolean => {
+  if ('text' in e) return w.text(e.text)
+  clock = e.time
+  return w.access(e.id, e.method, e.route, e.status, Math.round(e.ms * 10))
+}
 
 t.test('the reader writes the same bytes as the direct encoding, in order, across many wraps', async (t) => {
   const { sink, text } = fileSink(t)
   const buffer = newRingBuffer(4096)
-  const writer = new RingWriter(buffer)
+  const writer = new RingWriter(buffer, () => clock)
   const reader = new RingReader(buffer, sink)
   const all = entries(5000)
   // Drained after 1, 2 or 3 records: records start at every offset and meet the ring's end in every way.
@@ -74,7 +80,7 @@ t.test('the reader writes the same bytes as the direct encoding, in order, acros
 t.test('a full ring drops whole lines, counts them and says so once it is read', async (t) => {
   const { sink, text } = fileSink(t)
   const buffer = newRingBuffer(1024)
-  const writer = new RingWriter(buffer)
+  const writer = new RingWriter(buffer, () => clock)
   const reader = new RingReader(buffer, sink, 77)
   // Access records of one route (40 bytes each, after the route's and the id stem's own records).
   const all = Array.from({ length: 100 }, (_, i): Entry => ({ time: 1_700_000_000_000 + i, id: requestIdParts('', ''), method: 'GET', route: '/x', status: 200, ms: i / 10 }))
