@@ -7,7 +7,7 @@ import { causeOf, DISK_FULL_MESSAGE, isCommitFailure, isDiskFull } from '../stor
 import { ApiError, errorBody } from '../errors'
 import { log } from '../log'
 import { CLIENT_CLOSED, exchangeFinished, type PendingAudit } from './access-log'
-import { givenRequestId, idStem, nextIdSeq, requestIdBytes, requestIdText, type RequestIdParts } from './request-id'
+import { givenRequestId, idStem, nextIdSeq, REQUEST_ID_HEADER, requestIdBytes, requestIdText, type RequestIdParts } from './request-id'
 import { exchangeEnded, exchangeStarted, isDraining } from './in-flight'
 import { decodePath, decodeQuery } from './path'
 
@@ -31,9 +31,6 @@ const HEADERS = [
   'access-control-request-method',
 ] as const
 export type HeaderName = (typeof HEADERS)[number]
-
-/** The request id's header name as bytes: uWebSockets.js copies a string argument through a UTF-8 conversion on every call. */
-const REQUEST_ID_HEADER = Buffer.from('x-request-id')
 
 /** Response headers; an array value is written once per element (Set-Cookie). */
 export type ResponseHeaders = Record<string, string | readonly string[]>
