@@ -47,13 +47,18 @@ export function nextIdSeq(): number {
 
 export const idStem = (): Buffer => stem
 
-/** Writes the generated id's 36 characters into `buf` from `at`; returns where it ends. */
-export function putGeneratedId(buf: Uint8Array, at: number, idStem: Buffer, seq: number): number {
-  buf.set(idStem, at)
-  for (let i = at + STEM_LENGTH + LOW_DIGITS - 1; i >= at + STEM_LENGTH; i--) {
+/** The counter's 9 digits into `buf`, zero-padded, ending before `end`. */
+function putCounter(buf: Uint8Array, end: number, seq: number): void {
+  for (let i = end - 1; i >= end - LOW_DIGITS; i--) {
     buf[i] = 48 + (seq % 10)
     seq = (seq / 10) | 0
   }
+}
+
+/** Writes the generated id's 36 characters into `buf` from `at`; returns where it ends. */
+export function putGeneratedId(buf: Uint8Array, at: number, idStem: Buffer, seq: number): number {
+  buf.set(idStem, at)
+  putCounter(buf, at + GENERATED_ID_LENGTH, seq)
   return at + GENERATED_ID_LENGTH
 }
 
@@ -73,11 +78,7 @@ export function requestIdBytes(id: RequestIdParts): ArrayBuffer | string {
     headerStem = id.idStem
     headerValue.set(id.idStem, 0)
   }
-  let seq = id.idSeq
-  for (let i = GENERATED_ID_LENGTH - 1; i >= STEM_LENGTH; i--) {
-    headerValue[i] = 48 + (seq % 10)
-    seq = (seq / 10) | 0
-  }
+  putCounter(headerValue, GENERATED_ID_LENGTH, id.idSeq)
   return headerBuffer
 }
 
