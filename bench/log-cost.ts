@@ -4,7 +4,7 @@
 // of requests takes much less. One server per variant (LOG_LEVEL=info and
 // silent by default, optionally other builds), all started and loaded once,
 // then measured in turn, round after round (interleaved, order alternating),
-// the same fixed list of get-node requests each time; medians at the end.
+// the same fixed list of get-node (or put-node) requests each time; medians at the end.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,19 +18,24 @@ import { SERVER_ENTRY, prepareService, tempDir } from './service'
 import { fetchToken } from './tokens'
 
 const USAGE = `usage: node dist/bench/log-cost.js [options]
+  --scenario S       get-node (default) or put-node (upserts of the loaded customers' nodes)
   --levels a,b       LOG_LEVEL of each variant (default info,silent)
   --entry PATH[@L]   another build's dist/src/main.js: each level runs on each entry, or only level L
                      (repeatable; default this build)
   --rounds N         measured rounds, each variant once per round (default 5)
-  --requests N       get-node requests per measurement (default 100000)
+  --requests N       requests per measurement (default 100000)
   --connections N    (default 64)
-  --scenario S       get-node (default) or put-node (replacing a loaded node)
   --cpu-prof DIR     each server writes a .cpuprofile per thread into DIR/<variant> when it stops
   --callgrind DIR    run the servers under valgrind's callgrind and count instructions per request
                      instead of CPU time: the same on a busy machine as on a quiet one, ~50x slower
-                     (use --requests 5000); the dumps go to DIR`
+                     (use --requests 5000); the dumps go to DIR
+  The reference without request ids, header, metrics and line: bench/without-request-extras.sh`
+
+const SCENARIO_NAMES = ['get-node', 'put-node'] as const
+type ScenarioName = (typeof SCENARIO_NAMES)[number]
 
 interface Options {
+  scenario: ScenarioName
   levels: string[]
   entries: string[]
   rounds: number
@@ -38,23 +43,24 @@ interface Options {
   connections: number
   cpuProfDir: string | undefined
   callgrindDir: string | undefined
-  scenario: 'get-node' | 'put-node'
 }
 
 function parse(argv: readonly string[]): Options {
-  const o: Options = { levels: ['info', 'silent'], entries: [], rounds: 5, requests: 100_000, connections: 64, cpuProfDir: undefined, callgrindDir: undefined, scenario: 'get-node' }
+  const o: Options = { scenario: 'get-node', levels: ['info', 'silent'], entries: [], rounds: 5, requests: 100_000, connections: 64, cpuProfDir: undefined, callgrindDir: undefined }
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!
     const value = argv[++i]
     if (value === undefined) throw new Error(`${flag} needs a value\n${USAGE}`)
-    if (flag === '--levels') o.levels = value.split(',')
+    if (flag === '--scenario') {
+      if (!(SCENARIO_NAMES as readonly string[]).includes(value)) throw new Error(`--scenario is one of ${SCENARIO_NAMES.join(', ')}\n${USAGE}`)
+      o.scenario = value as ScenarioName
+    } else if (flag === '--levels') o.levels = value.split(',')
     else if (flag === '--entry') o.entries.push(value)
     else if (flag === '--rounds') o.rounds = Number(value)
     else if (flag === '--requests') o.requests = Number(value)
     else if (flag === '--connections') o.connections = Number(value)
     else if (flag === '--cpu-prof') o.cpuProfDir = value
     else if (flag === '--callgrind') o.callgrindDir = value
-    else if (flag === '--scenario' && (value === 'get-node' || value === 'put-node')) o.scenario = value
     else throw new Error(`unknown option ${flag}\n${USAGE}`)
   }
   if (o.entries.length === 0) o.entries.push(SERVER_ENTRY)
@@ -96,11 +102,11 @@ async function startVariant(o: Options, entry: string, level: string, label: str
   const loaded = await runAll(child.url, LOAD, puts)
   if (loaded.non2xx + loaded.errors > 0) throw new Error(`${label}: loading failed: ${JSON.stringify(loaded.statuses)}`)
   const random = seeded(14)
-  const requests = Array.from({ length: o.requests }, (): BenchRequest => {
+  const requests = Array.from({ length: o.requests }, (_, n): BenchRequest => {
     const i = pick(random, CUSTOMERS)
-    return o.scenario === 'get-node'
-      ? { method: 'GET', path: nodePath(t.id, 'customer', `c${i}`), headers: h.read }
-      : { method: 'PUT', path: nodePath(t.id, 'customer', `c${i}`), headers: h.write, body: customerBody(i, customerName(i)) }
+    const path = nodePath(t.id, 'customer', `c${i}`)
+    // put-node: the loaded customers rewritten with other values (their ages move on with each request).
+    return o.scenario === 'get-node' ? { method: 'GET', path, headers: h.read } : { method: 'PUT', path, headers: h.write, body: customerBody(i + n, customerName(i)) }
   })
   return { label, child, requests, front: [], process: [], others: [] }
 }

@@ -6,6 +6,8 @@
 // log's cost"); here prepared bytes are copied (the start of the line per
 // millisecond, the method and route per route, the status per status) and
 // the duration is written digit by digit.
+import { GENERATED_ID_LENGTH, putGeneratedId, type RequestIdParts } from './front/request-id'
+
 const bytes = (s: string): Buffer => Buffer.from(s)
 const LINE_END = bytes(',"msg":"request"}\n')
 /** The line's bytes besides the request id and the method-and-route fragment (numbers included, generously). */
@@ -34,19 +36,22 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 /** `","method":"GET","route":"/graph/v1/...","status":` by route template and method. */
 const fragments = new Map<string, Map<string, Buffer>>()
 
-const newFragment = (method: string, route: string): Buffer => bytes(`","method":${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":`)
+/** Whether the method's fragments are kept (the standard ones), so that a client cannot grow the caches. */
+export const isCachedMethod = (method: string): boolean => METHODS.has(method)
+
+export const fragmentBytes = (method: string, route: string): Buffer => bytes(`","method":${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":`)
 
 export function fragmentOf(method: string, route: string): Buffer {
-  if (!METHODS.has(method)) return newFragment(method, route)
+  if (!METHODS.has(method)) return fragmentBytes(method, route)
   let byMethod = fragments.get(route)
   if (byMethod === undefined) fragments.set(route, (byMethod = new Map()))
   let fragment = byMethod.get(method)
-  if (fragment === undefined) byMethod.set(method, (fragment = newFragment(method, route)))
+  if (fragment === undefined) byMethod.set(method, (fragment = fragmentBytes(method, route)))
   return fragment
 }
 
 /** The most bytes a line with this id and fragment takes. */
-export const accessLineRoom = (requestId: string, fragment: Buffer): number => FIXED_BYTES + requestId.length + fragment.length
+export const accessLineRoom = (id: RequestIdParts, fragment: Buffer): number => FIXED_BYTES + (id.givenId === '' ? GENERATED_ID_LENGTH : id.givenId.length) + fragment.length
 
 function put(buf: Buffer, at: number, part: Buffer): number {
   buf.set(part, at)
@@ -79,12 +84,12 @@ function putTenths(buf: Buffer, at: number, ms: number): number {
 
 /**
  * Encodes the line into `buf` from `at` (which has accessLineRoom bytes of
- * room); returns where it ends. `requestId` goes in as is: it must be ASCII
- * and JSON-safe, as requestIdOf's ids are (src/front/access-log.ts).
+ * room); returns where it ends. A given id goes in as is: it must be ASCII
+ * and JSON-safe, as givenRequestId's are (src/front/request-id.ts).
  */
-export function encodeAccessLine(buf: Buffer, at: number, time: number, requestId: string, fragment: Buffer, status: number, ms: number): number {
+export function encodeAccessLine(buf: Buffer, at: number, time: number, id: RequestIdParts, fragment: Buffer, status: number, ms: number): number {
   let p = put(buf, at, headOf(time))
-  p += buf.write(requestId, p, 'latin1')
+  p = id.givenId === '' ? putGeneratedId(buf, p, id.idStem, id.idSeq) : p + buf.write(id.givenId, p, 'latin1')
   p = put(buf, p, fragment)
   p = put(buf, p, status >= 100 && status <= 999 ? statusPart(status) : bytes(`${status},"ms":`))
   p = putTenths(buf, p, ms)

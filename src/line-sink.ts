@@ -31,8 +31,23 @@ export class LineSink {
   private inFlight: Block | undefined
   private readonly spare: Buffer[] = []
 
-  /** `minWrite`: bytes gathered before a write is started (the timer of the caller flushes less). */
-  constructor(private readonly fd: number, private readonly minWrite = 16 * 1024) {}
+  /**
+   * `minWrite`: bytes gathered before a write is started (the timer of the
+   * caller flushes less). `synchronous`: every write is a writeSync (for the
+   * log's own thread, src/log-worker.ts, which may wait for stderr: then
+   * nothing is in flight when it ends, and a stuck stderr cannot make its
+   * memory grow).
+   */
+  constructor(private readonly fd: number, private readonly minWrite = 16 * 1024, private synchronous = false) {}
+
+  /**
+   * Every write synchronous from now on (src/log.ts, when the log's thread is
+   * gone: an asynchronous write still under way when flushSync writes at an
+   * exit would interleave with it).
+   */
+  writeSynchronously(): void {
+    this.synchronous = true
+  }
 
   /** pino's DestinationStream: one or more complete lines. */
   write(line: string): void {
@@ -43,6 +58,12 @@ export class LineSink {
     }
     if (worst <= BLOCK) this.used += this.current.write(line, this.used)
     if (this.inFlight === undefined && (this.used >= this.minWrite || this.queue.length > 0)) this.next()
+  }
+
+  /** Complete lines as UTF-8 bytes (copied: the caller may reuse them). */
+  writeBytes(bytes: Uint8Array): void {
+    this.room(bytes.length).set(bytes, this.used)
+    this.commit(this.used + bytes.length)
   }
 
   /** Where the next line starts in the buffer room() returns. */
@@ -78,23 +99,29 @@ export class LineSink {
   }
 
   /**
-   * Writes everything gathered synchronously (before process.exit). A block
-   * whose asynchronous write is under way is left to it, as sonic-boom does.
+   * Writes everything gathered synchronously (before process.exit, which
+   * skips the asynchronous writes); false if a full pipe did not take it
+   * within ~2 s (what is left stays queued). A block whose asynchronous
+   * write is under way is left to it, as sonic-boom does.
    */
-  flushSync(): void {
+  flushSync(): boolean {
     this.seal()
     let busy = 0
-    for (let block = this.queue.shift(); block !== undefined; block = this.queue.shift()) {
+    for (let block = this.queue[0]; block !== undefined; block = this.queue[0]) {
       while (block.done < block.bytes.length) {
         try {
           block.done += writeSync(this.fd, block.bytes, block.done)
         } catch (err) {
           // A full non-blocking pipe: wait for its reader, a bounded time (an exit must not hang on it).
-          if (!isBusy(err) || ++busy > SYNC_RETRIES) return
-          Atomics.wait(PAUSE, 0, 0, 1)
+          if (!isBusy(err)) block.done = block.bytes.length // stderr closed: dropped, as the asynchronous write does
+          else if (++busy > SYNC_RETRIES) return false
+          else Atomics.wait(PAUSE, 0, 0, 1)
         }
       }
+      this.queue.shift()
+      this.recycle(block.bytes)
     }
+    return true
   }
 
   /** Moves the current buffer's lines to the queue and takes a fresh buffer. */
@@ -106,6 +133,10 @@ export class LineSink {
   }
 
   private next(): void {
+    if (this.synchronous) {
+      this.flushSync()
+      return
+    }
     if (this.queue.length === 0) this.seal()
     const block = this.queue.shift()
     if (block === undefined) return

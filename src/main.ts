@@ -33,7 +33,7 @@ import { GatewayLimits } from './gateway/limits'
 import { ensureShredLog } from './crypto/shred-log'
 import { takeBackup } from './backups/take-backup'
 import { backupShardsThroughActors } from './backups/through-actors'
-import { flushLog, log, setLogLevel } from './log'
+import { flushLog, log, setLogLevel, startLogThread } from './log'
 import { readiness } from './operations/health'
 import { registerSources } from './operations/sources'
 
@@ -64,6 +64,7 @@ async function main(): Promise<void> {
   privateUmask()
   const config = loadConfig(argv, process.env)
   setLogLevel(config.logLevel)
+  startLogThread()
   const webhookPolicy = new WebhookPolicy(config.webhookAllow)
   const webhookOptions = deliveryOptions(config.webhookRetryBaseMs, webhookPolicy)
   const clockOffsetFile = useOffsetClockFromEnv(process.env, (p) => readFileSync(p, 'utf8'))

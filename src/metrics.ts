@@ -2,6 +2,7 @@
 // (src/operations/endpoints.ts). The layers push into these; gauges read at
 // scrape time are registered by src/operations/sources.ts.
 import { Counter, Gauge, Histogram, Registry, type LabelValues } from 'prom-client'
+import { droppedLogLines } from './log'
 
 export const registry = new Registry()
 
@@ -112,6 +113,14 @@ export const webhookSuspensions = new Counter({ name: 'webhook_suspensions_total
 export const eventStreamsOpen = new Gauge({ name: 'event_streams_open', help: 'Open WebSocket event streams', registers: [registry] })
 export const clusterForwarded = new Counter({ name: 'cluster_forwarded_requests_total', help: 'Calls forwarded to the owning host (cluster mode), by outcome: answered, unanswered, no_owner, stream', labelNames: ['outcome'] as const, registers: [registry] })
 export const clusterOwnedShards = new Gauge({ name: 'cluster_owned_shards', help: 'Shards this host owns now (cluster mode)', registers: [registry] })
+
+new Counter({
+  name: 'log_lines_dropped_total', help: 'Log lines dropped because the log\'s thread fell a whole ring behind (src/log-ring.ts)', registers: [registry],
+  collect() {
+    this.reset()
+    this.inc(droppedLogLines())
+  },
+})
 
 export const tokensIssued = new Counter({ name: 'oauth_tokens_issued_total', help: 'Access tokens issued, by grant type', labelNames: ['grant_type'] as const, registers: [registry] })
 export const signInFailures = new Counter({ name: 'sign_in_failures_total', help: 'Failed sign-ins (sign-in form and password grant), including refusals during a lock-out', registers: [registry] })

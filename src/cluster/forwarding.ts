@@ -61,7 +61,7 @@ export class Forwarding implements RemoteShards {
       handler(decodeReply(msg.data))
     }, (err: unknown) => {
       clusterForwarded.inc({ outcome: 'unanswered' })
-      log.warn({ err, shard, requestId: handler.requestId }, `cluster: the owner of shard ${shard} did not answer a forwarded call`)
+      log.warn({ err, shard, requestId: handler.requestId?.() }, `cluster: the owner of shard ${shard} did not answer a forwarded call`)
       handler(this.unavailable(`the owner of shard ${shard} did not answer; retry after the lease period`))
     })
   }

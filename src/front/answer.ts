@@ -6,7 +6,7 @@ import type { Exchange } from './exchange'
 import { replyError } from './stream'
 
 /** Answers the request from the reply; `abandoned` tells the pool nobody waits any more. */
-export type Answer = ((reply: ActorReply) => void) & { abandoned: () => boolean; requestId: string }
+export type Answer = ((reply: ActorReply) => void) & { abandoned: () => boolean; requestId: () => string }
 
 /** Count answers carry the number in this header (HEAD has no body). */
 export const TOTAL_COUNT_HEADER = 'x-total-count'
@@ -23,6 +23,7 @@ export function answer(ex: Exchange): Answer {
   // not applied (uWebSockets.js closes a connection that pipelines behind an
   // unanswered request: README, "HTTP edges").
   handler.abandoned = () => ex.aborted
-  handler.requestId = ex.requestId
+  // The id is read (as a string) only by the pool's rare log records: built then, not per request.
+  handler.requestId = () => ex.requestId
   return handler
 }

@@ -6,7 +6,8 @@ import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { causeOf, DISK_FULL_MESSAGE, isCommitFailure, isDiskFull } from '../storage-failure'
 import { ApiError, errorBody } from '../errors'
 import { log } from '../log'
-import { CLIENT_CLOSED, exchangeFinished, requestIdOf, type PendingAudit } from './access-log'
+import { CLIENT_CLOSED, exchangeFinished, type PendingAudit } from './access-log'
+import { givenRequestId, idStem, nextIdSeq, REQUEST_ID_HEADER, requestIdBytes, requestIdText, type RequestIdParts } from './request-id'
 import { exchangeEnded, exchangeStarted, isDraining } from './in-flight'
 import { decodePath, decodeQuery } from './path'
 
@@ -92,8 +93,6 @@ function upperMethod(method: string): string {
   }
 }
 
-/** The request id's header name as bytes (uWebSockets.js would convert a string on every call). */
-const REQUEST_ID_HEADER = bytes('x-request-id')
 const JSON_TYPE = bytes('application/json')
 const CONNECTION = bytes('connection')
 const CLOSE = bytes('close')
@@ -110,7 +109,7 @@ function writeHeaders(res: HttpResponse, headers: ResponseHeaders | undefined): 
   }
 }
 
-export class Exchange {
+export class Exchange implements RequestIdParts {
   aborted = false
   private answered = false
   private counted = true
@@ -124,8 +123,10 @@ export class Exchange {
   readonly headers: RequestHeaders
   private segmentsCache: string[] | undefined
   private peerCache: string | undefined
-  /** Logged with every line of this request, echoed as x-request-id. */
-  readonly requestId: string
+  /** The request id, logged with every line of this request and echoed as x-request-id (src/front/request-id.ts). */
+  readonly givenId: string
+  readonly idSeq: number
+  readonly idStem: Buffer
   readonly startedAt = performance.now()
   /** The route template of the access log and metrics, set once the route is found. */
   route = 'unmatched'
@@ -140,7 +141,9 @@ export class Exchange {
     this.rawQuery = req.getQuery()
     const headers = readHeaders(req)
     this.headers = headers
-    this.requestId = requestIdOf(headers['platform-context-trace-id'], headers.traceparent)
+    this.givenId = givenRequestId(headers['platform-context-trace-id'], headers.traceparent)
+    this.idSeq = this.givenId === '' ? nextIdSeq() : 0
+    this.idStem = idStem()
     exchangeStarted()
     res.onAborted(() => {
       this.aborted = true
@@ -150,6 +153,11 @@ export class Exchange {
       this.onAbort = undefined
       cb?.()
     })
+  }
+
+  /** The request id as a string (built when asked: the per-request paths write its bytes). */
+  get requestId(): string {
+    return requestIdText(this)
   }
 
   /** Set once the answer is complete (or handed to a WebSocket): the exchange is no longer in flight. */
@@ -204,7 +212,7 @@ export class Exchange {
     this.status = status
     this.finished = true
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(status)).writeHeader(REQUEST_HEADER.contentType, contentType).writeHeader(REQUEST_ID_HEADER, this.requestId)
+      this.res.writeStatus(statusLine(status)).writeHeader(REQUEST_HEADER.contentType, contentType).writeHeader(REQUEST_ID_HEADER, requestIdBytes(this))
       writeHeaders(this.res, headers)
       this.writeLateHeaders()
       this.res.end(body, isDraining())
@@ -217,7 +225,7 @@ export class Exchange {
     this.status = status
     this.finished = true
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(status)).writeHeader(REQUEST_ID_HEADER, this.requestId)
+      this.res.writeStatus(statusLine(status)).writeHeader(REQUEST_ID_HEADER, requestIdBytes(this))
       writeHeaders(this.res, headers)
       this.writeLateHeaders()
       // RFC 9110: no Content-Length on a 204, so its close is said in a header (endWithoutBody's flag would add a length).
@@ -244,7 +252,7 @@ export class Exchange {
     const headers: Record<string, string> = { ...apiError.headers }
     if (apiError.status === 503 && headers['retry-after'] === undefined) headers['retry-after'] = '1'
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(apiError.status)).writeHeader(REQUEST_HEADER.contentType, JSON_TYPE).writeHeader(REQUEST_ID_HEADER, this.requestId)
+      this.res.writeStatus(statusLine(apiError.status)).writeHeader(REQUEST_HEADER.contentType, JSON_TYPE).writeHeader(REQUEST_ID_HEADER, requestIdBytes(this))
       for (const k in headers) this.res.writeHeader(k, headers[k]!)
       this.writeLateHeaders()
       const close = options.closeConnection === true || isDraining()

@@ -74,7 +74,7 @@ export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (
         return true
       })
     }
-  }, { requestId: ex.requestId }))
+  }, { requestId: () => ex.requestId }))
   function pay(): void {
     for (; owed > 0; owed--) handle.more()
   }

@@ -19,8 +19,8 @@ import type { ClusterOptions } from '../contract/cluster-options'
 export type ReplyHandler = ((reply: ActorReply) => void) & {
   /** true once nobody waits for the answer: a call not yet sent to its actor is then dropped, not applied. */
   abandoned?: () => boolean
-  /** The request id of the HTTP request waiting for it (the actor's log records name it). */
-  requestId?: string
+  /** The request id of the HTTP request waiting for it (the actor's log records name it): built only when a record needs it. */
+  requestId?: () => string
 }
 
 export interface PoolOptions {
@@ -105,7 +105,7 @@ class Actor {
           continue
         }
         if (reply.kind === 'log') {
-          logActorRecord(this.index, reply, (call) => this.pending.get(call)?.requestId)
+          logActorRecord(this.index, reply, (call) => this.pending.get(call)?.requestId?.())
           continue
         }
         if (reply.kind === 'started') {
@@ -124,7 +124,7 @@ class Actor {
         try {
           handler(reply)
         } catch (err) {
-          log.error({ err, actor: this.index, requestId: handler.requestId }, `shard actor ${this.index}: handling the reply to request ${reply.id} failed`)
+          log.error({ err, actor: this.index, requestId: handler.requestId?.() }, `shard actor ${this.index}: handling the reply to request ${reply.id} failed`)
         }
       }
     })
@@ -223,7 +223,7 @@ class Actor {
     try {
       this.worker.postMessage(encodeRequests([req]))
     } catch (err) {
-      log.error({ err, actor: this.index, requestId: this.pending.get(req.id)?.requestId }, `shard actor ${this.index}: request ${req.id} could not be passed to the actor`)
+      log.error({ err, actor: this.index, requestId: this.pending.get(req.id)?.requestId?.() }, `shard actor ${this.index}: request ${req.id} could not be passed to the actor`)
       const handler = this.pending.get(req.id)
       this.pending.delete(req.id)
       handler?.({ kind: 'error', id: req.id, type: 'bad_request', message: 'the request could not be passed to its shard: its body is too deeply nested or not serializable' })

@@ -5,13 +5,17 @@
 import t from 'tap'
 import pino from 'pino'
 import { accessLineRoom, encodeAccessLine, fragmentOf } from '../../src/access-line'
-import { requestIdOf } from '../../src/front/access-log'
+import { requestIdOf, requestIdParts, requestIdText, type RequestIdParts } from '../../src/front/request-id'
+
+/** A caller's id, as the exchange holds it. */
+const given = (givenId: string): RequestIdParts => ({ givenId, idStem: Buffer.alloc(0), idSeq: 0 })
 
 /** The line encodeAccessLine writes, as text (into a buffer with other bytes before it, as in the sink). */
-function formatAccessLine(time: number, requestId: string, method: string, route: string, status: number, ms: number): string {
+function formatAccessLine(time: number, requestId: string | RequestIdParts, method: string, route: string, status: number, ms: number): string {
   const fragment = fragmentOf(method, route)
-  const buf = Buffer.alloc(7 + accessLineRoom(requestId, fragment), 0xff)
-  const end = encodeAccessLine(buf, 7, time, requestId, fragment, status, ms)
+  const id = typeof requestId === 'string' ? given(requestId) : requestId
+  const buf = Buffer.alloc(7 + accessLineRoom(id, fragment), 0xff)
+  const end = encodeAccessLine(buf, 7, time, id, fragment, status, ms)
   t.ok(end <= buf.length)
   return buf.subarray(7, end).toString()
 }
@@ -24,16 +28,17 @@ function pinoLine(fields: Record<string, unknown>, time: number): string {
 }
 
 t.test('the same line pino writes', async (t) => {
-  const cases: Array<[string, string, string, number, number]> = [
+  const cases: Array<[string | RequestIdParts, string, string, number, number]> = [
     ['trace-put-l1', 'PUT', '/graph/v1/:tenant/nodes/:ns/:type/:id', 204, 1.3],
-    [requestIdOf('', ''), 'GET', '/oauth2/v1/.well-known/openid-configuration', 200, 0],
+    [requestIdParts('', ''), 'GET', '/oauth2/v1/.well-known/openid-configuration', 200, 0],
     ['a.b:c@d/e+f=g-h_i', 'M-SEARCH', 'unmatched', 499, 12345.6],
     ['t', 'GET', '/x', 200, 7],
     ['t', 'GET', '/x', 200, Math.round(0.00123456 * 1e4) / 10],
   ]
   for (const [requestId, method, route, status, ms] of cases) {
     const ours = formatAccessLine(1700000000123, requestId, method, route, status, ms)
-    t.equal(ours, pinoLine({ requestId, method, route, status, ms }, 1700000000123), `${method} ${route}`)
+    const text = typeof requestId === 'string' ? requestId : requestIdText(requestId)
+    t.equal(ours, pinoLine({ requestId: text, method, route, status, ms }, 1700000000123), `${method} ${route}`)
   }
 })
 
@@ -41,8 +46,8 @@ t.test('request ids are JSON-safe, whatever the headers held', async (t) => {
   const hostile = ['"quoted"', 'back\\slash', 'line\nbreak', 'tab\there', '\u2028', 'é', '', 'x'.repeat(129)]
   for (const traceId of hostile) {
     for (const traceParent of ['', '00-"4bf92f3577b34da6a3ce929d0e0e4736"-00f067aa0ba902b7-01', traceId]) {
-      const id = requestIdOf(traceId, traceParent)
-      t.same(JSON.parse(formatAccessLine(1, id, 'GET', '/x', 200, 1)).requestId, id)
+      const id = requestIdParts(traceId, traceParent)
+      t.same(JSON.parse(formatAccessLine(1, id, 'GET', '/x', 200, 1)).requestId, requestIdText(id))
     }
   }
 })
