@@ -4,7 +4,7 @@
 // change together (rename, taken name, delete, bootstrap upsert).
 import t from 'tap'
 import { AccessTokens } from '../../src/auth/models/access-tokens'
-import type { CodeRecord, GrantFields, UserRecord } from '../../src/auth/models/auth-store'
+import type { ClientRecord, CodeRecord, GrantFields, UserRecord } from '../../src/auth/models/auth-store'
 import { AuthorizationCodes, CODE_TTL_MS } from '../../src/auth/models/authorization-codes'
 import { authModels } from '../../src/auth/models/index'
 import { RefreshTokens } from '../../src/auth/models/refresh-tokens'
@@ -138,4 +138,23 @@ t.test('keyed models: save is durable, remove then durable, all and find', async
   await m.tenants.remove('demo')
   await m.tenants.durable()
   t.equal(m.tenants.exists('demo'), false)
+})
+
+t.test('clients: the cached record follows every save, putSync and remove (a changed secret or scope counts at once)', async (t) => {
+  const { store } = tempAuthStore(t)
+  const { clients } = authModels(store)
+  const client = (secret: string, scopes: string[]): ClientRecord => ({
+    client_id: 'svc', tenant: 'demo', secret: { alg: 'sha256', hash: secret }, redirect_uris: [], scopes, grant_types: ['client_credentials'],
+  })
+  await clients.save('svc', client('h1', ['a']))
+  t.same(clients.find('svc'), client('h1', ['a']), 'read once: now cached')
+  await clients.save('svc', client('h2', ['a', 'b']))
+  t.same(clients.find('svc'), client('h2', ['a', 'b']), 'a rotated secret replaces the cached record')
+  await store.env.transaction(() => clients.putSync('svc', client('h3', ['c'])))
+  t.same(clients.find('svc'), client('h3', ['c']), 'the bootstrap import too')
+  await clients.remove('svc')
+  t.equal(clients.find('svc'), undefined, 'removed')
+  await clients.durable()
+  t.equal(clients.find('svc'), undefined, 'and still removed once durable')
+  t.same(clients.all(), [])
 })

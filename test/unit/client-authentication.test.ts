@@ -87,3 +87,8 @@ t.test("a server-generated secret is checked without reading the caller's addres
   t.equal((wrong as ApiError).status, 401, 'a wrong secret: 401')
   t.equal(asked, 0)
 })
+
+t.test('sha256 keeps the stored format: base64url of the digest (FIPS 180-2 "abc" vector), so hashes stored by earlier builds still match', async (t) => {
+  t.equal(sha256('abc'), Buffer.from('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad', 'hex').toString('base64url'))
+  t.equal(sha256('été'), 'vQEMZBMr9crorqifZ2JRVyfc9opd0d6BPIf1ChbEUTw', 'UTF-8 text')
+})

@@ -40,18 +40,23 @@ function boundedClientId(clientId: string): string {
   return clientId
 }
 
+/** application/x-www-form-urlencoded decoding; most ids and secrets have nothing to decode. */
+function formDecoded(text: string): string {
+  return /[%+]/.test(text) ? decodeURIComponent(text.replace(/\+/g, ' ')) : text
+}
+
 /** RFC 6749 2.3.1: Basic credentials are form-urlencoded before base64. */
 export function presentedCredentials(authorization: string, form: URLSearchParams): PresentedCredentials | undefined {
   const bodyId = form.get('client_id')
-  if (authorization.toLowerCase().startsWith('basic ')) {
+  if (authorization.slice(0, 6).toLowerCase() === 'basic ') {
     const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8')
     const colon = decoded.indexOf(':')
     if (colon === -1) throw invalidClient('malformed Basic credentials', true)
     let clientId: string
     let clientSecret: string
     try {
-      clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '))
-      clientSecret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '))
+      clientId = formDecoded(decoded.slice(0, colon))
+      clientSecret = formDecoded(decoded.slice(colon + 1))
     } catch {
       throw invalidClient('malformed Basic credentials', true)
     }

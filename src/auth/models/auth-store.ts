@@ -166,7 +166,10 @@ export function openAuthStore(dataDir: string): AuthStore {
     tenants: env.openDB('tenants', DB_OPTIONS),
     packages: env.openDB('packages', DB_OPTIONS),
     subscriptions: env.openDB('subscriptions', DB_OPTIONS),
-    clients: env.openDB('clients', DB_OPTIONS),
+    // Read on every client authentication: lmdb-js's object cache skips the
+    // read and decode, and its puts and removes update it at once (the one
+    // writer of this table is this thread; records are never mutated).
+    clients: env.openDB('clients', { ...DB_OPTIONS, cache: true }),
     users: env.openDB('users', DB_OPTIONS),
     usernames: env.openDB('usernames', DB_OPTIONS),
     roles: env.openDB('roles', DB_OPTIONS),
