@@ -6,13 +6,12 @@
 // in for their leases).
 import t from 'tap'
 import { graphsThroughEveryHost } from './helpers/graphs'
-import { clusterFile, hostsHoldLeases } from './helpers/stand-in-leases'
+import { clusterFile } from './helpers/leases'
 
 const { skip, cluster, leases: clusterLeases } = clusterFile(t, { maxFileStore: '8MB' })
 
 t.test('writes into a full stream answer 503 cleanly', { skip }, async (t) => {
-  const leases = await clusterLeases()
-  if (!hostsHoldLeases(t, leases, 'no stream to fill')) return
+  await clusterLeases() // every shard has an owner
   const [g] = await graphsThroughEveryHost(cluster)
   const filler = 'x'.repeat(100_000)
   const acknowledged: string[] = []

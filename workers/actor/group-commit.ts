@@ -25,6 +25,8 @@ export interface CommitHooks {
   schedulesChanged(): void
   /** After the flush: destroys the key slots of the batch's revocations (the actor logs them first: store/shred-keys.ts). */
   destroyKeys?(store: ShardStore, slots: number[]): void
+  /** Cluster mode: the batch's transaction, replicated before it commits (replication/start.ts); else the local one. */
+  transact?<T>(store: ShardStore, run: () => T): Promise<T>
   /** After the flush: the batch's size, and how long the commit and the flush took. */
   measured?(shard: number, size: number, commitSeconds: number, flushSeconds: number): void
 }
@@ -37,8 +39,8 @@ export class GroupCommit {
   commit(store: ShardStore, items: WriteItem[], time: number): void {
     let sc = this.hooks.context(store, time)
     const started = performance.now()
-    const done = store.env
-      .transaction(() => {
+    const transact = this.hooks.transact ?? ((s: ShardStore, run: () => OpResult[]) => s.env.transaction(run) as Promise<OpResult[]>)
+    const done = transact(store, (): OpResult[] => {
         // Fast path: the whole batch in one child transaction. Only if a write
         // throws is it rolled back and the batch run again, each write in a
         // child of its own, so that the failing one fails alone.
@@ -49,7 +51,7 @@ export class GroupCommit {
           sc = this.hooks.context(store, time)
           return items.map((item) => this.applyAlone(sc, item))
         }
-      })
+    })
     // This commit's own flush, not the newest one's when the commit is done (src/contract/commit-flush.ts).
     const flushed = flushOfQueuedWrites(store.env)
     const answered = done

@@ -1,0 +1,124 @@
+// Cluster mode in a shard actor (docs/cluster.md, "Leases and replication"),
+// loaded by shard-actor.ts with a dynamic import only when ActorConfig.cluster
+// is set: the actor's NATS connection, a ShardReplica per shard it writes,
+// the beat that renews, watches and claims their leases (each actor claims up
+// to its fair share of the live hosts), and the replicated transaction its
+// group commit and timers run their writes in.
+import { ABORT } from 'lmdb'
+import { connect } from '@nats-io/transport-node'
+import type { KV } from '@nats-io/kv'
+import type { ClusterOptions } from '../../../src/contract/cluster-options'
+import { hostPresenceKey } from '../../../src/contract/cluster-names'
+import { leaseBucket } from '../../../src/cluster/lease-bucket'
+import type { ShardStore } from '../../store/shard-store'
+import { Recorder } from './recorder'
+import { ShardLog } from './shard-log'
+import { ShardReplica } from './shard-replica'
+
+export interface ReplicationHooks {
+  ownership(shard: number, owned: boolean, epoch: number): void
+  destroyKeys(store: ShardStore, slots: number[]): void
+  warn(message: string, err?: unknown): void
+}
+
+export interface Replication {
+  /** The group commit's transaction: run, recorded, appended, committed (shard-replica.ts). */
+  transact<T>(store: ShardStore, run: () => T): Promise<T>
+  close(): Promise<void>
+}
+
+/** Live hosts: presence keys whose revision changed within a lease period, by this host's clock. */
+class Presence {
+  private readonly seen = new Map<string, { revision: number; at: number }>()
+
+  constructor(private readonly kv: KV, private readonly nodeId: string, private readonly leaseMs: number, private readonly now: () => number) {}
+
+  async beat(): Promise<void> {
+    await this.kv.put(hostPresenceKey(this.nodeId), String(Date.now()))
+    const keys: string[] = []
+    for await (const k of await this.kv.keys('host.>')) keys.push(k)
+    for (const key of keys) {
+      const entry = await this.kv.get(key)
+      if (entry === null) continue
+      const before = this.seen.get(key)
+      if (before === undefined || before.revision !== entry.revision) this.seen.set(key, { revision: entry.revision, at: this.now() })
+    }
+  }
+
+  live(): number {
+    let n = 0
+    for (const [key, { at }] of this.seen) if (key === hostPresenceKey(this.nodeId) || this.now() - at < this.leaseMs) n++
+    return Math.max(1, n)
+  }
+}
+
+export async function startReplication(options: ClusterOptions, publicUrl: string, stores: ReadonlyMap<number, ShardStore>, hooks: ReplicationHooks): Promise<Replication> {
+  const now = (): number => performance.now()
+  const nc = await connect({
+    servers: options.servers, name: `actor ${options.nodeId} ${[...stores.keys()].join(',')}`,
+    maxReconnectAttempts: -1, reconnectTimeWait: 500, pingInterval: Math.max(1000, Math.floor(options.leaseMs / 2)), maxPingOut: 2,
+  })
+  const timeoutMs = Math.max(1000, options.leaseMs)
+  const kv = await leaseBucket(nc, options.servers.length)
+  const presence = new Presence(kv, options.nodeId, options.leaseMs, now)
+  const startedAt = now()
+  const replicas = new Map<number, ShardReplica>()
+  const host = {
+    kv, nodeId: options.nodeId, url: publicUrl, leaseMs: options.leaseMs, now,
+    ownership: hooks.ownership, destroyKeys: hooks.destroyKeys, warn: hooks.warn,
+  }
+  for (const [shard, store] of stores) {
+    const log = await ShardLog.open(nc, shard, options.servers.length, timeoutMs)
+    const replica = new ShardReplica(store, log, new Recorder(store, ABORT), host)
+    replicas.set(shard, replica)
+    await replica.start()
+  }
+
+  let closed = false
+  let presenceBusy = false
+  const presenceTimer = setInterval(() => {
+    if (presenceBusy) return
+    presenceBusy = true
+    presence.beat().catch((err: unknown) => hooks.warn('cluster: the host presence key could not be written', err)).finally(() => { presenceBusy = false })
+  }, Math.max(100, Math.floor(options.leaseMs / 3)))
+  void presence.beat().catch(() => undefined)
+  // A few beats a second: an expired lease is seen within a fraction of a period.
+  let turn = 0
+  let claiming = false
+  const beat = setInterval(() => {
+    if (closed) return
+    // Before claiming anything, one lease period to see who else is there and what they hold.
+    const settled = now() - startedAt >= options.leaseMs
+    const fairShare = Math.ceil(stores.size / presence.live())
+    let held = 0
+    for (const r of replicas.values()) if (r.holds()) held++
+    // One claim at a time, offered to each shard in turn, so that no actor takes more than its share.
+    const order = [...replicas.values()]
+    turn = (turn + 1) % order.length
+    for (let i = 0; i < order.length; i++) {
+      const r = order[(turn + i) % order.length]!
+      const allowed = settled && !claiming && held < fairShare && !r.holds()
+      const beating = r.beat(allowed)
+      if (allowed) {
+        claiming = true
+        void beating.finally(() => { claiming = false })
+      }
+    }
+  }, Math.max(50, Math.min(250, Math.floor(options.leaseMs / 4))))
+
+  const replicaOf = (store: ShardStore): ShardReplica => {
+    const r = replicas.get(store.shard)
+    if (r === undefined) throw new Error(`shard ${store.shard} has no replica here`)
+    return r
+  }
+  return {
+    transact: (store, run) => replicaOf(store).write(run, ABORT),
+    async close() {
+      closed = true
+      clearInterval(beat)
+      clearInterval(presenceTimer)
+      for (const r of replicas.values()) await r.close()
+      await nc.drain().catch(() => undefined)
+    },
+  }
+}
