@@ -24,6 +24,7 @@ t.test('kill -9 of the owner under write load', { skip }, async (t) => {
   await new Promise((r) => setTimeout(r, 2000))
   await load.stop()
   t.comment(`other answers during the load: ${JSON.stringify([...load.others])}`)
+  if (process.env['CLUSTER_DEBUG'] !== undefined) t.comment(cluster.hosts.map((h) => `--- ${h.nodeId}\n${h.output()}`).join('\n'))
   let missing = 0
   for (const id of load.acknowledged) if ((await viaSurvivor.get(`nodes/core/customer/${id}`)).status !== 200) missing++
   t.equal(missing, 0, `every one of ${load.acknowledged.length} acknowledged writes is readable`)

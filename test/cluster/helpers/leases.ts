@@ -5,6 +5,7 @@ import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { Kvm, type KV } from '@nats-io/kv'
 import { LEASE_BUCKET, shardLeaseKey, type LeaseValue } from '../../../src/contract/cluster-names'
+import { preferredHost } from '../../../src/cluster/placement'
 import { shardOf } from '../../../src/shard/tenant-hash'
 import type { Graph } from '../../helpers/client'
 import { clusterForFile, clusterSkip, type Cluster, type ClusterOptions, type Host } from './cluster'
@@ -27,14 +28,19 @@ async function leaseOwner(kv: KV, shard: number): Promise<string | undefined> {
   return entry?.operation === 'PUT' ? entry.json<LeaseValue>().node : undefined
 }
 
-/** Opens the bucket and waits (up to 30 s) until every shard has an owner. */
+/** Opens the bucket and waits (up to 30 s) until every shard is owned by its preferred host among the running ones (src/cluster/placement.ts). */
 export async function leasesFor(cluster: Cluster, shards = SHARDS): Promise<Leases> {
   const nc = await connect({ servers: cluster.natsUrls, maxReconnectAttempts: -1 })
   const kv = await new Kvm(nc).create(LEASE_BUCKET, { replicas: 3, history: 1 })
   const owners = async (): Promise<(string | undefined)[]> => Promise.all(Array.from({ length: shards }, (_, s) => leaseOwner(kv, s)))
+  const nodes = cluster.hosts.map((h) => h.nodeId)
+  const placed = Array.from({ length: shards }, (_, s) => preferredHost(s, nodes))
   const deadline = Date.now() + 30_000
-  while ((await owners()).includes(undefined)) {
-    if (Date.now() > deadline) throw new Error(`not every shard has an owner after 30 s: ${JSON.stringify(await owners())}`)
+  while (JSON.stringify(await owners()) !== JSON.stringify(placed)) {
+    if (Date.now() > deadline) {
+      const outputs = process.env['CLUSTER_DEBUG'] === undefined ? '' : cluster.hosts.map((h) => `\n--- ${h.nodeId}\n${h.output()}`).join('')
+      throw new Error(`the shards are not placed after 30 s: ${JSON.stringify(await owners())} (expected ${JSON.stringify(placed)})${outputs}`)
+    }
     await new Promise((r) => setTimeout(r, 200))
   }
   return {

@@ -2,9 +2,11 @@
 // replication"): its lease in the lease bucket and its replicated stream.
 //
 // - Standby: follows the stream into LMDB (apply.ts), each entry committed
-//   with its sequence. It claims the lease when nobody holds it, or when the
+//   with its sequence. The lease is free when nobody holds it, or when the
 //   holder's revision has not changed for a full lease period by this host's
-//   monotonic clock, and only after applying up to the stream's last sequence.
+//   monotonic clock. It claims a free lease when the shard prefers this host
+//   (src/cluster/placement.ts), or when the lease has stayed free a further
+//   lease period, and only after applying up to the stream's last sequence.
 // - Claiming: after the compare-and-set on the lease, it appends a claim entry
 //   expecting the last sequence it applied; that moves the stream on, so any
 //   append of the former owner fails from then on (fencing). Then it serves.
@@ -13,6 +15,9 @@
 //   younger than LEASE_TRUST of a period. Each batch is appended with the
 //   expected last sequence before LMDB commits it (replicated-commit.ts).
 //   A refused append (fenced) or a lost renewal drops the shard back to standby.
+//   When the shard prefers another live host, the owner hands it over: it
+//   stops serving, finishes the batch under way and deletes its lease, which
+//   frees it at once for the preferred host (also on a clean shutdown).
 import type { KV } from '@nats-io/kv'
 import type { ConsumerMessages } from '@nats-io/jetstream'
 import { shardLeaseKey, type LeaseValue } from '../../../src/contract/cluster-names'
@@ -41,7 +46,15 @@ export interface ReplicaHost {
   warn(message: string, err?: unknown): void
 }
 
-type State = 'standby' | 'claiming' | 'serving'
+type State = 'standby' | 'claiming' | 'serving' | 'releasing'
+
+/** What the actor tells each replica on a beat. */
+export interface Beat {
+  /** The shard prefers this host among the live ones: claim a free lease at once. */
+  preferredHere: boolean
+  /** Another live host is preferred and has been live a full lease period: hand the shard over. */
+  handOver: boolean
+}
 
 export class ShardReplica {
   private state: State = 'standby'
@@ -71,24 +84,20 @@ export class ShardReplica {
     return this.state === 'serving' && this.host.now() < this.validUntil
   }
 
-  /** Held while serving (for the fair share). */
-  holds(): boolean {
-    return this.state !== 'standby'
-  }
-
   async start(): Promise<void> {
     await this.follow()
   }
 
-  /** Called often (a few times a second): renews, notices expiry, or claims. Never runs twice at once. */
-  async beat(claimAllowed: boolean): Promise<void> {
+  /** Called often (a few times a second): renews, notices expiry, claims or hands over. Never runs twice at once. */
+  async beat(b: Beat): Promise<void> {
     if (this.state === 'serving' && this.host.now() >= this.validUntil) this.lose('its lease ran out before a renewal came back')
     if (this.busy) return
     this.busy = true
     try {
       if (this.held !== undefined) {
-        if (this.host.now() >= this.renewDue) await this.renew()
-      } else await this.watchOrClaim(claimAllowed)
+        if (this.state === 'serving' && b.handOver) await this.release('the shard prefers another live host')
+        else if (this.host.now() >= this.renewDue) await this.renew()
+      } else await this.watchOrClaim(b.preferredHere)
     } catch (err) {
       this.host.warn(`cluster: shard ${this.shard}: the lease beat failed`, err)
     } finally {
@@ -113,14 +122,16 @@ export class ShardReplica {
     }
   }
 
-  private async watchOrClaim(claimAllowed: boolean): Promise<void> {
+  private async watchOrClaim(preferredHere: boolean): Promise<void> {
     const started = this.host.now()
     const entry = await this.host.kv.get(shardLeaseKey(this.shard))
     const revision = entry?.revision ?? 0
     const present = entry !== null && entry.operation === 'PUT'
     if (revision !== this.seen.revision) this.seen = { revision, at: started, value: present ? parseLease(entry!.string()) : undefined, present }
-    const free = !this.seen.present || this.seen.value === undefined || started - this.seen.at >= this.host.leaseMs
-    if (!free || !claimAllowed) return
+    // Free since: when it was seen deleted or absent, or when the holder's last renewal ran out.
+    const freeSince = !this.seen.present || this.seen.value === undefined ? this.seen.at : this.seen.at + this.host.leaseMs
+    const freeFor = started - freeSince
+    if (freeFor < 0 || (!preferredHere && freeFor < this.host.leaseMs)) return
     await this.claim(entry === null ? undefined : revision)
   }
 
@@ -154,9 +165,29 @@ export class ShardReplica {
     this.host.ownership(this.shard, true, epoch)
   }
 
+  /** Stops serving, lets the batch under way finish, and deletes the lease so that another host may claim it at once. */
+  async release(why: string): Promise<void> {
+    const held = this.held
+    if (this.state !== 'serving' || held === undefined) return
+    this.state = 'releasing'
+    this.host.ownership(this.shard, false, held.value.epoch)
+    await this.queue
+    try {
+      await this.host.kv.delete(shardLeaseKey(this.shard), { previousSeq: held.revision })
+    } catch (err) {
+      this.host.warn(`cluster: shard ${this.shard}: its lease could not be deleted (it runs out instead)`, err)
+    }
+    this.host.warn(`cluster: shard ${this.shard}: ${this.host.nodeId} handed it over (${why})`)
+    this.state = 'standby'
+    this.held = undefined
+    this.validUntil = 0
+    forgetUncommitted(this.store)
+    await this.follow()
+  }
+
   /** Stops serving and follows the stream again (the lease, if still ours, runs out; nobody renews it). */
   lose(why: string): void {
-    if (this.state === 'standby') return
+    if (this.state === 'standby' || this.state === 'releasing') return
     const epoch = this.held?.value.epoch ?? 0
     const served = this.state === 'serving'
     this.state = 'standby'
@@ -281,7 +312,9 @@ export class ShardReplica {
     await this.applying
   }
 
+  /** A clean shutdown: the shard is handed over at once rather than left to run out. */
   async close(): Promise<void> {
+    await this.release('this host is shutting down').catch(() => undefined)
     this.state = 'standby'
     this.held = undefined
     await this.queue.catch(() => undefined)

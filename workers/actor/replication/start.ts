@@ -1,8 +1,9 @@
 // Cluster mode in a shard actor (docs/cluster.md, "Leases and replication"),
 // loaded by shard-actor.ts with a dynamic import only when ActorConfig.cluster
 // is set: the actor's NATS connection, a ShardReplica per shard it writes,
-// the beat that renews, watches and claims their leases (each actor claims up
-// to its fair share of the live hosts), and the replicated transaction its
+// the beat that renews, watches, claims and hands over their leases (each
+// shard goes to its preferred live host: src/cluster/placement.ts), and the
+// replicated transaction its
 // group commit and timers run their writes in.
 import { ABORT } from 'lmdb'
 import { connect } from '@nats-io/transport-node'
@@ -10,6 +11,7 @@ import type { KV } from '@nats-io/kv'
 import type { ClusterOptions } from '../../../src/contract/cluster-options'
 import { hostPresenceKey } from '../../../src/contract/cluster-names'
 import { leaseBucket } from '../../../src/cluster/lease-bucket'
+import { preferredHost } from '../../../src/cluster/placement'
 import type { ShardStore } from '../../store/shard-store'
 import { Recorder } from './recorder'
 import { ShardLog } from './shard-log'
@@ -27,9 +29,9 @@ export interface Replication {
   close(): Promise<void>
 }
 
-/** Live hosts: presence keys whose revision changed within a lease period, by this host's clock. */
+/** Live hosts: presence keys whose revision changed within a lease period, by this host's clock; and since when each has been live. */
 class Presence {
-  private readonly seen = new Map<string, { revision: number; at: number }>()
+  private readonly seen = new Map<string, { revision: number; at: number; since: number }>()
 
   constructor(private readonly kv: KV, private readonly nodeId: string, private readonly leaseMs: number, private readonly now: () => number) {}
 
@@ -39,16 +41,23 @@ class Presence {
     for await (const k of await this.kv.keys('host.>')) keys.push(k)
     for (const key of keys) {
       const entry = await this.kv.get(key)
-      if (entry === null) continue
+      if (entry === null || entry.operation !== 'PUT') continue
+      const t = this.now()
       const before = this.seen.get(key)
-      if (before === undefined || before.revision !== entry.revision) this.seen.set(key, { revision: entry.revision, at: this.now() })
+      if (before === undefined) this.seen.set(key, { revision: entry.revision, at: t, since: t })
+      else if (before.revision !== entry.revision) this.seen.set(key, { revision: entry.revision, at: t, since: t - before.at >= this.leaseMs ? t : before.since })
     }
   }
 
-  live(): number {
-    let n = 0
-    for (const [key, { at }] of this.seen) if (key === hostPresenceKey(this.nodeId) || this.now() - at < this.leaseMs) n++
-    return Math.max(1, n)
+  /** Node ids live now (this host always), each with how long it has been live. */
+  live(): Map<string, number> {
+    const t = this.now()
+    const out = new Map<string, number>([[this.nodeId, Number.POSITIVE_INFINITY]])
+    for (const [key, { at, since }] of this.seen) {
+      const node = key.slice('host.'.length)
+      if (node !== this.nodeId && t - at < this.leaseMs) out.set(node, t - since)
+    }
+    return out
   }
 }
 
@@ -83,26 +92,19 @@ export async function startReplication(options: ClusterOptions, publicUrl: strin
   }, Math.max(100, Math.floor(options.leaseMs / 3)))
   void presence.beat().catch(() => undefined)
   // A few beats a second: an expired lease is seen within a fraction of a period.
-  let turn = 0
-  let claiming = false
   const beat = setInterval(() => {
     if (closed) return
-    // Before claiming anything, one lease period to see who else is there and what they hold.
-    const settled = now() - startedAt >= options.leaseMs
-    const fairShare = Math.ceil(stores.size / presence.live())
-    let held = 0
-    for (const r of replicas.values()) if (r.holds()) held++
-    // One claim at a time, offered to each shard in turn, so that no actor takes more than its share.
-    const order = [...replicas.values()]
-    turn = (turn + 1) % order.length
-    for (let i = 0; i < order.length; i++) {
-      const r = order[(turn + i) % order.length]!
-      const allowed = settled && !claiming && held < fairShare && !r.holds()
-      const beating = r.beat(allowed)
-      if (allowed) {
-        claiming = true
-        void beating.finally(() => { claiming = false })
-      }
+    // Before claiming or handing over anything, one lease period to see who else is there and what they hold.
+    if (now() - startedAt < options.leaseMs) return
+    const live = presence.live()
+    const nodes = [...live.keys()]
+    // One hand-over per beat at most, and only to a host that has been live a full lease period.
+    let handedOver = false
+    for (const r of replicas.values()) {
+      const preferred = preferredHost(r.shard, nodes)
+      const handOver = !handedOver && preferred !== options.nodeId && (live.get(preferred!) ?? 0) >= options.leaseMs && r.serves()
+      if (handOver) handedOver = true
+      void r.beat({ preferredHere: preferred === options.nodeId, handOver })
     }
   }, Math.max(50, Math.min(250, Math.floor(options.leaseMs / 4))))
 
