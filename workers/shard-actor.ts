@@ -82,6 +82,7 @@ const replication: Promise<Replication> | undefined = cluster === undefined ? un
   },
   destroyKeys: (store, slots) => shredKeys(store, shredTarget, slots),
   warn: (message, err) => console.error(message, err === undefined ? '' : err),
+  info: (message) => console.error(message),
 }))
 replication?.catch((err: unknown) => console.error('shard actor: cluster replication did not start; its shards are not served:', err))
 const replicated = async (): Promise<Replication> => {

@@ -5,7 +5,7 @@ import t from 'tap'
 import { graphsThroughEveryHost } from './helpers/graphs'
 import { busiestStreamLeader } from './helpers/nats-cluster'
 import { clusterFile } from './helpers/leases'
-import { allSequences, gaps, startWriteLoad } from './helpers/write-load'
+import { allSequences, gaps, startWriteLoad, readBack } from './helpers/write-load'
 
 const { skip, cluster, leases: clusterLeases } = clusterFile(t)
 
@@ -28,7 +28,7 @@ t.test('kill -9 of the NATS server leading the most streams', { skip }, async (t
   await load.stop()
   t.comment(`other answers during the load: ${JSON.stringify([...load.others])}`)
   let missing = 0
-  for (const id of load.acknowledged) if ((await graphs[0]!.get(`nodes/core/customer/${id}`)).status !== 200) missing++
+  for (const id of load.acknowledged) if ((await readBack(graphs[0]!, id)) !== 200) missing++
   t.equal(missing, 0, `every one of ${load.acknowledged.length} acknowledged writes is readable`)
   t.same(gaps(await allSequences(graphs[0]!)), [], 'event sequences dense')
   await cluster.restartNats(victim)

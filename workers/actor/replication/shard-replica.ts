@@ -44,6 +44,7 @@ export interface ReplicaHost {
   /** Destroys key slots of consents revoked by applied entries, once durable (shred log first). */
   destroyKeys(store: ShardStore, slots: number[]): void
   warn(message: string, err?: unknown): void
+  info(message: string): void
 }
 
 type State = 'standby' | 'claiming' | 'serving' | 'releasing'
@@ -95,7 +96,8 @@ export class ShardReplica {
     this.busy = true
     try {
       if (this.held !== undefined) {
-        if (this.state === 'serving' && b.handOver) await this.release('the shard prefers another live host')
+        // Not a shard just claimed: a dead preferred host still looks live for up to a lease period.
+        if (this.state === 'serving' && b.handOver && this.host.now() - this.claimedAt >= 2 * this.host.leaseMs) await this.release('the shard prefers another live host')
         else if (this.host.now() >= this.renewDue) await this.renew()
       } else await this.watchOrClaim(b.preferredHere)
     } catch (err) {
@@ -106,6 +108,7 @@ export class ShardReplica {
   }
 
   private renewDue = 0
+  private claimedAt = 0
 
   private async renew(): Promise<void> {
     const held = this.held!
@@ -131,7 +134,9 @@ export class ShardReplica {
     // Free since: when it was seen deleted or absent, or when the holder's last renewal ran out.
     const freeSince = !this.seen.present || this.seen.value === undefined ? this.seen.at : this.seen.at + this.host.leaseMs
     const freeFor = started - freeSince
-    if (freeFor < 0 || (!preferredHere && freeFor < this.host.leaseMs)) return
+    // A deleted lease (a hand-over) waits a lease period for its preferred host; an expired one (its holder stopped) is anyone's.
+    const expired = this.seen.present && this.seen.value !== undefined
+    if (freeFor < 0 || (!preferredHere && !expired && freeFor < this.host.leaseMs)) return
     await this.claim(entry === null ? undefined : revision)
   }
 
@@ -149,6 +154,7 @@ export class ShardReplica {
     this.validUntil = started + LEASE_TRUST * this.host.leaseMs
     this.renewDue = started + this.host.leaseMs / 3
     this.state = 'claiming'
+    this.claimedAt = started
     await this.stopFollowing()
     try {
       // The claim entry: the stream moves past what any former owner expects.
@@ -163,6 +169,7 @@ export class ShardReplica {
     forgetUncommitted(this.store)
     this.state = 'serving'
     this.host.ownership(this.shard, true, epoch)
+    this.host.info(`cluster: shard ${this.shard}: ${this.host.nodeId} serves it (lease epoch ${epoch}, stream sequence ${this.applied})`)
   }
 
   /** Stops serving, lets the batch under way finish, and deletes the lease so that another host may claim it at once. */

@@ -21,6 +21,7 @@ export interface ReplicationHooks {
   ownership(shard: number, owned: boolean, epoch: number): void
   destroyKeys(store: ShardStore, slots: number[]): void
   warn(message: string, err?: unknown): void
+  info(message: string): void
 }
 
 export interface Replication {
@@ -74,7 +75,7 @@ export async function startReplication(options: ClusterOptions, publicUrl: strin
   const replicas = new Map<number, ShardReplica>()
   const host = {
     kv, nodeId: options.nodeId, url: publicUrl, leaseMs: options.leaseMs, now,
-    ownership: hooks.ownership, destroyKeys: hooks.destroyKeys, warn: hooks.warn,
+    ownership: hooks.ownership, destroyKeys: hooks.destroyKeys, warn: hooks.warn, info: hooks.info,
   }
   for (const [shard, store] of stores) {
     const log = await ShardLog.open(nc, shard, options.servers.length, timeoutMs)
