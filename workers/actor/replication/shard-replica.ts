@@ -301,9 +301,14 @@ export class ShardReplica {
         const sequence = m.seq
         if (sequence <= this.applied) continue
         const { effects } = decodeEntry(m.data)
-        // Queued in order; lmdb-js commits queued transactions together.
-        this.applying = this.applying.then(() => this.commit(effects, sequence)).catch((err: unknown) => {
-          this.host.warn(`cluster: shard ${this.shard}: applying stream entry ${sequence} failed`, err)
+        // Queued in order; lmdb-js commits queued transactions together. Never past a gap: an entry
+        // that failed to apply is read again by the next follow, and those after it wait for it.
+        this.applying = this.applying.then(async () => {
+          if (sequence !== this.applied + 1) return
+          await this.commit(effects, sequence)
+        }).catch((err: unknown) => {
+          this.host.warn(`cluster: shard ${this.shard}: applying stream entry ${sequence} failed; following again from it`, err)
+          if (this.tail === tail) void this.stopFollowing().then(() => setTimeout(() => void this.follow(), 1000).unref())
         })
       }
     })().catch((err: unknown) => this.host.warn(`cluster: shard ${this.shard}: following the stream stopped`, err))
