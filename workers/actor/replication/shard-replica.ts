@@ -47,7 +47,13 @@ export interface ReplicaHost {
   info(message: string): void
 }
 
-type State = 'standby' | 'claiming' | 'serving' | 'releasing'
+/**
+ * resyncing: the lease is still held and renewed, but an append's outcome is
+ * unknown (or LMDB did not commit an appended batch): the shard is not served
+ * until this host has followed the stream to its end and appended a new
+ * claim entry.
+ */
+type State = 'standby' | 'claiming' | 'serving' | 'resyncing' | 'releasing'
 
 /** What the actor tells each replica on a beat. */
 export interface Beat {
@@ -91,14 +97,17 @@ export class ShardReplica {
 
   /** Called often (a few times a second): renews, notices expiry, claims or hands over. Never runs twice at once. */
   async beat(b: Beat): Promise<void> {
-    if (this.state === 'serving' && this.host.now() >= this.validUntil) this.lose('its lease ran out before a renewal came back')
+    if ((this.state === 'serving' || this.state === 'resyncing') && this.host.now() >= this.validUntil) this.lose('its lease ran out before a renewal came back')
     if (this.busy) return
     this.busy = true
     try {
       if (this.held !== undefined) {
         // Not a shard just claimed: a dead preferred host still looks live for up to a lease period.
         if (this.state === 'serving' && b.handOver && this.host.now() - this.claimedAt >= 2 * this.host.leaseMs) await this.release('the shard prefers another live host')
-        else if (this.host.now() >= this.renewDue) await this.renew()
+        else {
+          if (this.host.now() >= this.renewDue) await this.renew()
+          if (this.state === 'resyncing') await this.rejoin()
+        }
       } else await this.watchOrClaim(b.preferredHere)
     } catch (err) {
       this.host.warn(`cluster: shard ${this.shard}: the lease beat failed`, err)
@@ -155,21 +164,45 @@ export class ShardReplica {
     this.renewDue = started + this.host.leaseMs / 3
     this.state = 'claiming'
     this.claimedAt = started
+    await this.enter(value, 'a former owner appended after it caught up')
+  }
+
+  /** Resyncing under a lease still held: once caught up with the stream, a new claim entry, then serve again. */
+  private async rejoin(): Promise<void> {
+    const last = await this.log.lastSequence()
+    await this.applying
+    if (this.applied < last || this.state !== 'resyncing' || this.held === undefined) return
+    this.state = 'claiming'
+    await this.enter(this.held.value, 'another host appended while it held the lease')
+  }
+
+  /** Stops following, appends the claim entry expecting what was applied (the stream moves past what any former owner expects), then serves. */
+  private async enter(value: LeaseValue, fencedWhy: string): Promise<void> {
     await this.stopFollowing()
     try {
-      // The claim entry: the stream moves past what any former owner expects.
-      const sequence = await this.log.append(encodeEntry({ node: this.host.nodeId, epoch, effects: [] }), this.applied, `${this.shard}.${this.applied + 1}.${this.host.nodeId}.${epoch}`)
+      const sequence = await this.log.append(encodeEntry({ node: this.host.nodeId, epoch: value.epoch, effects: [] }), this.applied, `${this.shard}.${this.applied + 1}.${this.host.nodeId}.${value.epoch}`)
       await this.commit([], sequence)
     } catch (err) {
-      this.lose(err instanceof Fenced ? 'a former owner appended after it caught up' : `its claim entry was not appended: ${(err as Error).message}`)
+      if (err instanceof Fenced) this.lose(fencedWhy)
+      else this.resync(`its claim entry was not appended: ${(err as Error).message}`, false)
       return
     }
-    if (this.held?.value !== value) return
+    if (this.held?.value !== value || this.state !== 'claiming') return
     // What this actor's caches hold may predate entries it applied as a standby.
     forgetUncommitted(this.store)
     this.state = 'serving'
-    this.host.ownership(this.shard, true, epoch)
-    this.host.info(`cluster: shard ${this.shard}: ${this.host.nodeId} serves it (lease epoch ${epoch}, stream sequence ${this.applied})`)
+    this.host.ownership(this.shard, true, value.epoch)
+    this.host.info(`cluster: shard ${this.shard}: ${this.host.nodeId} serves it (lease epoch ${value.epoch}, stream sequence ${this.applied})`)
+  }
+
+  /** Stops serving but keeps the lease, and follows the stream to its end (rejoin() serves again). */
+  private resync(why: string, wasServing = true): void {
+    if (this.state !== 'serving' && this.state !== 'claiming') return
+    this.state = 'resyncing'
+    this.host.warn(`cluster: shard ${this.shard}: ${this.host.nodeId} stops serving it until it has followed its stream (${why})`)
+    if (wasServing) this.host.ownership(this.shard, false, this.held?.value.epoch ?? 0)
+    forgetUncommitted(this.store)
+    void this.queue.then(() => this.follow(), () => this.follow())
   }
 
   /** Stops serving, lets the batch under way finish, and deletes the lease so that another host may claim it at once. */
@@ -196,7 +229,7 @@ export class ShardReplica {
   lose(why: string): void {
     if (this.state === 'standby' || this.state === 'releasing') return
     const epoch = this.held?.value.epoch ?? 0
-    const served = this.state === 'serving'
+    const served = this.state === 'serving' || this.state === 'claiming'
     this.state = 'standby'
     this.held = undefined
     this.validUntil = 0
@@ -240,7 +273,7 @@ export class ShardReplica {
         await this.commit(effects, sequence)
       } catch (err) {
         // In the stream but not here: follow the stream, which brings it.
-        this.lose(`LMDB did not commit an appended batch: ${(err as Error).message}`)
+        this.resync(`LMDB did not commit an appended batch: ${(err as Error).message}`)
         throw err
       }
       return result
@@ -260,7 +293,7 @@ export class ShardReplica {
     if (err instanceof Fenced) this.lose('its append was fenced: another host claimed the shard')
     else {
       const last = await this.log.lastSequence().catch(() => undefined)
-      if (last !== this.applied) this.lose(`an append failed and the stream ${last === undefined ? 'cannot be read' : 'moved'}: ${why}`)
+      if (last !== this.applied) this.resync(`an append failed and the stream ${last === undefined ? 'cannot be read' : 'moved'}: ${why}`)
       else this.host.warn(`cluster: shard ${this.shard}: an append failed, nothing stored: ${why}`)
     }
     return this.unavailable(`the shard's replicated log did not take the write (${why}); retry after the lease period`)
@@ -282,7 +315,7 @@ export class ShardReplica {
   }
 
   private async follow(): Promise<void> {
-    if (this.state !== 'standby' || this.tail !== undefined) return
+    if ((this.state !== 'standby' && this.state !== 'resyncing') || this.tail !== undefined) return
     let tail: ConsumerMessages
     try {
       tail = await this.log.follow(this.applied + 1)
@@ -291,7 +324,7 @@ export class ShardReplica {
       setTimeout(() => void this.follow(), 1000).unref()
       return
     }
-    if (this.state !== 'standby') {
+    if (this.state !== 'standby' && this.state !== 'resyncing') {
       tail.stop()
       return
     }
