@@ -30,7 +30,14 @@ export interface Replication {
   close(): Promise<void>
 }
 
-/** Live hosts: presence keys whose revision changed within a lease period, by this host's clock; and since when each has been live. */
+/**
+ * Presence is only a placement preference (an expired shard lease is anyone's
+ * at once), so a host counts as live for two lease periods after its key last
+ * changed: on a loaded machine a slow presence beat must not make it flicker.
+ */
+const PRESENCE_PERIODS = 2
+
+/** Live hosts: presence keys whose revision changed within PRESENCE_PERIODS lease periods, by this host's clock; and since when each has been live. */
 class Presence {
   private readonly seen = new Map<string, { revision: number; at: number; since: number }>()
 
@@ -46,7 +53,7 @@ class Presence {
       const t = this.now()
       const before = this.seen.get(key)
       if (before === undefined) this.seen.set(key, { revision: entry.revision, at: t, since: t })
-      else if (before.revision !== entry.revision) this.seen.set(key, { revision: entry.revision, at: t, since: t - before.at >= this.leaseMs ? t : before.since })
+      else if (before.revision !== entry.revision) this.seen.set(key, { revision: entry.revision, at: t, since: t - before.at >= PRESENCE_PERIODS * this.leaseMs ? t : before.since })
     }
   }
 
@@ -56,7 +63,7 @@ class Presence {
     const out = new Map<string, number>([[this.nodeId, Number.POSITIVE_INFINITY]])
     for (const [key, { at, since }] of this.seen) {
       const node = key.slice('host.'.length)
-      if (node !== this.nodeId && t - at < this.leaseMs) out.set(node, t - since)
+      if (node !== this.nodeId && t - at < PRESENCE_PERIODS * this.leaseMs) out.set(node, t - since)
     }
     return out
   }
