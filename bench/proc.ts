@@ -105,6 +105,29 @@ export class CpuMeter {
   }
 }
 
+/** CPU seconds of each thread of a process, by thread id. */
+export function threadCpuSeconds(pid: number): Map<number, number> {
+  const out = new Map<number, number>()
+  let tids: string[] = []
+  try {
+    tids = readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return out
+  }
+  for (const tid of tids) out.set(Number(tid), readCpuSeconds(pid, Number(tid)))
+  return out
+}
+
+/**
+ * The busiest thread other than the main one between two threadCpuSeconds
+ * samples, in cores: with one tenant, the shard actor that owns its shard.
+ */
+export function busiestOtherThreadCores(pid: number, before: Map<number, number>, after: Map<number, number>, wallSeconds: number): number {
+  let most = 0
+  for (const [tid, cpu] of after) if (tid !== pid) most = Math.max(most, cpu - (before.get(tid) ?? 0))
+  return wallSeconds > 0 ? most / wallSeconds : 0
+}
+
 /** CPU microseconds per request: the front thread's budget. NaN without requests. */
 export function cpuMicrosPerRequest(cpuSeconds: number, requests: number): number {
   return requests > 0 ? (cpuSeconds * 1e6) / requests : Number.NaN

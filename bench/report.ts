@@ -2,6 +2,7 @@
 // tables printed at the end (and kept in bench/README.md).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { CommitPipeline } from './commit-stats'
 import { fsyncLine, type FsyncProbeResult } from './fsync-probe'
 import type { LatencySummary } from './histogram'
 import { P99_AT_50_MS, P99_AT_75_MS, verdictText, type GoalVerdict, type LatencyGoalKind } from './latency-goal'
@@ -32,6 +33,8 @@ export interface Measured {
   peakRssAnonMb: number
   /** CPU microseconds of the target's main thread (the service's front thread) per completed request in the window. */
   frontCpuUsPerRequest: number
+  /** The service's shard actors in the window (bench/commit-stats.ts). */
+  pipeline?: CommitPipeline
 }
 
 export interface ScenarioResult {

@@ -13,6 +13,7 @@ import { startChild, type Child } from './child'
 import { cleanUpOnSignals, runCleanups } from './cleanup'
 import { captureBodies } from './capture'
 import { TENANTS, nodePath } from './fixture'
+import { commitPipeline, scrapeCommitCounts, type CommitCounts } from './commit-stats'
 import { fsyncLine, probeFsync } from './fsync-probe'
 import { judge, verdictText } from './latency-goal'
 import { runLoad, type LoadResult, type PoolShape } from './load'
@@ -20,7 +21,7 @@ import { runOpenLoop } from './open-loop'
 import { UsageError, parseOptions, type Options } from './options'
 import { preload } from './preload'
 import { probePipelining } from './pipelining-probe'
-import { CpuMeter, MachineCpuMeter, cpuMicrosPerRequest, MemorySampler, diskBytes, readLoadAverage, waitForQuiet } from './proc'
+import { CpuMeter, MachineCpuMeter, busiestOtherThreadCores, cpuMicrosPerRequest, threadCpuSeconds, MemorySampler, diskBytes, readLoadAverage, waitForQuiet } from './proc'
 import { CEILING_ENTRY, ROOT, prepareService, startService, tempDir } from './service'
 import { markdown, measured, writeJson, writeResults, type GeneratorCheck, type Measured, type OpenLoopRun, type OpenLoopScenario, type RunResults, type ScenarioResult } from './report'
 import { runScale, scaleMarkdown } from './scale'
@@ -73,22 +74,41 @@ async function measureOnce<R extends LoadResult>(target: Target, run: Runner<R>)
   const machineCpu = new MachineCpuMeter()
   let targetCores = 0
   let machineCores = 0
+  // The service's commit pipeline in the window (bench/commit-stats.ts); the ceiling has none.
+  const pipelined = target.label === 'service'
+  let commits0: Promise<CommitCounts | undefined> = Promise.resolve(undefined)
+  let commits1: Promise<CommitCounts | undefined> = Promise.resolve(undefined)
+  let threads0 = new Map<number, number>()
+  let busiestCores = 0
+  let t0 = 0
   target.memory.newWindow()
   const result = await run((phase) => {
     if (phase === 'start') {
       cpu.start()
       front.start()
       machineCpu.start()
+      t0 = performance.now()
+      if (pipelined) {
+        threads0 = threadCpuSeconds(target.child.pid)
+        commits0 = scrapeCommitCounts(target.child.url)
+      }
     } else {
       targetCores = cpu.stop()
       front.stop()
       machineCores = machineCpu.stop()
+      if (pipelined) {
+        busiestCores = busiestOtherThreadCores(target.child.pid, threads0, threadCpuSeconds(target.child.pid), (performance.now() - t0) / 1000)
+        commits1 = scrapeCommitCounts(target.child.url)
+      }
     }
   })
+  const [c0, c1] = await Promise.all([commits0, commits1])
   const peak = target.memory.newWindow()
   await sleep(SETTLE_MS)
   const otherCores = Math.max(0, machineCores - targetCores - result.generatorCores)
-  return { m: measured(result, { targetCores, otherCores, frontCpuUsPerRequest: cpuMicrosPerRequest(front.seconds, result.completed) }, peak), r: result }
+  const m = measured(result, { targetCores, otherCores, frontCpuUsPerRequest: cpuMicrosPerRequest(front.seconds, result.completed) }, peak)
+  if (pipelined) m.pipeline = commitPipeline(c0, c1, m.okRps, busiestCores)
+  return { m, r: result }
 }
 
 const closedLoop = (target: Target, scenario: Scenario, ctx: ScenarioContext, shape: PoolShape, o: Options): Runner<LoadResult> => (onWindow) =>
@@ -97,8 +117,10 @@ const closedLoop = (target: Target, scenario: Scenario, ctx: ScenarioContext, sh
 function line(label: string, m: Measured): string {
   const fail = m.non2xx + m.errors > 0 ? `  non-2xx ${m.non2xx} errors ${m.errors} ${JSON.stringify({ ...m.statuses, ...m.errorMessages })}` : ''
   const unfinished = m.unfinished > 0 ? `  unfinished ${m.unfinished}` : ''
+  const p = m.pipeline
+  const pipe = p === undefined ? '' : `\n             actor pipeline: busiest actor thread ${p.busiestThreadCores.toFixed(2)} cores` + (p.writesPerCommit === undefined ? '' : `, ${p.writesPerCommit.toFixed(1)} writes per group commit, ~${Math.round(p.commitsPerSecond!)} group commits/s`)
   return `    ${label.padEnd(8)} ${Math.round(m.okRps).toString().padStart(7)} req/s  p50 ${m.latency.p50} ms  p99 ${m.latency.p99} ms  p99.9 ${m.latency.p999} ms`
-    + `  cpu ${m.targetCores.toFixed(2)} (front ${m.frontCpuUsPerRequest.toFixed(1)} us/req, generator ${m.generatorCores.toFixed(2)}, other ${m.otherCores.toFixed(2)})  RssAnon ${Math.round(m.peakRssAnonMb)} MB${fail}${unfinished}`
+    + `  cpu ${m.targetCores.toFixed(2)} (front ${m.frontCpuUsPerRequest.toFixed(1)} us/req, generator ${m.generatorCores.toFixed(2)}, other ${m.otherCores.toFixed(2)})  RssAnon ${Math.round(m.peakRssAnonMb)} MB${fail}${unfinished}${pipe}`
 }
 
 async function throughputPass(service: Target, ceiling: Target, ctx: ScenarioContext, o: Options, scenarios: Scenario[]): Promise<ScenarioResult[]> {

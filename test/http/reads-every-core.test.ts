@@ -63,3 +63,30 @@ t.test('revocation raced by reads on every thread: no plaintext in a read sent a
     t.same(leaks, [], `round ${round}: no read sent after the 204 showed revoked data`)
   }
 })
+
+t.test('neighbours served from warm chunk caches on every thread: each change shows at once in every read after its answer', async (t) => {
+  const { url } = fixture.server
+  const token = fixture.token
+  const ref = await createConsent(url, 'demo', token, 'chunk-cache')
+  const g = new Graph(url, 'demo', token, ref)
+  const consent = (suffix: string): string => `${url}/graph/v1/demo/consents/${enc(ref)}${suffix}`
+  const auth = { authorization: `Bearer ${token}` }
+  t.equal((await g.put('nodes/core/customer/warm', { name: 'First Name', email: 'warm@x.y' })).status, 204)
+  t.equal((await g.put('relations/core/customer/warm/core/product/pw/core/viewed/vw', { views: 1 })).status, 204)
+  /** 24 reads at once (spread over the three threads); the bodies that `bad` finds wrong. */
+  const wrong = async (bad: (text: string) => boolean): Promise<string[]> => {
+    const texts = await Promise.all(Array.from({ length: 24 }, async () => (await g.get('neighbours/core/customer/warm')).text))
+    return texts.filter(bad).map((text) => text.slice(0, 200))
+  }
+  t.same(await wrong((x) => !x.includes('First Name')), [], 'warm: every thread has rendered it')
+  t.equal((await g.put('nodes/core/customer/warm', { name: 'Second Name' })).status, 204)
+  t.same(await wrong((x) => !x.includes('Second Name') || x.includes('First Name')), [], 'a write: no thread serves the old chunk')
+  t.equal((await call('PUT', consent('/revokedProperties'), { ...auth, 'content-type': 'application/json' }, '["name","views"]')).status, 204)
+  t.same(await wrong((x) => x.includes('Second Name') || x.includes('"views"') || !x.includes('warm@x.y')), [], 'revoked properties: left out by every thread, the others kept')
+  t.equal((await call('PUT', consent('/revokedProperties'), { ...auth, 'content-type': 'application/json' }, '[]')).status, 204)
+  t.same(await wrong((x) => !x.includes('Second Name')), [], 'given back: shown again')
+  t.equal((await call('DELETE', consent(''), auth)).status, 204)
+  t.same(await wrong((x) => x.includes('Second Name') || x.includes('warm@x.y') || x.includes('"views"')), [], 'revoked: no plaintext on any thread')
+  t.equal((await call('POST', consent('/grant'), auth)).status, 204)
+  t.same(await wrong((x) => x.includes('Second Name') || x.includes('warm@x.y') || !x.includes('"locked":true')), [], 'granted again: the old data stays locked on every thread')
+})

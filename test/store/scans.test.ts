@@ -196,9 +196,9 @@ t.test('a neighbours scan: the source first, then each neighbour once with every
     putRelation(sc, 'demo', knows(customer('c3'), customer('c4')), {}, writeCtx(ref))
   })
   const scan = new NeighboursScan('demo', c1)
-  t.ok(scan.sourceExists(s.context()))
-  t.notOk(new NeighboursScan('demo', customer('nobody')).sourceExists(s.context()))
+  t.same(new NeighboursScan('demo', customer('nobody')).step(s.context()), { chunks: [], done: true, notFound: 'node core/customer/nobody not found' }, 'no source: the 404, nothing sent')
   const slices = drain(s, scan)
+  t.notOk('notFound' in slices[0]!, 'a source that exists is no 404')
   t.equal(slices.length, 1)
   const [source, ...neighbours] = parsed(slices)
   t.match(source, { id: 'c1', locked: false, properties: { name: 'Ada' }, neighbours_url: `${PUBLIC_URL}/graph/v1/demo/neighbours/core/customer/c1` })
@@ -319,7 +319,7 @@ t.test('index terms and adjacency entries whose element is gone are skipped', as
   t.same(neighbours.map((n) => [n.id, (n.relations as unknown[]).length]), [['c2', 0]], 'a missing neighbour is left out; a missing relation is not listed')
   const scan = new NeighboursScan('demo', customer('hub'))
   await s.write((sc) => deleteNode(sc, 'demo', customer('hub'), undefined))
-  t.same(scan.step(s.context()), { chunks: [], done: true }, 'a source deleted before the first step ends the scan')
+  t.same(scan.step(s.context()), { chunks: [], done: true, notFound: 'node core/customer/hub not found' }, 'a source deleted before the first step is the 404: nothing was sent yet')
 })
 
 t.test('neighbours chunks leave out properties whose consent is revoked', async (t) => {

@@ -39,18 +39,19 @@ export class GroupCommit {
   commit(store: ShardStore, items: WriteItem[], time: number): void {
     let sc = this.hooks.context(store, time)
     const started = performance.now()
+    // lmdb-js runs the callback in its write transaction once its write thread
+    // has begun one (a batch queued while another waits to begin joins it), and
+    // commits when it returns. With overlappingSync that transaction commits
+    // while the previous one's sync is still under way; its promise resolves
+    // once its own sync is done (docs/architecture.md, "Writes: group commit and durability").
+    // Cluster mode's transaction records the batch's effects and appends them before committing (hooks.transact).
     const transact = this.hooks.transact ?? ((s: ShardStore, run: () => OpResult[]) => s.env.transaction(run) as Promise<OpResult[]>)
-    const done = transact(store, (): OpResult[] => {
-        // Fast path: the whole batch in one child transaction. Only if a write
-        // throws is it rolled back and the batch run again, each write in a
-        // child of its own, so that the failing one fails alone.
-        try {
-          return store.env.childTransaction(() => withDeferredWrites(store, () => items.map((item) => this.hooks.run(sc, item.op)))) as unknown as OpResult[]
-        } catch {
-          forgetUncommitted(store)
-          sc = this.hooks.context(store, time)
-          return items.map((item) => this.applyAlone(sc, item))
-        }
+    const done = transact(store, () => {
+      const batch = this.runBatch(sc, items)
+      sc = batch.sc
+      // Here, and only here, the batch's effects are all known and none is
+      // committed: a step that must see them before the commit goes here.
+      return batch.results
     })
     // This commit's own flush, not the newest one's when the commit is done (src/contract/commit-flush.ts).
     const flushed = flushOfQueuedWrites(store.env)
@@ -77,6 +78,24 @@ export class GroupCommit {
       })
       .finally(() => this.pending.delete(answered))
     this.pending.add(answered)
+  }
+
+  /**
+   * Runs the batch's writes inside the transaction. Fast path: the whole batch
+   * in one child transaction. Only if a write throws is it rolled back and the
+   * batch run again, each write in a child of its own, so that the failing one
+   * fails alone, with a fresh context (what it collected was rolled back too).
+   */
+  private runBatch(sc: ShardContext, items: readonly WriteItem[]): { sc: ShardContext; results: OpResult[] } {
+    const { store } = sc
+    try {
+      // Inside a running write transaction lmdb-js runs the child synchronously and returns the callback's value (its typings say Promise).
+      return { sc, results: store.env.childTransaction(() => withDeferredWrites(store, () => items.map((item) => this.hooks.run(sc, item.op)))) as unknown as OpResult[] }
+    } catch {
+      forgetUncommitted(store)
+      const fresh = this.hooks.context(store, sc.now)
+      return { sc: fresh, results: items.map((item) => this.applyAlone(fresh, item)) }
+    }
   }
 
   /** Destroys the batch's revoked key slots; a failure (the shred log cannot be written) is logged and returned, not thrown. */

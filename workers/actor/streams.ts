@@ -35,12 +35,7 @@ export class Streams {
   start(id: number, store: ShardStore, op: StreamOp): void {
     let scan: Scan
     if (op.op === 'neighbours') {
-      const neighbours = new NeighboursScan(op.tenant, op.node)
-      if (!neighbours.sourceExists(this.context(store, now()))) {
-        this.outbox.send(reply(id, fail('element_not_found', `node ${op.node.ns}/${op.node.type}/${op.node.id} not found`)))
-        return
-      }
-      scan = neighbours
+      scan = new NeighboursScan(op.tenant, op.node)
     } else if (op.op === 'exportTenant') {
       scan = new ExportScan(op.tenant)
     } else {
@@ -69,6 +64,11 @@ export class Streams {
     open.credit--
     try {
       const slice = open.scan.step(this.context(open.store, now()))
+      if (slice.notFound !== undefined) {
+        this.open.delete(id)
+        this.outbox.send(reply(id, fail('element_not_found', slice.notFound)))
+        return
+      }
       this.outbox.send({ kind: 'chunks', id, chunks: slice.chunks, done: slice.done })
       if (slice.done) {
         this.open.delete(id)

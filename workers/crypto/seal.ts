@@ -32,21 +32,23 @@ export function sealedFingerprint(sealed: Uint8Array): string {
  * `sealedFingerprint(sealed) === f`, without building the string: a cache
  * hit is checked on every read of a cached element (neighbours: once per
  * node and relation), and the string cost more than the rest of the check.
+ * `start` and `end` bound the sealed value inside a larger buffer (a stored
+ * element's bytes, workers/store/chunk-cache.ts).
  */
-export function matchesFingerprint(f: string, sealed: Uint8Array): boolean {
-  const n = sealed.length
-  const start = f.length - NONCE - TAG
-  if (n < NONCE + TAG || start < 2 || f.charCodeAt(start - 1) !== 58 /* ':' */) return false
+export function matchesFingerprint(f: string, sealed: Uint8Array, start = 0, end = sealed.length): boolean {
+  const n = end - start
+  const at = f.length - NONCE - TAG
+  if (n < NONCE + TAG || at < 2 || f.charCodeAt(at - 1) !== 58 /* ':' */) return false
   // The decimal length before the ':', digit by digit from its end, with no digit to spare.
   let rest = n
-  for (let i = start - 2; i >= 0; i--) {
+  for (let i = at - 2; i >= 0; i--) {
     if (rest === 0 || f.charCodeAt(i) !== 48 + (rest % 10)) return false
     rest = Math.floor(rest / 10)
   }
   if (rest !== 0) return false
   // latin1 maps each byte to the char code of its value.
-  for (let i = 0; i < NONCE; i++) if (f.charCodeAt(start + i) !== sealed[i]) return false
-  for (let i = 0; i < TAG; i++) if (f.charCodeAt(start + NONCE + i) !== sealed[n - TAG + i]) return false
+  for (let i = 0; i < NONCE; i++) if (f.charCodeAt(at + i) !== sealed[start + i]) return false
+  for (let i = 0; i < TAG; i++) if (f.charCodeAt(at + NONCE + i) !== sealed[end - TAG + i]) return false
   return true
 }
 

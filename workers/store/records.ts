@@ -54,8 +54,20 @@ export function relationChunk(urls: Urls, tenant: string, rel: RelationRef, r: E
   return `{"id":${J(rel.rel.id)},"fid":${J(rel.from.id)},"tid":${J(rel.to.id)},"tenant":${J(tenant)},"schema":${J(urls.relationSchema(tenant, rel))},"created":${r.c},"createdByHybrisClient":${J(r.b)},"locked":${p === undefined},"consentReference":${J(r.o)},"properties":${p ?? '{}'}}`
 }
 
+/**
+ * A node chunk of the neighbours stream without its end: what it says of the
+ * node alone (kept rendered: chunk-cache.ts); `p` undefined renders it locked.
+ */
+export function nodeChunkHead(urls: Urls, tenant: string, n: NodeRef, r: ElementMeta, p: string | undefined): string {
+  return `{"id":${J(n.id)},"tenant":${J(tenant)},"schema":${J(urls.nodeSchema(tenant, n.ns, n.type))},"neighbours_url":${J(urls.neighbours(tenant, n))},"created":${r.c},"createdByHybrisClient":${J(r.b)},"consentReference":${J(r.o)},"locked":${p === undefined},"properties":${p ?? '{}'}`
+}
+
+/** The whole node chunk: `relations` only on neighbour chunks. */
+export function closeNodeChunk(head: string, relations: string[] | undefined): string {
+  return relations === undefined ? head + '}' : `${head},"relations":[${relations.join(',')}]}`
+}
+
 /** A node chunk of the neighbours stream; `relations` only on neighbour chunks; `p` undefined renders it locked. */
 export function nodeChunk(urls: Urls, tenant: string, n: NodeRef, r: ElementMeta, p: string | undefined, relations: string[] | undefined): string {
-  const rels = relations === undefined ? '' : `,"relations":[${relations.join(',')}]`
-  return `{"id":${J(n.id)},"tenant":${J(tenant)},"schema":${J(urls.nodeSchema(tenant, n.ns, n.type))},"neighbours_url":${J(urls.neighbours(tenant, n))},"created":${r.c},"createdByHybrisClient":${J(r.b)},"consentReference":${J(r.o)},"locked":${p === undefined},"properties":${p ?? '{}'}${rels}}`
+  return closeNodeChunk(nodeChunkHead(urls, tenant, n, r, p), relations)
 }

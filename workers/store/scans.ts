@@ -4,7 +4,8 @@
 // never more than one slice in memory; the next step starts after that key.
 import type { Criterion, NodeRef } from '../../src/contract/messages'
 import { IN, adjacencyPrefix, indexPrefix, nodeIdOf, nodeKey, prefixRange, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
-import { LOCKED_PLACEHOLDER, nodeChunk, nodeObject, relationChunk } from './records'
+import { LOCKED_PLACEHOLDER, closeNodeChunk, nodeChunkHead, nodeObject, relationChunk } from './records'
+import { elementChunk, type CacheBudget } from './chunk-cache'
 import type { ShardContext } from './context'
 import { TENANT_OWNER } from './consents'
 import { openElement } from './sealing'
@@ -12,6 +13,8 @@ import { openElement } from './sealing'
 export interface Slice {
   chunks: string[]
   done: boolean
+  /** Set (with done) when a neighbours scan's source node does not exist: the spec's 404, this message. */
+  notFound?: string
 }
 
 /** How much one step may read: whichever limit is reached first. */
@@ -31,7 +34,9 @@ export interface Scan {
 /**
  * How many elements one scan may add to the decrypted-element cache: enough
  * to keep small neighbourhoods and short lists hot, too few for one large
- * scan to evict what single reads use.
+ * scan to evict what single reads use. A list counts every element it reads;
+ * neighbours only those it adds, so repeated reads of a large neighbourhood
+ * warm it a little more each time (chunk-cache.ts).
  */
 const SCAN_CACHE_BUDGET = 64
 
@@ -105,21 +110,13 @@ export class NeighboursScan implements Scan {
   private lastKey: Key | undefined
   private sentSource = false
   /** cache additions this scan may still make */
-  private cacheLeft = SCAN_CACHE_BUDGET
+  private readonly budget: CacheBudget = { left: SCAN_CACHE_BUDGET }
 
   constructor(private readonly tenant: string, private readonly source: NodeRef) {}
 
-  /** False when the source node does not exist (the 404 of the spec). */
-  sourceExists({ store }: ShardContext): boolean {
-    return store.nodes.get(nodeKey(this.tenant, this.source)) !== undefined
-  }
-
   private chunk({ store, urls }: ShardContext, n: NodeRef, relations: string[] | undefined): string | undefined {
-    const key = nodeKey(this.tenant, n)
-    const stored = store.nodes.get(key)
-    if (stored === undefined) return undefined
-    const opened = openElement(store, this.tenant, key, stored, true, this.cacheLeft-- > 0)
-    return nodeChunk(urls, this.tenant, n, stored, opened.kind === 'open' ? opened.record.p : undefined, relations)
+    const head = elementChunk(store, store.nodes, this.tenant, nodeKey(this.tenant, n), this.budget, (r, p) => nodeChunkHead(urls, this.tenant, n, r, p))
+    return head === undefined ? undefined : closeNodeChunk(head, relations)
   }
 
   step(sc: ShardContext): Slice {
@@ -128,8 +125,9 @@ export class NeighboursScan implements Scan {
     const chunks: string[] = []
     let bytes = 0
     if (!this.sentSource) {
+      // The source is read once, for its chunk: its absence is the 404 (the stream has sent nothing yet).
       const json = this.chunk(sc, source, undefined)
-      if (json === undefined) return { chunks, done: true }
+      if (json === undefined) return { chunks, done: true, notFound: `node ${source.ns}/${source.type}/${source.id} not found` }
       chunks.push(json)
       this.sentSource = true
     }
@@ -161,11 +159,8 @@ export class NeighboursScan implements Scan {
       // A relation from the source to itself is listed under both directions; show it once.
       const selfLoop = neighbour.ns === source.ns && neighbour.type === source.type && neighbour.id === source.id
       if (selfLoop && direction === IN) continue
-      const rk = relationKey(tenant, relation)
-      const stored = store.relations.get(rk)
-      if (stored === undefined) continue
-      const opened = openElement(store, tenant, rk, stored, true, this.cacheLeft-- > 0)
-      g.relations.push(relationChunk(urls, tenant, relation, stored, opened.kind === 'open' ? opened.record.p : undefined))
+      const json = elementChunk(store, store.relations, tenant, relationKey(tenant, relation), this.budget, (r, p) => relationChunk(urls, tenant, relation, r, p))
+      if (json !== undefined) g.relations.push(json)
     }
     flush()
     return { chunks, done: true }

@@ -7,7 +7,7 @@ import type { Key } from './keys'
 import type { ElementRecord } from './records'
 import type { ElementMeta, StoredElement } from './schema'
 import { fail, type OpError } from './result'
-import type { ShardStore } from './shard-store'
+import type { PlainEntry, ShardStore } from './shard-store'
 
 export type Opened =
   | { kind: 'open'; record: ElementRecord; hidden: readonly string[] }
@@ -16,8 +16,8 @@ export type Opened =
   /** cannot be decrypted: sealed under a destroyed key (revoked, then granted again) or altered */
   | { kind: 'locked'; meta: ElementMeta }
 
-/** The element's identity, bound into its ciphertext as additional data. */
-const aad = (key: Key): string => JSON.stringify(key)
+/** The element's identity, bound into its ciphertext as additional data; also its id in the decrypted-element cache. */
+export const elementId = (key: Key): string => JSON.stringify(key)
 
 /** Only the meta fields, whatever else `s` holds. */
 export function meta(s: ElementMeta): ElementMeta {
@@ -31,7 +31,7 @@ export function meta(s: ElementMeta): ElementMeta {
  * scans add only their first elements (SCAN_CACHE_BUDGET in scans.ts), so a
  * large neighbourhood neither grows memory nor evicts what single reads use.
  */
-export function openElement(store: ShardStore, tenant: string, key: Key, stored: StoredElement, forRead: boolean, keep = true): Opened {
+export function openElement(store: ShardStore, tenant: string, key: Key, stored: StoredElement, forRead: boolean, keep = true, id = elementId(key)): Opened {
   let hidden: string[] = []
   if (stored.o === TENANT_OWNER) {
     if (tenantSlot(store, tenant, false) !== stored.k) return { kind: 'locked', meta: meta(stored) }
@@ -44,7 +44,6 @@ export function openElement(store: ShardStore, tenant: string, key: Key, stored:
   }
   const dataKey = store.keys.get(stored.k)
   if (dataKey === undefined) return { kind: 'locked', meta: meta(stored) }
-  const id = aad(key)
   let p = cachedPlain(store, id, stored)
   if (p === undefined) {
     const plain = open(dataKey, stored.s, id)
@@ -66,28 +65,50 @@ export function withoutProperties(p: string, names: readonly string[]): string {
 export function sealElement(store: ShardStore, key: Key, slot: number, record: ElementRecord): StoredElement {
   const dataKey = store.keys.get(slot)
   if (dataKey === undefined) throw new Error(`data key slot ${slot} is destroyed`)
-  const id = aad(key)
+  const id = elementId(key)
   const stored = { c: record.c, b: record.b, o: record.o, k: slot, s: seal(dataKey, record.p, id) }
   remember(store, id, stored, record.p)
   return stored
 }
 
-/** Decrypted elements kept in memory; the oldest go first past this many. */
-const PLAIN_CACHE_LIMIT = 20_000
+/** Decrypted elements kept in memory per shard; past this many, the oldest tenth goes. */
+export const PLAIN_CACHE_LIMIT = 20_000
 
 function cachedPlain(store: ShardStore, id: string, stored: StoredElement): string | undefined {
+  return cachedEntry(store, id, stored)?.p
+}
+
+/** The cache entry of element `id` when it was made from `stored`. */
+export function cachedEntry(store: ShardStore, id: string, stored: StoredElement): PlainEntry | undefined {
   const hit = store.cache.plain.get(id)
   if (hit === undefined || hit.k !== stored.k || hit.o !== stored.o || !matchesFingerprint(hit.f, stored.s)) return undefined
-  return hit.p
+  return hit
 }
 
 function remember(store: ShardStore, id: string, stored: StoredElement, p: string): void {
-  const cache = store.cache.plain
-  cache.delete(id)
-  if (cache.size >= PLAIN_CACHE_LIMIT) cache.delete(cache.keys().next().value as string)
-  cache.set(id, { o: stored.o, k: stored.k, f: sealedFingerprint(stored.s), p })
+  rememberPlain(store.cache.plain, id, { o: stored.o, k: stored.k, f: sealedFingerprint(stored.s), p })
 }
 
+/**
+ * Adds an entry, or replaces the entry of the same id where it stands. A full
+ * cache drops its oldest tenth in one pass. Both because a Map keeps the slot
+ * of a deleted entry until it is rehashed: dropping one entry at a time
+ * started a new iterator at the front for every write, which walked over every
+ * slot deleted before (~30 us a write once the cache was full), and deleting
+ * and re-adding a rewritten id (a hot counter) lengthened its hash chain on
+ * every write (~2-3 us a write). A rewritten element is therefore evicted by
+ * when it was first cached, not by when it was last written.
+ */
+export function rememberPlain(cache: Map<string, PlainEntry>, id: string, entry: PlainEntry): void {
+  const size = cache.size
+  cache.set(id, entry)
+  if (cache.size === size || cache.size <= PLAIN_CACHE_LIMIT) return
+  let n = PLAIN_CACHE_LIMIT / 10
+  for (const oldest of cache.keys()) {
+    cache.delete(oldest)
+    if (--n === 0) break
+  }
+}
 
 /** What a permitted write seals with: the owner it records and the key slot. */
 export interface WriteGrant {

@@ -28,6 +28,23 @@ export interface PlainEntry {
   k: number
   f: string
   p: string
+  /** the element's neighbours chunk, rendered from `p` (chunk-cache.ts) */
+  chunk?: RenderedChunk
+}
+
+/**
+ * An element's chunk as a neighbours read renders it, kept with what it was
+ * rendered from: valid only while the stored bytes are those (`head` and the
+ * entry's fingerprint) and the owner's consent still shows the same
+ * properties (`hidden`, compared by identity: every consent change makes a
+ * new record).
+ */
+export interface RenderedChunk {
+  text: string
+  /** the stored value's bytes before its sealed field (owner, key slot, times, as encoded) */
+  head: Buffer
+  /** the owner consent's revokedProperties it was rendered under (none for tenant-owned data) */
+  hidden: readonly string[] | undefined
 }
 
 type Db<Name extends keyof ShardValues> = Database<ShardValues[Name], Key>

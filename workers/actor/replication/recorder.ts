@@ -24,6 +24,12 @@ export function shardDatabases(store: ShardStore): Map<string, Database<unknown,
     dbs.set(name, store[name] as unknown as Database<unknown, Key>)
   }
   dbs.set('webhooks', webhookDb(store) as unknown as Database<unknown, Key>)
+  // A database added to ShardStore and not listed here would not be replicated: refuse to start instead.
+  for (const [name, value] of Object.entries(store)) {
+    if (name !== 'env' && typeof (value as { putSync?: unknown } | null)?.putSync === 'function' && !dbs.has(name)) {
+      throw new Error(`the shard database "${name}" is not replicated (workers/actor/replication/recorder.ts)`)
+    }
+  }
   return dbs
 }
 

@@ -1,0 +1,45 @@
+// The bench's view of a service's commit pipeline: group commits and their
+// writes summed over shards from the metrics text, and the window's figures
+// derived from two scrapes; the pipeline probe runs a real group commit.
+import t from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { busiestOtherThreadCores } from '../../bench/proc'
+import { commitPipeline, parseCommitCounts } from '../../bench/commit-stats'
+import { runPipeline } from '../../bench/commit-pipeline'
+
+const METRICS = `# HELP shard_commit_batch_size Writes per group commit, by shard
+# TYPE shard_commit_batch_size histogram
+shard_commit_batch_size_bucket{le="1",shard="0"} 3
+shard_commit_batch_size_sum{shard="0"} 40
+shard_commit_batch_size_count{shard="0"} 4
+shard_commit_batch_size_sum{shard="5"} 10
+shard_commit_batch_size_count{shard="5"} 1
+shard_commit_seconds_count{shard="0"} 4
+`
+
+t.test('group commits and their writes are summed over shards', async (t) => {
+  t.same(parseCommitCounts(METRICS), { commits: 5, writes: 50 })
+  t.same(parseCommitCounts('process_cpu_seconds_total 1\n'), { commits: 0, writes: 0 })
+})
+
+t.test("a window's writes per commit come from the scrapes' difference, commits per second from the answered rate", async (t) => {
+  t.same(commitPipeline({ commits: 5, writes: 50 }, { commits: 105, writes: 2050 }, 4000, 0.5), { busiestThreadCores: 0.5, writesPerCommit: 20, commitsPerSecond: 200 })
+  t.same(commitPipeline(undefined, { commits: 1, writes: 1 }, 100, 0.2), { busiestThreadCores: 0.2 }, 'no metrics: no figures')
+  t.same(commitPipeline({ commits: 5, writes: 50 }, { commits: 5, writes: 50 }, 100, 0.2), { busiestThreadCores: 0.2 }, 'no commit in the window')
+})
+
+t.test('the busiest thread other than the main one, in cores', async (t) => {
+  const before = new Map([[10, 5], [11, 1], [12, 2]])
+  const after = new Map([[10, 9], [11, 2.5], [12, 2.5], [13, 0.2]])
+  t.equal(busiestOtherThreadCores(10, before, after, 2), 0.75)
+})
+
+t.test('the pipeline probe answers every write of a real group commit', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'commit-pipeline-test-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const r = await runPipeline({ op: 'counter', clients: 8, seconds: 0.5, dir, jitterMs: 1, searchable: false, ids: 1000 })
+  t.ok(r.writesPerSecond > 0 && r.commitsPerSecond > 0, `${r.writesPerSecond} writes/s in ${r.commitsPerSecond} commits/s`)
+  t.ok(r.writesPerCommit >= 1 && r.writesPerCommit <= 8, `at most one write per client in a commit (${r.writesPerCommit})`)
+})
