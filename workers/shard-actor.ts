@@ -27,6 +27,8 @@ import { ShardDamage } from './store/shard-files'
 import { closeShard, type ShardStore } from './store/shard-store'
 import { webhookDb } from './store/webhooks'
 import { shredKeys } from './store/shred-keys'
+import { ShardUnavailable } from './store/unavailable'
+import type { Replication } from './actor/replication/start'
 
 const config = workerData as ActorConfig
 // The front thread's clock (tests move it through CLOCK_OFFSET_FILE): timestamps, schedules and retention follow it.
@@ -66,9 +68,35 @@ function eventsAppended(store: ShardStore, tenants: Iterable<string>): void {
   for (const tenant of tenants) outbox.send({ kind: 'events', id: 0, tenant, last: head(store, tenant).last })
 }
 
+/** Cluster mode: the shards this actor serves now (their leases held and caught up). */
+const servedHere = new Set<number>()
+// Cluster mode only (a dynamic import: on one machine no NATS module loads in the actor either).
+const cluster = config.cluster
+const replication: Promise<Replication> | undefined = cluster === undefined ? undefined : import('./actor/replication/start').then((m) => m.startReplication(cluster, config.publicUrl, stores, {
+  ownership: (shard, owned, epoch) => {
+    if (owned) servedHere.add(shard)
+    else servedHere.delete(shard)
+    outbox.send({ kind: 'ownership', id: 0, shard, owned, epoch })
+    // A shard gained may have schedules due.
+    if (owned) timers.schedule()
+  },
+  destroyKeys: (store, slots) => shredKeys(store, shredTarget, slots),
+  warn: (message, err) => console.error(message, err === undefined ? '' : err),
+  info: (message) => console.error(message),
+}))
+replication?.catch((err: unknown) => console.error('shard actor: cluster replication did not start; its shards are not served:', err))
+const replicated = async (): Promise<Replication> => {
+  try {
+    return await replication!
+  } catch {
+    throw new ShardUnavailable('cluster replication is not running on this host', Math.ceil(cluster!.leaseMs / 1000))
+  }
+}
+
 const readers = new Readers(config, masterKey)
 const streams = new Streams(outbox, context)
-const timers = new Timers([...stores.values()], { maxAgeMs: config.eventRetentionMs, maxCount: config.eventRetentionCount }, eventsAppended, () => outbox.flush())
+const timers = new Timers([...stores.values()], { maxAgeMs: config.eventRetentionMs, maxCount: config.eventRetentionCount }, eventsAppended, () => outbox.flush(),
+  replication === undefined ? undefined : { serves: (store) => servedHere.has(store.shard), write: async (store, fn) => (await replicated()).transact(store, fn) })
 const commits = new GroupCommit(outbox, {
   context,
   run: (sc, op) => runOperation(operations, sc, op),
@@ -76,6 +104,7 @@ const commits = new GroupCommit(outbox, {
   schedulesChanged: () => timers.schedule(),
   destroyKeys: (store, slots) => shredKeys(store, shredTarget, slots),
   measured: (shard, size, commitSeconds, flushSeconds) => stats.commit(shard, size, commitSeconds, flushSeconds),
+  transact: replication === undefined ? undefined : async (store, run) => (await replicated()).transact(store, run),
 })
 
 timers.schedule()
@@ -89,6 +118,7 @@ async function shutdown(id: number): Promise<void> {
   clearInterval(reportStats)
   await commits.drain()
   await Promise.all(tasks)
+  if (replication !== undefined) await (await replication.catch(() => undefined))?.close()
   outbox.flush()
   for (const store of stores.values()) await closeShard(store)
   await readers.close()

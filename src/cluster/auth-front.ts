@@ -3,19 +3,19 @@
 // HTTP hand-over of OAuth, admin and gateway requests to the owner. Started by
 // main.ts in cluster mode only (a dynamic import).
 import { connect } from '@nats-io/transport-node'
-import type { Msg, NatsConnection } from '@nats-io/nats-core'
-import { Kvm, type KV } from '@nats-io/kv'
+import type { Msg } from '@nats-io/nats-core'
 import type { HttpRequest } from 'uWebSockets.js'
 import { request, type Dispatcher } from 'undici'
 import type { AccessTokens } from '../auth/models/access-tokens'
 import type { AccessTokenRecord } from '../auth/models/auth-store'
-import { AUTH_FORWARDED_HEADER, authVerifySubject, LEASE_BUCKET } from '../contract/cluster-names'
+import { AUTH_FORWARDED_HEADER, authVerifySubject } from '../contract/cluster-names'
 import type { ClusterOptions } from '../contract/cluster-options'
 import { ApiError } from '../errors'
 import type { Exchange } from '../front/exchange'
 import { clientBody, relay } from '../gateway/forward'
 import { log } from '../log'
 import { AuthLease } from './auth-lease'
+import { leaseBucket } from './lease-bucket'
 import type { AuthCluster } from './auth-seam'
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and the host: not handed on. */
@@ -25,18 +25,6 @@ const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-authorization'
 const PROXY_HEADERS_TIMEOUT_MS = 5 * 60_000
 
 type Verdict = { record: AccessTokenRecord | undefined } | { notOwner: true }
-
-async function leaseBucket(nc: NatsConnection, servers: number): Promise<KV> {
-  const kvm = new Kvm(nc)
-  try {
-    const kv = await kvm.open(LEASE_BUCKET)
-    await kv.status()
-    return kv
-  } catch {
-    // Whichever host comes first creates it, with the shard leases' settings.
-    return kvm.create(LEASE_BUCKET, { replicas: Math.min(3, servers), history: 1 })
-  }
-}
 
 export interface ClusterAuth extends AuthCluster {
   close(): Promise<void>

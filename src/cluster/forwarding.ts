@@ -15,6 +15,9 @@ import type { RemoteShards } from '../shard/remote-shards'
 import { decodeCall, decodeReply, encodeCall, encodeReply, type ForwardedCall } from './forward-wire'
 import type { LeaseMap } from './lease-map'
 
+/** How often a forwarded call checks that its owner's lease is still believed. */
+const OWNER_CHECK_MS = 100
+
 /** Whether this host serves `shard` now (its actors hold a valid lease). */
 export type OwnedLocally = (shard: number) => boolean
 
@@ -56,13 +59,29 @@ export class Forwarding implements RemoteShards {
       handler(subject)
       return
     }
+    // An owner whose lease stops being believed (it died, or handed the shard over) will not answer: 503 then, not at the timeout.
+    const owner = this.o.leases.owner(shard)
+    let answered = false
+    const finish = (reply: ActorReply): void => {
+      if (answered) return
+      answered = true
+      clearInterval(watch)
+      handler(reply)
+    }
+    const watch = setInterval(() => {
+      if (this.o.leases.owner(shard) !== owner) {
+        clusterForwarded.inc({ outcome: 'unanswered' })
+        finish(this.unavailable(`the owner of shard ${shard} lost its lease while a forwarded call waited; retry after the lease period`))
+      }
+    }, OWNER_CHECK_MS)
     this.o.nc.request(subject, encodeCall({ shard, tenant, operation, stream: false }), { timeout: this.o.timeoutMs }).then((msg) => {
-      clusterForwarded.inc({ outcome: 'answered' })
-      handler(decodeReply(msg.data))
+      if (!answered) clusterForwarded.inc({ outcome: 'answered' })
+      finish(decodeReply(msg.data))
     }, (err: unknown) => {
+      if (answered) return
       clusterForwarded.inc({ outcome: 'unanswered' })
       log.warn({ err, shard, requestId: handler.requestId?.() }, `cluster: the owner of shard ${shard} did not answer a forwarded call`)
-      handler(this.unavailable(`the owner of shard ${shard} did not answer; retry after the lease period`))
+      finish(this.unavailable(`the owner of shard ${shard} did not answer; retry after the lease period`))
     })
   }
 

@@ -18,8 +18,14 @@ export class LeaseMap {
 
   /** A lease written `ageMs` ago (0 for a live update), or deleted (undefined). */
   seen(shard: number, value: LeaseValue | undefined, ageMs = 0): void {
-    if (value === undefined) this.leases.delete(shard)
-    else this.leases.set(shard, { value, at: this.now() - Math.max(0, ageMs) })
+    if (value === undefined) {
+      this.leases.delete(shard)
+      return
+    }
+    // A renewal keeps the same value object, so that owner() stays identical while the lease is the same one.
+    const before = this.leases.get(shard)?.value
+    const same = before !== undefined && before.node === value.node && before.epoch === value.epoch && before.url === value.url
+    this.leases.set(shard, { value: same ? before : value, at: this.now() - Math.max(0, ageMs) })
   }
 
   /** The shard's owner while its lease is valid; undefined when nobody holds one. */

@@ -42,17 +42,8 @@ export interface ClusterFront {
   close(): Promise<void>
 }
 
-/**
- * Whether this host serves a shard: the actors' own word (they hold the
- * lease, by their monotonic clock) once they have reported any ownership;
- * until then the lease bucket's, which is how the tests name owners while the
- * actors take no leases themselves (docs/cluster.md).
- */
-function ownership(pool: ActorPool, leases: LeaseMap, nodeId: string): OwnedLocally {
-  let actorsReport = false
-  pool.onOwnership(() => { actorsReport = true })
-  return (shard) => (actorsReport ? pool.ownedLocally(shard) : leases.owner(shard)?.node === nodeId)
-}
+/** Whether this host serves a shard: its actors' word (they hold the lease and have caught up: workers/actor/replication). */
+const ownership = (pool: ActorPool): OwnedLocally => (shard) => pool.ownedLocally(shard)
 
 export async function startClusterFront(options: ClusterOptions, pool: ActorPool, shardCount: number): Promise<ClusterFront> {
   const nc = await connect({
@@ -73,7 +64,7 @@ export async function startClusterFront(options: ClusterOptions, pool: ActorPool
     }
   })()
   const leases = new LeaseMap(options.leaseMs)
-  const ownedLocally = ownership(pool, leases, options.nodeId)
+  const ownedLocally = ownership(pool)
   // Twice the lease period: an owner that dies mid-call is replaced within one, and its successor may need the other to catch up.
   const forwarding = new Forwarding({ nc, pool, leases, nodeId: options.nodeId, ownedLocally, timeoutMs: 2 * options.leaseMs })
   forwarding.serve()

@@ -35,3 +35,6 @@ export const authVerifySubject = (nodeId: string): string => `platform.auth.${no
 
 /** Set on a request one host hands to the authorization service's owner: the owner never hands it on (no loops). */
 export const AUTH_FORWARDED_HEADER = 'platform-auth-forwarded'
+
+/** A host's presence key in the lease bucket, rewritten every third of a lease period: the shard actors count live hosts by it for their fair share. */
+export const hostPresenceKey = (nodeId: string): string => `host.${nodeId}`

@@ -388,7 +388,8 @@ export class ActorPool {
   /** A call answered by this host's actors whoever owns the shard (a forwarded call, checked by its receiver). */
   callHere(tenant: string, operation: Operation, handler: ReplyHandler): void {
     const { actor: owner, shard } = this.route(tenant)
-    const actor = readsAnywhere(operation) ? this.reader(owner) : owner
+    // In cluster mode only the owning actor reads: the other threads' consent caches do not see what a standby applied.
+    const actor = readsAnywhere(operation) && this.options.cluster === undefined ? this.reader(owner) : owner
     const id = this.nextId++
     if (actor.pending.size >= this.maxPending) {
       handler(UNAVAILABLE(id, 'the shard is overloaded; retry later'))

@@ -25,6 +25,8 @@ export interface CommitHooks {
   schedulesChanged(): void
   /** After the flush: destroys the key slots of the batch's revocations (the actor logs them first: store/shred-keys.ts). */
   destroyKeys?(store: ShardStore, slots: number[]): void
+  /** Cluster mode: the batch's transaction, replicated before it commits (replication/start.ts); else the local one. */
+  transact?<T>(store: ShardStore, run: () => T): Promise<T>
   /** After the flush: the batch's size, and how long the commit and the flush took. */
   measured?(shard: number, size: number, commitSeconds: number, flushSeconds: number): void
 }
@@ -42,7 +44,9 @@ export class GroupCommit {
     // commits when it returns. With overlappingSync that transaction commits
     // while the previous one's sync is still under way; its promise resolves
     // once its own sync is done (docs/architecture.md, "Writes: group commit and durability").
-    const done = store.env.transaction(() => {
+    // Cluster mode's transaction records the batch's effects and appends them before committing (hooks.transact).
+    const transact = this.hooks.transact ?? ((s: ShardStore, run: () => OpResult[]) => s.env.transaction(run) as Promise<OpResult[]>)
+    const done = transact(store, () => {
       const batch = this.runBatch(sc, items)
       sc = batch.sc
       // Here, and only here, the batch's effects are all known and none is

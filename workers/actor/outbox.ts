@@ -9,7 +9,7 @@ import { logError } from './log'
 export function reply(id: number, r: OpResult): ActorReply {
   return r.kind === 'ok'
     ? { kind: 'ok', id, status: r.status, body: r.body, total: r.total }
-    : { kind: 'error', id, type: r.type, message: r.message }
+    : r.retryAfter === undefined ? { kind: 'error', id, type: r.type, message: r.message } : { kind: 'error', id, type: r.type, message: r.message, retryAfter: r.retryAfter }
 }
 
 export function internal(id: number, err: unknown): ActorReply {

@@ -31,6 +31,8 @@ export class Timers {
     private readonly eventsAppended: (store: ShardStore, tenants: Iterable<string>) => void,
     /** After each round of firing (the outbox goes out before the next sleep). */
     private readonly afterFiring: () => void,
+    /** Cluster mode: timers run only on the shards this host serves, their writes replicated (replication/start.ts). */
+    private readonly cluster?: { serves(store: ShardStore): boolean; write(store: ShardStore, fn: () => void): Promise<unknown> },
   ) {
     this.pruner = setInterval(() => this.prune(), PRUNE_EVERY_MS)
     this.pruner.unref()
@@ -39,12 +41,20 @@ export class Timers {
   /** (Re)arms the schedule timer for the earliest due schedule; schedules due while the server was down fire at once. */
   schedule(): void {
     let due = Number.POSITIVE_INFINITY
-    for (const store of this.stores) due = Math.min(due, nextDue(store) ?? Number.POSITIVE_INFINITY)
+    for (const store of this.active()) due = Math.min(due, nextDue(store) ?? Number.POSITIVE_INFINITY)
     const at = Math.min(due, now() + MAX_SLEEP_MS)
     if (this.timer !== undefined && at >= this.timerAt) return
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.timerAt = at
     this.timer = setTimeout(() => this.fire(), Math.max(0, at - now()))
+  }
+
+  private active(): ShardStore[] {
+    return this.cluster === undefined ? [...this.stores] : this.stores.filter((s) => this.cluster!.serves(s))
+  }
+
+  private write(store: ShardStore, fn: () => void): Promise<unknown> {
+    return this.cluster === undefined ? atomically(store, fn) : this.cluster.write(store, fn)
   }
 
   stop(): void {
@@ -56,9 +66,9 @@ export class Timers {
     this.timer = undefined
     this.timerAt = Number.POSITIVE_INFINITY
     const t = now()
-    const work = [...this.stores].map((store) => {
+    const work = this.active().map((store) => {
       let tenants = new Set<string>()
-      return atomically(store, () => { tenants = fireDue(store, t) })
+      return this.write(store, () => { tenants = fireDue(store, t) })
         .then(() => store.env.flushed)
         .then(() => this.eventsAppended(store, tenants), (err: unknown) => {
           forgetUncommitted(store)
@@ -73,8 +83,8 @@ export class Timers {
 
   private prune(): void {
     const cutoff = now() - this.retention.maxAgeMs
-    for (const store of this.stores) {
-      void atomically(store, () => pruneEvents(store, cutoff, this.retention.maxCount))
+    for (const store of this.active()) {
+      void this.write(store, () => pruneEvents(store, cutoff, this.retention.maxCount))
         .catch((err: unknown) => {
           forgetUncommitted(store)
           console.error('shard actor: pruning events failed:', err)

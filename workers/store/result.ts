@@ -4,7 +4,7 @@ import type { ErrorType } from '../../src/errors'
 
 export type OpResult =
   | { kind: 'ok'; status: number; body: string | undefined; total: number | undefined }
-  | { kind: 'error'; type: ErrorType; message: string }
+  | { kind: 'error'; type: ErrorType; message: string; /** Seconds for Retry-After (cluster mode's 503). */ retryAfter?: number }
 
 /**
  * A refusal. The steps of a write (grant, end nodes, preparation) answer

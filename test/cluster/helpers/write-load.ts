@@ -42,12 +42,18 @@ export function startWriteLoad(graphs: readonly Graph[], clients: number, prefix
   return load
 }
 
-/** Every event sequence of tenant demo through `g`, in order (pages of 1000). */
+/** Every event sequence of tenant demo through `g`, in order (pages of 1000; a 503 between owners asked again, up to 10 s). */
 export async function allSequences(g: Graph): Promise<number[]> {
   const out: number[] = []
   let after = 0
   for (;;) {
-    const page = (await g.get(`events?after=${after}&limit=1000`)).json<{ events: { sequence: number }[]; next: number }>()
+    let res = await g.get(`events?after=${after}&limit=1000`)
+    for (let tries = 0; res.status === 503 && tries < 100; tries++) {
+      await new Promise((r) => setTimeout(r, 100))
+      res = await g.get(`events?after=${after}&limit=1000`)
+    }
+    if (res.status !== 200) throw new Error(`reading events after ${after}: ${res.status}`)
+    const page = res.json<{ events: { sequence: number }[]; next: number }>()
     for (const e of page.events) out.push(e.sequence)
     if (page.events.length < 1000) return out
     after = page.next
@@ -59,4 +65,18 @@ export function gaps(sequences: readonly number[]): number[] {
   const missing: number[] = []
   for (let i = 1; i < sequences.length; i++) for (let s = sequences[i - 1]! + 1; s < sequences[i]!; s++) missing.push(s)
   return missing
+}
+
+/**
+ * The status of reading node `id` through `g`, asking again while the answer
+ * is a 503 (a shard between owners says so, with Retry-After), for at most
+ * `patienceMs`.
+ */
+export async function readBack(g: Graph, id: string, patienceMs = 10_000): Promise<number> {
+  const until = Date.now() + patienceMs
+  for (;;) {
+    const res = await g.get(`nodes/core/customer/${id}`)
+    if (res.status !== 503 || Date.now() > until) return res.status
+    await new Promise((r) => setTimeout(r, 100))
+  }
 }

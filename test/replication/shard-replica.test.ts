@@ -1,0 +1,102 @@
+// Two hosts' replicas of one shard against one local nats-server: the first
+// claims the lease and writes, the second follows the stream into its own
+// LMDB; when the first stops renewing, the second claims after a full lease
+// period and serves; the first, whose clock says its lease is still valid (a
+// paused process seen from inside), is fenced by the stream on its next write
+// and stops serving, and nothing it tried is stored.
+import t from 'tap'
+import { randomBytes } from 'node:crypto'
+import { ABORT, type Database } from 'lmdb'
+import { connect } from '@nats-io/transport-node'
+import { leaseBucket } from '../../src/cluster/lease-bucket'
+import { closeShard, openShard, type ShardStore } from '../../workers/store/shard-store'
+import type { Key } from '../../workers/store/keys'
+import { ShardUnavailable } from '../../workers/store/unavailable'
+import { Recorder, shardDatabases } from '../../workers/actor/replication/recorder'
+import { ShardLog } from '../../workers/actor/replication/shard-log'
+import { ShardReplica, type ReplicaHost } from '../../workers/actor/replication/shard-replica'
+import { appliedSequence } from '../../workers/actor/replication/apply'
+import { natsServerAvailable, startNatsServer } from '../helpers/nats-server'
+import { removeDir, tempDir } from '../helpers/server'
+
+const LEASE_MS = 1000
+const nodes = (store: ShardStore): Database<unknown, Key> => shardDatabases(store).get('nodes')!
+const until = async (what: string, ok: () => boolean, ms = 10_000): Promise<void> => {
+  const end = Date.now() + ms
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+t.test('claim, follow, take over, fence', { skip: natsServerAvailable() ? false : 'nats-server not installed' }, async (t) => {
+  const server = await startNatsServer()
+  const nc = await connect({ servers: server.url })
+  const kv = await leaseBucket(nc, 1)
+  const masterKey = randomBytes(32)
+  const made: { store: ShardStore; dir: string; replica: ShardReplica }[] = []
+  t.teardown(async () => {
+    for (const m of made) {
+      await m.replica.close().catch(() => undefined)
+      await closeShard(m.store)
+      removeDir(m.dir)
+    }
+    await nc.close()
+    await server.stop()
+  })
+  const owned: Record<string, boolean> = {}
+  async function replicaOf(node: string, now: () => number): Promise<{ store: ShardStore; replica: ShardReplica }> {
+    const dir = tempDir('replica-')
+    const store = openShard(dir, 0, masterKey)
+    const host: ReplicaHost = {
+      kv, nodeId: node, url: `http://${node}`, leaseMs: LEASE_MS, now,
+      ownership: (_shard, isOwned) => { owned[node] = isOwned },
+      destroyKeys: () => undefined, warn: () => undefined, info: () => undefined,
+    }
+    const replica = new ShardReplica(store, await ShardLog.open(nc, 0, 1, 2000), new Recorder(store, ABORT), host)
+    await replica.start()
+    made.push({ store, dir, replica })
+    return { store, replica }
+  }
+  let aClock = 0
+  let aFrozen = false
+  const a = await replicaOf('a', () => (aFrozen ? aClock : (aClock = performance.now())))
+  const b = await replicaOf('b', () => performance.now())
+  const beat = { preferredHere: true, handOver: false }
+  const notPreferred = { preferredHere: false, handOver: false }
+
+  await a.replica.beat(beat)
+  t.ok(a.replica.serves(), 'a claims the free lease and serves')
+  t.equal(owned['a'], true, 'and tells its pool')
+  await b.replica.beat(notPreferred)
+  t.notOk(b.replica.serves(), 'b does not claim a lease held and renewed')
+
+  t.equal(await a.replica.write(() => { nodes(a.store).putSync(['demo', 'n1'], { v: 1 }); return 'done' }, ABORT), 'done')
+  t.same(nodes(a.store).get(['demo', 'n1']), { v: 1 }, 'committed on the owner after the append')
+  await until('b to apply the write', () => nodes(b.store).get(['demo', 'n1']) !== undefined)
+  t.equal(appliedSequence(b.store), appliedSequence(a.store), 'b applied up to the same sequence')
+
+  // a stops renewing; by its own (frozen) clock its lease stays valid.
+  aFrozen = true
+  const stoppedAt = performance.now()
+  while (!b.replica.serves()) {
+    await b.replica.beat(notPreferred)
+    await new Promise((r) => setTimeout(r, 50))
+    if (performance.now() - stoppedAt > 10_000) break
+  }
+  t.ok(b.replica.serves(), 'b claims the expired lease')
+  t.ok(performance.now() - stoppedAt >= LEASE_MS, `only after a full lease period without renewal (${Math.round(performance.now() - stoppedAt)} ms)`)
+  t.ok(a.replica.serves(), "a still believes it serves (its clock is stopped, as in a paused process)")
+
+  const refused = await a.replica.write(() => { nodes(a.store).putSync(['demo', 'stale'], { v: 2 }); return 'done' }, ABORT).then(() => 'stored', (err: unknown) => err)
+  t.ok(refused instanceof ShardUnavailable, "a's append is fenced: 503")
+  t.notOk(a.replica.serves(), 'a stops serving')
+  t.equal(owned['a'], false, 'and tells its pool')
+  t.equal(nodes(a.store).get(['demo', 'stale']), undefined, 'nothing of the fenced batch in its LMDB')
+
+  t.equal(await b.replica.write(() => { nodes(b.store).putSync(['demo', 'n2'], { v: 3 }); return 'done' }, ABORT), 'done', 'b writes')
+  aFrozen = false
+  await until('a to follow b', () => nodes(a.store).get(['demo', 'n2']) !== undefined)
+  t.equal(nodes(b.store).get(['demo', 'stale']), undefined, 'the stream holds nothing of the fenced batch')
+  t.equal(appliedSequence(a.store), appliedSequence(b.store), 'a, now a standby, is at the same sequence: the stream did not diverge')
+})

@@ -1,0 +1,134 @@
+// Cluster mode in a shard actor (docs/cluster.md, "Leases and replication"),
+// loaded by shard-actor.ts with a dynamic import only when ActorConfig.cluster
+// is set: the actor's NATS connection, a ShardReplica per shard it writes,
+// the beat that renews, watches, claims and hands over their leases (each
+// shard goes to its preferred live host: src/cluster/placement.ts), and the
+// replicated transaction its
+// group commit and timers run their writes in.
+import { ABORT } from 'lmdb'
+import { connect } from '@nats-io/transport-node'
+import type { KV } from '@nats-io/kv'
+import type { ClusterOptions } from '../../../src/contract/cluster-options'
+import { hostPresenceKey } from '../../../src/contract/cluster-names'
+import { leaseBucket } from '../../../src/cluster/lease-bucket'
+import { preferredHost } from '../../../src/cluster/placement'
+import type { ShardStore } from '../../store/shard-store'
+import { Recorder } from './recorder'
+import { ShardLog } from './shard-log'
+import { ShardReplica } from './shard-replica'
+
+export interface ReplicationHooks {
+  ownership(shard: number, owned: boolean, epoch: number): void
+  destroyKeys(store: ShardStore, slots: number[]): void
+  warn(message: string, err?: unknown): void
+  info(message: string): void
+}
+
+export interface Replication {
+  /** The group commit's transaction: run, recorded, appended, committed (shard-replica.ts). */
+  transact<T>(store: ShardStore, run: () => T): Promise<T>
+  close(): Promise<void>
+}
+
+/**
+ * Presence is only a placement preference (an expired shard lease is anyone's
+ * at once), so a host counts as live for two lease periods after its key last
+ * changed: on a loaded machine a slow presence beat must not make it flicker.
+ */
+const PRESENCE_PERIODS = 2
+
+/** Live hosts: presence keys whose revision changed within PRESENCE_PERIODS lease periods, by this host's clock; and since when each has been live. */
+class Presence {
+  private readonly seen = new Map<string, { revision: number; at: number; since: number }>()
+
+  constructor(private readonly kv: KV, private readonly nodeId: string, private readonly leaseMs: number, private readonly now: () => number) {}
+
+  async beat(): Promise<void> {
+    await this.kv.put(hostPresenceKey(this.nodeId), String(Date.now()))
+    const keys: string[] = []
+    for await (const k of await this.kv.keys('host.>')) keys.push(k)
+    for (const key of keys) {
+      const entry = await this.kv.get(key)
+      if (entry === null || entry.operation !== 'PUT') continue
+      const t = this.now()
+      const before = this.seen.get(key)
+      if (before === undefined) this.seen.set(key, { revision: entry.revision, at: t, since: t })
+      else if (before.revision !== entry.revision) this.seen.set(key, { revision: entry.revision, at: t, since: t - before.at >= PRESENCE_PERIODS * this.leaseMs ? t : before.since })
+    }
+  }
+
+  /** Node ids live now (this host always), each with how long it has been live. */
+  live(): Map<string, number> {
+    const t = this.now()
+    const out = new Map<string, number>([[this.nodeId, Number.POSITIVE_INFINITY]])
+    for (const [key, { at, since }] of this.seen) {
+      const node = key.slice('host.'.length)
+      if (node !== this.nodeId && t - at < PRESENCE_PERIODS * this.leaseMs) out.set(node, t - since)
+    }
+    return out
+  }
+}
+
+export async function startReplication(options: ClusterOptions, publicUrl: string, stores: ReadonlyMap<number, ShardStore>, hooks: ReplicationHooks): Promise<Replication> {
+  const now = (): number => performance.now()
+  const nc = await connect({
+    servers: options.servers, name: `actor ${options.nodeId} ${[...stores.keys()].join(',')}`,
+    maxReconnectAttempts: -1, reconnectTimeWait: 500, pingInterval: Math.max(1000, Math.floor(options.leaseMs / 2)), maxPingOut: 2,
+  })
+  const timeoutMs = Math.max(1000, options.leaseMs)
+  const kv = await leaseBucket(nc, options.servers.length)
+  const presence = new Presence(kv, options.nodeId, options.leaseMs, now)
+  const startedAt = now()
+  const replicas = new Map<number, ShardReplica>()
+  const host = {
+    kv, nodeId: options.nodeId, url: publicUrl, leaseMs: options.leaseMs, now,
+    ownership: hooks.ownership, destroyKeys: hooks.destroyKeys, warn: hooks.warn, info: hooks.info,
+  }
+  for (const [shard, store] of stores) {
+    const log = await ShardLog.open(nc, shard, options.servers.length, timeoutMs)
+    const replica = new ShardReplica(store, log, new Recorder(store, ABORT), host)
+    replicas.set(shard, replica)
+    await replica.start()
+  }
+
+  let closed = false
+  let presenceBusy = false
+  const presenceTimer = setInterval(() => {
+    if (presenceBusy) return
+    presenceBusy = true
+    presence.beat().catch((err: unknown) => hooks.warn('cluster: the host presence key could not be written', err)).finally(() => { presenceBusy = false })
+  }, Math.max(100, Math.floor(options.leaseMs / 3)))
+  void presence.beat().catch(() => undefined)
+  // A few beats a second: an expired lease is seen within a fraction of a period.
+  const beat = setInterval(() => {
+    if (closed) return
+    // Before claiming or handing over anything, one lease period to see who else is there and what they hold.
+    if (now() - startedAt < options.leaseMs) return
+    const live = presence.live()
+    const nodes = [...live.keys()]
+    // One hand-over per beat at most, and only to a host that has been live a full lease period.
+    let handedOver = false
+    for (const r of replicas.values()) {
+      const preferred = preferredHost(r.shard, nodes)
+      const handOver = !handedOver && preferred !== options.nodeId && (live.get(preferred!) ?? 0) >= options.leaseMs && r.serves()
+      if (handOver) handedOver = true
+      void r.beat({ preferredHere: preferred === options.nodeId, handOver })
+    }
+  }, Math.max(50, Math.min(250, Math.floor(options.leaseMs / 4))))
+
+  const replicaOf = (store: ShardStore): ShardReplica => {
+    const r = replicas.get(store.shard)
+    if (r === undefined) throw new Error(`shard ${store.shard} has no replica here`)
+    return r
+  }
+  return {
+    transact: (store, run) => replicaOf(store).write(run, ABORT),
+    async close() {
+      closed = true
+      clearInterval(beat)
+      clearInterval(presenceTimer)
+      for (const r of replicas.values()) await r.close()
+      await nc.drain().catch(() => undefined)
+    },
+  }
+}
