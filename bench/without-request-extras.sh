@@ -20,7 +20,7 @@ patch() { # file, perl substitution, what must no longer be there
 }
 patch "$front/exchange.js" 's/\(0, request_id_1\.givenRequestId\)\([^;]*\);/"";/; s/\(0, request_id_1\.nextIdSeq\)\(\)/0/' 'nextIdSeq)()'
 patch "$front/exchange.js" 's/\.writeHeader\((?:request_id_1\.)?REQUEST_ID_HEADER, \(0, request_id_1\.requestIdBytes\)\(this\)\)//g' 'requestIdBytes)(this)'
-patch "$front/answer.js" 's/, requestId: \(\) => ex\.requestId//' 'requestId: () =>'
+patch "$front/answer.js" 's/handler\.requestId = \(\) => ex\.requestId;//' 'handler.requestId = () =>'
 patch "$front/access-log.js" 's/^(function exchangeFinished\(ex, status\) \{)$/$1\n    return; \/\/ without-request-extras/m' 'ZZZ-never'
 grep -q 'return; // without-request-extras' "$front/access-log.js" || { echo "without-request-extras: exchangeFinished not found" >&2; exit 1; }
 echo "$dest: without request ids, x-request-id, request metrics and access lines"
