@@ -19,7 +19,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { MessagePort } from 'node:worker_threads'
-import type { ActorReply, Operation } from '../src/contract/messages'
+import type { Operation } from '../src/contract/messages'
+import { decodeReplies } from '../src/contract/codec'
 import { Urls } from '../src/contract/urls'
 import { deriveKey } from '../src/crypto/master-key'
 import { Metamodel, type MetamodelDoc } from '../src/model/metamodel'
@@ -180,8 +181,9 @@ export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: numb
     if (o.hold) startCommit()
   }
   const port = {
-    postMessage(replies: ActorReply[]) {
-      for (const r of replies) {
+    // The outbox posts the codec's wire form, decoded as the front thread does.
+    postMessage(wire: unknown) {
+      for (const r of decodeReplies(wire)) {
         if (r.kind !== 'ok') throw new Error(`write failed: ${r.kind === 'error' ? r.message : ''}`)
         const t0 = sentAt.get(r.id)!
         sentAt.delete(r.id)

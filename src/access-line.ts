@@ -6,7 +6,7 @@
 // log's cost"); here prepared bytes are copied (the start of the line per
 // millisecond, the method and route per route, the status per status) and
 // the duration is written digit by digit.
-import { GENERATED_ID_LENGTH, putGeneratedId, type RequestIdParts } from './front/request-id'
+import { GENERATED_ID_LENGTH, putGeneratedId, type RequestIdParts } from './request-id'
 
 const bytes = (s: string): Buffer => Buffer.from(s)
 const LINE_END = bytes(',"msg":"request"}\n')
@@ -85,7 +85,7 @@ function putTenths(buf: Buffer, at: number, ms: number): number {
 /**
  * Encodes the line into `buf` from `at` (which has accessLineRoom bytes of
  * room); returns where it ends. A given id goes in as is: it must be ASCII
- * and JSON-safe, as givenRequestId's are (src/front/request-id.ts).
+ * and JSON-safe, as givenRequestId's are (src/request-id.ts).
  */
 export function encodeAccessLine(buf: Buffer, at: number, time: number, id: RequestIdParts, fragment: Buffer, status: number, ms: number): number {
   let p = put(buf, at, headOf(time))

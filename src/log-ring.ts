@@ -14,7 +14,7 @@
 // Records are 8-byte aligned: [kind, bytes] then the kind's fields.
 import { encodeAccessLine, accessLineRoom, fragmentBytes, isCachedMethod } from './access-line'
 import type { LineSink } from './line-sink'
-import type { RequestIdParts } from './front/request-id'
+import type { RequestIdParts } from './request-id'
 
 // Atomics.waitAsync (Node 16+) is in the ES2024 library, past this project's ES2022.
 declare global {

@@ -8,7 +8,7 @@ import { accessLineRoom, encodeAccessLine, fragmentOf } from './access-line'
 import { LineSink } from './line-sink'
 import { newRingBuffer, RingWriter } from './log-ring'
 import type { LogThreadData } from './log-worker'
-import type { RequestIdParts } from './front/request-id'
+import type { RequestIdParts } from './request-id'
 
 // Asynchronous and batched: a write system call per 16 KiB rather than per
 // line (per request, with access lines), and at least every FLUSH_MS so a

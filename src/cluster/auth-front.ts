@@ -15,7 +15,7 @@ import type { Exchange } from '../front/exchange'
 import { clientBody, relay } from '../gateway/forward'
 import { log } from '../log'
 import { AuthLease } from './auth-lease'
-import { leaseBucket } from './lease-bucket'
+import { leaseBucket } from '../replication/lease-bucket'
 import type { AuthCluster } from './auth-seam'
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and the host: not handed on. */

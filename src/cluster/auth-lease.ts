@@ -14,7 +14,7 @@
 import type { KV } from '@nats-io/kv'
 import { AUTH_LEASE_KEY, type LeaseValue } from '../contract/cluster-names'
 import { log } from '../log'
-import { parseLease } from './lease-map'
+import { parseLease } from '../replication/lease-map'
 
 export interface AuthLeaseOptions {
   kv: KV

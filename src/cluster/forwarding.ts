@@ -13,7 +13,7 @@ import { clusterForwarded } from '../metrics'
 import type { ActorPool, ReplyHandler, StreamHandle } from '../shard/actor-pool'
 import type { RemoteShards } from '../shard/remote-shards'
 import { decodeCall, decodeReply, encodeCall, encodeReply, type ForwardedCall } from './forward-wire'
-import type { LeaseMap } from './lease-map'
+import type { LeaseMap } from '../replication/lease-map'
 
 /** How often a forwarded call checks that its owner's lease is still believed. */
 const OWNER_CHECK_MS = 100

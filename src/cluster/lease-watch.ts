@@ -4,7 +4,7 @@ import { Kvm, type KV } from '@nats-io/kv'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { LEASE_BUCKET } from '../contract/cluster-names'
 import { log } from '../log'
-import { type LeaseMap, parseLease, shardOfLeaseKey } from './lease-map'
+import { type LeaseMap, parseLease, shardOfLeaseKey } from '../replication/lease-map'
 
 /** Opens the bucket (the shard actors create it; until then, retries every second) and follows it until `stopped()`. */
 export async function watchLeases(nc: NatsConnection, leases: LeaseMap, stopped: () => boolean): Promise<void> {

@@ -4,7 +4,7 @@
 // path: a path can carry a consent reference.
 import { accessLine, audit, type Actor } from '../log'
 import { requestAnswered } from '../metrics'
-import { requestIdText, type RequestIdParts } from './request-id'
+import { requestIdText, type RequestIdParts } from '../request-id'
 
 /** The status an exchange is logged with when the client went away before its answer (nginx's convention). */
 export const CLIENT_CLOSED = 499

@@ -7,7 +7,7 @@ import { causeOf, DISK_FULL_MESSAGE, isCommitFailure, isDiskFull } from '../stor
 import { ApiError, errorBody } from '../errors'
 import { log } from '../log'
 import { CLIENT_CLOSED, exchangeFinished, type PendingAudit } from './access-log'
-import { givenRequestId, idStem, nextIdSeq, REQUEST_ID_HEADER, requestIdBytes, requestIdText, type RequestIdParts } from './request-id'
+import { givenRequestId, idStem, nextIdSeq, REQUEST_ID_HEADER, requestIdBytes, requestIdText, type RequestIdParts } from '../request-id'
 import { exchangeEnded, exchangeStarted, isDraining } from './in-flight'
 import { decodePath, decodeQuery } from './path'
 
@@ -123,7 +123,7 @@ export class Exchange implements RequestIdParts {
   readonly headers: RequestHeaders
   private segmentsCache: string[] | undefined
   private peerCache: string | undefined
-  /** The request id, logged with every line of this request and echoed as x-request-id (src/front/request-id.ts). */
+  /** The request id, logged with every line of this request and echoed as x-request-id (src/request-id.ts). */
   readonly givenId: string
   readonly idSeq: number
   readonly idStem: Buffer

@@ -4,6 +4,7 @@
 import t from 'tap'
 import type { MessagePort } from 'node:worker_threads'
 import type { ActorReply } from '../../src/contract/messages'
+import { decodeReplies } from '../../src/contract/codec'
 import { GroupCommit } from '../../workers/actor/group-commit'
 import { operationTable, runOperation } from '../../workers/actor/operations'
 import { Outbox } from '../../workers/actor/outbox'
@@ -20,7 +21,8 @@ function quietErrors(t: { teardown(fn: () => void): void }): void {
 
 function capture(): { port: MessagePort; replies: ActorReply[] } {
   const replies: ActorReply[] = []
-  const port = { postMessage: (batch: ActorReply[]) => { replies.push(...batch) } } as unknown as MessagePort
+  // The outbox posts the codec's wire form (flat runs for plain replies): decoded as the front thread does.
+  const port = { postMessage: (wire: unknown) => { replies.push(...decodeReplies(wire)) } } as unknown as MessagePort
   return { port, replies }
 }
 

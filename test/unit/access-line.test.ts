@@ -5,7 +5,7 @@
 import t from 'tap'
 import pino from 'pino'
 import { accessLineRoom, encodeAccessLine, fragmentOf } from '../../src/access-line'
-import { requestIdOf, requestIdParts, requestIdText, type RequestIdParts } from '../../src/front/request-id'
+import { requestIdOf, requestIdParts, requestIdText, type RequestIdParts } from '../../src/request-id'
 
 /** A caller's id, as the exchange holds it. */
 const given = (givenId: string): RequestIdParts => ({ givenId, idStem: Buffer.alloc(0), idSeq: 0 })

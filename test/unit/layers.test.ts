@@ -10,10 +10,16 @@ const ROOT = resolve(__dirname, '../..')
 
 /** Bottom first; a unit may import only units of a lower layer. */
 const LAYERS: string[][] = [
-  // the log's line sink (batched asynchronous writes to stderr) and the access line's encoding
-  ['src/line-sink', 'src/access-line'],
-  // the one log and the metrics registry (they import nothing of ours)
-  ['src/log', 'src/metrics'],
+  // the log's line sink (batched writes to stderr) and the request id (a stem and a counter)
+  ['src/line-sink', 'src/request-id'],
+  // the access line's encoding
+  ['src/access-line'],
+  // the ring the front thread hands log lines through, and the log's thread that writes them
+  ['src/log-ring'],
+  ['src/log-worker'],
+  // the one log, then the metrics registry (which reports the log's dropped lines)
+  ['src/log'],
+  ['src/metrics'],
   // what everything uses: the error table, the clock, addresses, the metamodel
   ['src/errors', 'src/clock', 'src/storage-failure', 'src/net', 'src/model'],
   // the config loader; the contract between the two threads (messages, codec, key encoding, URLs)
@@ -25,8 +31,10 @@ const LAYERS: string[][] = [
   ['src/schema'],
   // the generic HTTP edge; the bootstrap file; the crypto the workers run
   ['src/front', 'src/bootstrap', 'workers/crypto'],
-  // the front side of the actors; the shard store; a store's replicated log (cluster mode)
-  ['src/shard', 'workers/store', 'src/replication'],
+  // the front side of the actors; the shard store
+  ['src/shard', 'workers/store'],
+  // what the actors and the fronts share of cluster mode: the lease bucket, its lease values and placement
+  ['src/replication'],
   // event logs and webhook delivery; the actor's parts
   ['src/events', 'workers/actor'],
   // backups and restores (below the auth service, whose admin API takes one)

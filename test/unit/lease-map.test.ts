@@ -1,5 +1,5 @@
 import t from 'tap'
-import { LeaseMap, parseLease, shardOfLeaseKey } from '../../src/cluster/lease-map'
+import { LeaseMap, parseLease, shardOfLeaseKey } from '../../src/replication/lease-map'
 
 t.test('a lease is believed for one lease period after it was written', async (t) => {
   let now = 1000

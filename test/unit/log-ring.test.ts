@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { accessLineRoom, encodeAccessLine, fragmentOf } from '../../src/access-line'
 import { LineSink } from '../../src/line-sink'
 import { newRingBuffer, RingReader, RingWriter } from '../../src/log-ring'
-import { requestIdParts, type RequestIdParts } from '../../src/front/request-id'
+import { requestIdParts, type RequestIdParts } from '../../src/request-id'
 
 /** A reader's sink on a temporary file, and what it holds after flushSync. */
 function fileSink(t: { teardown(fn: () => void): void }): { sink: LineSink; text: () => string } {

@@ -5,7 +5,7 @@ import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { Kvm, type KV } from '@nats-io/kv'
 import { LEASE_BUCKET, shardLeaseKey, type LeaseValue } from '../../../src/contract/cluster-names'
-import { preferredHost } from '../../../src/cluster/placement'
+import { preferredHost } from '../../../src/replication/placement'
 import { shardOf } from '../../../src/shard/tenant-hash'
 import type { Graph } from '../../helpers/client'
 import { clusterForFile, clusterSkip, type Cluster, type ClusterOptions, type Host } from './cluster'
@@ -28,7 +28,7 @@ async function leaseOwner(kv: KV, shard: number): Promise<string | undefined> {
   return entry?.operation === 'PUT' ? entry.json<LeaseValue>().node : undefined
 }
 
-/** Opens the bucket and waits (up to 30 s) until every shard is owned by its preferred host among the running ones (src/cluster/placement.ts). */
+/** Opens the bucket and waits (up to 30 s) until every shard is owned by its preferred host among the running ones (src/replication/placement.ts). */
 export async function leasesFor(cluster: Cluster, shards = SHARDS): Promise<Leases> {
   const nc = await connect({ servers: cluster.natsUrls, maxReconnectAttempts: -1 })
   const kv = await new Kvm(nc).create(LEASE_BUCKET, { replicas: 3, history: 1 })

@@ -5,7 +5,7 @@
 //   with its sequence. The lease is free when nobody holds it, or when the
 //   holder's revision has not changed for a full lease period by this host's
 //   monotonic clock. It claims a free lease when the shard prefers this host
-//   (src/cluster/placement.ts), or when the lease has stayed free a further
+//   (src/replication/placement.ts), or when the lease has stayed free a further
 //   lease period, and only after applying up to the stream's last sequence.
 // - Claiming: after the compare-and-set on the lease, it appends a claim entry
 //   expecting the last sequence it applied; that moves the stream on, so any
@@ -22,7 +22,7 @@ import type { KV } from '@nats-io/kv'
 import type { ConsumerMessages } from '@nats-io/jetstream'
 import { shardLeaseKey, type LeaseValue } from '../../../src/contract/cluster-names'
 import { flushOfQueuedWrites } from '../../../src/contract/commit-flush'
-import { parseLease } from '../../../src/cluster/lease-map'
+import { parseLease } from '../../../src/replication/lease-map'
 import { forgetUncommitted, type ShardStore } from '../../store/shard-store'
 import { ShardUnavailable } from '../../store/unavailable'
 import { applyEffects, appliedSequence } from './apply'

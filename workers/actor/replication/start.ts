@@ -2,7 +2,7 @@
 // loaded by shard-actor.ts with a dynamic import only when ActorConfig.cluster
 // is set: the actor's NATS connection, a ShardReplica per shard it writes,
 // the beat that renews, watches, claims and hands over their leases (each
-// shard goes to its preferred live host: src/cluster/placement.ts), and the
+// shard goes to its preferred live host: src/replication/placement.ts), and the
 // replicated transaction its
 // group commit and timers run their writes in.
 import { ABORT } from 'lmdb'
@@ -10,8 +10,8 @@ import { connect } from '@nats-io/transport-node'
 import type { KV } from '@nats-io/kv'
 import type { ClusterOptions } from '../../../src/contract/cluster-options'
 import { hostPresenceKey } from '../../../src/contract/cluster-names'
-import { leaseBucket } from '../../../src/cluster/lease-bucket'
-import { preferredHost } from '../../../src/cluster/placement'
+import { leaseBucket } from '../../../src/replication/lease-bucket'
+import { preferredHost } from '../../../src/replication/placement'
 import type { ShardStore } from '../../store/shard-store'
 import { Recorder } from './recorder'
 import { ShardLog } from './shard-log'
