@@ -25,26 +25,30 @@ t.test('reads and scans may run anywhere; writes and consent reads may not', asy
   t.notOk(readsAnywhere({ op: 'getConsent', tenant: 't', ref: 'r', caller: { kind: 'tenant' } }))
 })
 
+/** The compiled codec, which the stand-in speaks as a real actor does (hot calls cross as flat runs). */
+const CODEC = JSON.stringify(join(__dirname, '..', '..', 'dist', 'src', 'contract', 'codec.js'))
+
 /** Answers every call with the thread that ran it; acknowledges forgetConsent 300 ms late, announcing both ends as events. */
 const FAKE_ACTOR = `
 const { parentPort, workerData, threadId } = require('node:worker_threads')
+const { decodeRequests, encodeReplies } = require(${CODEC})
 const owned = new Set(workerData.shards)
 let readers = new Set()
 const ok = (id, body) => ({ kind: 'ok', id, status: 200, body, total: undefined })
-parentPort.on('message', (batch) => {
+parentPort.on('message', (wire) => {
   const out = []
-  for (const req of batch) {
+  for (const req of decodeRequests(wire)) {
     if (req.kind === 'openReaders') { readers = new Set(req.shards); out.push(ok(req.id, undefined)) }
     else if (req.kind === 'forgetConsent') {
       out.push({ kind: 'events', id: 0, tenant: 'forget-start', last: threadId })
-      setTimeout(() => parentPort.postMessage([{ kind: 'events', id: 0, tenant: 'forget-done', last: threadId }, ok(req.id, undefined)]), 300)
+      setTimeout(() => parentPort.postMessage(encodeReplies([{ kind: 'events', id: 0, tenant: 'forget-done', last: threadId }, ok(req.id, undefined)])), 300)
     }
     else if (req.kind === 'call') out.push(ok(req.id, JSON.stringify({ thread: threadId, owns: owned.has(req.shard), reads: readers.has(req.shard) })))
     else if (req.kind === 'shutdown') out.push({ kind: 'closed', id: req.id })
   }
-  parentPort.postMessage(out)
+  parentPort.postMessage(encodeReplies(out))
 })
-parentPort.postMessage([{ kind: 'started', id: 0 }])
+parentPort.postMessage(encodeReplies([{ kind: 'started', id: 0 }]))
 `
 
 interface Answer { thread: number; owns: boolean; reads: boolean }
