@@ -15,7 +15,7 @@ const DIST = join(__dirname, '..', '..', 'dist')
 async function run(body: string, env: Record<string, string> = {}): Promise<{ out: string; lines: string[]; code: number | null }> {
   const script = `
     const { log, accessLine, startLogThread, flushLog, droppedLogLines } = require(${JSON.stringify(join(DIST, 'src', 'log.js'))})
-    const { requestIdParts } = require(${JSON.stringify(join(DIST, 'src', 'front', 'request-id.js'))})
+    const { requestIdParts } = require(${JSON.stringify(join(DIST, 'src', 'request-id.js'))})
     /** Line i: an access line whose duration is i tenths, a pino line every 100. */
     const line = (i) => { if (i % 100 === 0) log.info({ i }, 'mark'); accessLine(requestIdParts(i % 7 === 0 ? 'given-' + i : '', ''), i % 3 === 0 ? 'PUT' : 'GET', '/r/' + (i % 5), 200, i) }
     ${body}`
