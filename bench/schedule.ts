@@ -32,7 +32,8 @@ export class FixedRateSchedule {
 
   /** How many requests have an intended time in [fromMs, toMs). */
   scheduledIn(fromMs: number, toMs: number): number {
-    const firstAtOrAfter = (t: number): number => Math.max(0, Math.ceil((t - this.startMs) / this.intervalMs))
+    // A bound that is an intended time up to floating-point error counts as that time (else a window of 50 could count 51).
+    const firstAtOrAfter = (t: number): number => Math.max(0, Math.ceil((t - this.startMs) / this.intervalMs - 1e-6))
     return Math.max(0, firstAtOrAfter(toMs) - firstAtOrAfter(fromMs))
   }
 

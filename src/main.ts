@@ -101,6 +101,9 @@ async function main(): Promise<void> {
   // Format 1 -> 2 (src/shard/manifest.ts): the refresh-token user index moved to array keys.
   if (opened.formatOnDisk < 2) await oauth.refreshTokens.rebuildUserIndex()
   const metamodel = new Metamodel(boot.metamodel)
+  // Cluster mode only: a dynamic import, so that one machine loads nothing of NATS.
+  const clusterStart = config.cluster === undefined ? undefined : await import('./cluster/start')
+  const clusterConnection = config.cluster === undefined ? undefined : await clusterStart!.connectClusterFront(config.cluster)
   const pool = new ActorPool({
     dataDir: config.dataDir, shardCount: manifest.shards, workerCount: config.workers, publicUrl, metamodel: boot.metamodel, masterKey,
     eventRetentionMs: config.eventRetentionMs, eventRetentionCount: config.eventRetentionCount,
@@ -109,8 +112,7 @@ async function main(): Promise<void> {
     cluster: config.cluster,
   })
   await pool.started()
-  // Cluster mode only: a dynamic import, so that one machine loads nothing of NATS.
-  const cluster = config.cluster === undefined ? undefined : await (await import('./cluster/start')).startClusterFront(config.cluster, pool, manifest.shards)
+  const cluster = config.cluster === undefined ? undefined : await clusterStart!.startClusterFront(config.cluster, clusterConnection!, pool, manifest.shards)
   const authCluster = config.cluster === undefined ? undefined : await (await import('./cluster/auth-front')).startClusterAuth(config.cluster, tokens, publicUrl)
   recordFormat(config.dataDir, opened)
   if (opened.restore !== undefined) console.error(`restored: ${config.dataDir} is a restored backup, the shred log ${config.shredLog} applied; it now serves as an installation of its own`)

@@ -45,8 +45,13 @@ export interface ClusterFront {
 /** Whether this host serves a shard: its actors' word (they hold the lease and have caught up: workers/actor/replication). */
 const ownership = (pool: ActorPool): OwnedLocally => (shard) => pool.ownedLocally(shard)
 
-export async function startClusterFront(options: ClusterOptions, pool: ActorPool, shardCount: number): Promise<ClusterFront> {
-  const nc = await connect({
+/**
+ * The front's NATS connection. Made before the actors start (src/main.ts), so
+ * that no NATS server to reach is the one-line start error, not also the
+ * actors' own failed connections.
+ */
+export function connectClusterFront(options: ClusterOptions): Promise<NatsConnection> {
+  return connect({
     servers: options.servers, name: `front ${options.nodeId}`,
     // Reconnect forever, and notice a silent partition within about a lease period.
     maxReconnectAttempts: -1, reconnectTimeWait: 500, pingInterval: Math.max(1000, Math.floor(options.leaseMs / 2)), maxPingOut: 2,
@@ -54,6 +59,9 @@ export async function startClusterFront(options: ClusterOptions, pool: ActorPool
     // At start, no server of the list answering is the operator's to fix: one line, exit 1 (a supervisor retries).
     throw new ConfigError(`cannot reach NATS at ${options.servers.join(', ')}: ${(err as Error).message}`)
   })
+}
+
+export async function startClusterFront(options: ClusterOptions, nc: NatsConnection, pool: ActorPool, shardCount: number): Promise<ClusterFront> {
   let connected = true
   let stopping = false
   void (async () => {
