@@ -106,7 +106,7 @@ t.test('a revoked consent leaves no plaintext and no wrapped key on any host or 
   t.equal(await jsm.streams.getMessage(shardStream(shard), { seq: grantSeq }).catch(() => null), null, 'at the 204 the grant message is erased from the stream')
   t.equal((await forgotten.get('nodes/core/customer/f1')).status, 403, 'its data is unreadable')
   const gone = await until('both hosts destroyed the key', () => cluster.hosts.every((h) => holders(h.dataDir, wrapped).length === 0), 20_000)
-  t.pass(`the key slot is zeroed on both hosts (${gone === 0 ? 'already when first looked at, after the 204 and two reads' : `${gone} ms after the first look`})`)
+  t.pass(`the key slot is zeroed on both hosts (${gone < 250 ? 'already at the first look, after the 204 and two reads' : `${gone} ms after the first look`})`)
   const keptGrants = await grantsIn(jsm, shard)
 
   // The rotation, step 1: every host gets the new KEK with the old one after it; the owners re-wrap.
@@ -115,7 +115,7 @@ t.test('a revoked consent leaves no plaintext and no wrapped key on any host or 
   await rollingRestart(cluster)
   const rotated = await until('every live key is wrapped by the new KEK on both hosts',
     () => liveSlots(cluster).every(({ slot, wrapped: w }) => unseal(newKek, w, aad(slot)) !== undefined))
-  t.pass(`every live slot of both hosts re-wrapped (${rotated} ms after the restarts)`)
+  t.pass(`every live slot of both hosts re-wrapped (${rotated < 250 ? 'done by the time the shards were placed again' : `${rotated} ms after the shards were placed again`})`)
   // Step 2: the old KEK is destroyed; every host runs with the new one alone.
   writeFileSync(kekFile(), `${newKek.toString('base64')}\n`, { mode: 0o600 })
   await rollingRestart(cluster)

@@ -43,6 +43,8 @@ function entriesOf(effects: readonly Effect[], node: string, epoch: number): Str
   return entries
 }
 
+const ERASE_RETRY_MS = 5000
+
 /** The part of a lease period an owner trusts its last renewal for: the rest is margin for the successor's clock and poll. */
 export const LEASE_TRUST = 0.8
 
@@ -97,6 +99,8 @@ export class ShardReplica {
   /** Grant messages wait to be erased from the stream (apply.ts records which); the owner erases them. */
   private erasePending = false
   private eraseQueued = false
+  /** After a failed erasure, the beat tries again from then on (an attempt holds the write queue up to its timeout). */
+  private eraseRetryAt = 0
 
   constructor(readonly store: ShardStore, private readonly log: ShardLog, private readonly recorder: Recorder, private readonly host: ReplicaHost) {
     this.applied = appliedSequence(store)
@@ -126,7 +130,7 @@ export class ShardReplica {
         else {
           if (this.host.now() >= this.renewDue) await this.renew()
           if (this.state === 'resyncing') await this.rejoin()
-          if (this.state === 'serving' && this.erasePending && !this.eraseQueued) this.maintain()
+          if (this.state === 'serving' && this.erasePending && !this.eraseQueued && this.host.now() >= this.eraseRetryAt) this.maintain()
         }
       } else await this.watchOrClaim(b.preferredHere)
     } catch (err) {
@@ -225,7 +229,7 @@ export class ShardReplica {
   private maintain(): void {
     this.eraseQueued = true
     const rotating = this.store.keys.rotating
-    this.write(() => (rotating ? rewrapUnderCurrentKek(this.store) : 0), this.recorder.abortSentinel)
+    this.write(() => (rotating ? rewrapUnderCurrentKek(this.store) : 0), this.recorder.abortSentinel, true)
       .then((rewrapped) => {
         if (rewrapped > 0) this.host.info(`cluster: shard ${this.shard}: re-wrapped ${rewrapped} live data keys under the current KEK`)
         if (rotating) this.host.info(`cluster: shard ${this.shard}: every live data key is wrapped by the current KEK`)
@@ -281,9 +285,12 @@ export class ShardReplica {
    * The owner's write path: `run` is the batch, run in a transaction that is
    * rolled back while its effects are recorded; the effects are appended;
    * then LMDB commits them with the sequence. Rejects with Fenced or another
-   * error when nothing was committed.
+   * error when nothing was committed. Grant messages the batch left to erase
+   * are erased before it resolves; `eraseLeftovers`: also those earlier
+   * attempts or a former owner left (not on every write: while erasures
+   * fail, each attempt may wait for its timeout).
    */
-  write<T>(run: () => T, abort: unknown): Promise<T> {
+  write<T>(run: () => T, abort: unknown, eraseLeftovers = false): Promise<T> {
     const next = this.queue.then(async () => {
       if (!this.serves()) throw this.unavailable(`${this.host.nodeId} does not serve shard ${this.shard} now; retry after the lease period`)
       let result!: T
@@ -299,6 +306,7 @@ export class ShardReplica {
         // The caches saw the batch; LMDB has not yet: reads until the commit come from LMDB.
         forgetUncommitted(this.store)
       }
+      let erasures = eraseLeftovers
       if (effects.length > 0) {
         let appended: Appended[]
         try {
@@ -307,7 +315,7 @@ export class ShardReplica {
           throw await this.appendFailed(err)
         }
         try {
-          await this.commit(appended)
+          erasures = (await this.commit(appended)).erasures || erasures
         } catch (err) {
           // In the stream but not here: follow the stream, which brings it.
           this.resync(`LMDB did not commit an appended batch: ${(err as Error).message}`)
@@ -315,7 +323,7 @@ export class ShardReplica {
         }
       }
       // Before the answer: a revocation's 204 comes once its grant message is erased (or its erasure is left to retry).
-      if (this.erasePending) await this.eraseGrants()
+      if (erasures && this.erasePending) await this.eraseGrants()
       return result
     })
     this.queue = next.catch(() => undefined)
@@ -365,7 +373,8 @@ export class ShardReplica {
         await grantErased(this.store, sequence)
       } catch (err) {
         this.erasePending = true
-        this.host.warn(`cluster: shard ${this.shard}: the key grant at stream sequence ${sequence} is not erased yet (tried again)`, err)
+        this.eraseRetryAt = this.host.now() + ERASE_RETRY_MS
+        this.host.warn(`cluster: shard ${this.shard}: the key grant at stream sequence ${sequence} is not erased yet (tried again in ${ERASE_RETRY_MS / 1000} s)`, err)
         return
       }
     }
@@ -376,7 +385,7 @@ export class ShardReplica {
   }
 
   /** Commits entries with their sequences (durable when this resolves), then destroys the keys they revoked. */
-  private async commit(appended: readonly Appended[]): Promise<void> {
+  private async commit(appended: readonly Appended[]): Promise<Applied> {
     const applied: Applied = { revoked: [], erasures: false }
     const done = this.store.env.transaction(() => { for (const a of appended) applyEntry(this.recorder, a.entry, a.sequence, applied) })
     const flushed = flushOfQueuedWrites(this.store.env)
@@ -385,6 +394,7 @@ export class ShardReplica {
     this.applied = appended[appended.length - 1]!.sequence
     if (applied.erasures) this.erasePending = true
     if (applied.revoked.length > 0) this.host.destroyKeys(this.store, applied.revoked)
+    return applied
   }
 
   private async follow(): Promise<void> {
