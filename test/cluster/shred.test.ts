@@ -100,7 +100,9 @@ t.test('a revoked consent leaves no plaintext and no wrapped key on any host or 
   for (let i = 0; i < 5; i++) t.equal((await forgotten.put(`nodes/core/customer/f${i}`, { name: `${secret} ${i}` })).status, 204, `write ${i} under the consent`)
   // The search finds the key where it is (so that finding it nowhere later means something).
   await until('the standby applied the grant', () => cluster.hosts.every((h) => holders(h.dataDir, wrapped).length > 0), 20_000)
-  t.ok(cluster.nats.some((n) => holders(n.storeDir, wrapped).length > 0), 'before: the wrapped key is in the NATS stores')
+  const inStreamStore = (f: string): boolean => f.includes(`/streams/${shardStream(shard)}/msgs/`)
+  await until("the servers wrote the grant to the stream's message store", () => cluster.nats.every((n) => holders(n.storeDir, wrapped).some(inStreamStore)), 20_000)
+  t.pass("before: the wrapped key is in the stream's message store of every server")
 
   t.equal((await viaA.delete(`consents/${ref}`)).status, 204, 'revoked')
   t.equal(await jsm.streams.getMessage(shardStream(shard), { seq: grantSeq }).catch(() => null), null, 'at the 204 the grant message is erased from the stream')
@@ -135,7 +137,7 @@ t.test('a revoked consent leaves no plaintext and no wrapped key on any host or 
   }
   t.same(hostDirs.flatMap((d) => holders(d, wrapped)), [], 'the wrapped key is in no host file')
   const remnants = natsDirs.flatMap((d) => holders(d, wrapped))
-  const streamFiles = remnants.filter((f) => f.includes(`${shardStream(shard)}/msgs`))
+  const streamFiles = remnants.filter(inStreamStore)
   t.same(streamFiles, [], "the wrapped key is not in the stream's message store of any server (secure erase)")
   // What NATS 2.9.10 may keep: the stream's raft log (the append as replicated) until it compacts it. Those bytes are
   // wrapped by the old KEK, which no host holds any more: they open with no key that exists.
