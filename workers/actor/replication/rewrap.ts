@@ -7,10 +7,15 @@ import { statSync } from 'node:fs'
 import { SLOT_BYTES } from '../../crypto/key-file'
 import type { ShardStore } from '../../store/shard-store'
 
-/** Re-wraps every live slot not under the current KEK; returns how many. Destroyed slots (zeros) stay as they are. */
-export function rewrapUnderCurrentKek(store: ShardStore): number {
+/**
+ * Re-wraps live slots not under the current KEK, at most `limit` (each is
+ * one grant message appended in turn: the caller runs batches of them, so
+ * that the shard's other writes get between them); returns how many.
+ * Destroyed slots (zeros) stay as they are.
+ */
+export function rewrapUnderCurrentKek(store: ShardStore, limit: number): number {
   const slots = Math.floor(statSync(store.keyFile.path).size / SLOT_BYTES)
   let rewrapped = 0
-  for (let slot = 0; slot < slots; slot++) if (store.keys.rewrapUnderCurrent(slot)) rewrapped++
+  for (let slot = 0; slot < slots && rewrapped < limit; slot++) if (store.keys.rewrapUnderCurrent(slot)) rewrapped++
   return rewrapped
 }

@@ -44,6 +44,8 @@ function entriesOf(effects: readonly Effect[], node: string, epoch: number): Str
 }
 
 const ERASE_RETRY_MS = 5000
+/** Keys re-wrapped per write during a KEK rotation (each one grant message): the shard's other writes queue behind one batch at most. */
+const REWRAP_BATCH = 200
 
 /** The part of a lease period an owner trusts its last renewal for: the rest is margin for the successor's clock and poll. */
 export const LEASE_TRUST = 0.8
@@ -229,11 +231,19 @@ export class ShardReplica {
   private maintain(): void {
     this.eraseQueued = true
     const rotating = this.store.keys.rotating
-    this.write(() => (rotating ? rewrapUnderCurrentKek(this.store) : 0), this.recorder.abortSentinel, true)
+    const run = async (): Promise<number> => {
+      let total = 0
+      for (;;) {
+        const rewrapped = await this.write(() => (rotating ? rewrapUnderCurrentKek(this.store, REWRAP_BATCH) : 0), this.recorder.abortSentinel, true)
+        total += rewrapped
+        if (rewrapped < REWRAP_BATCH) return total
+      }
+    }
+    run()
       .then((rewrapped) => {
         if (rewrapped > 0) this.host.info(`cluster: shard ${this.shard}: re-wrapped ${rewrapped} live data keys under the current KEK`)
         if (rotating) this.host.info(`cluster: shard ${this.shard}: every live data key is wrapped by the current KEK`)
-      }, (err: unknown) => this.host.warn(`cluster: shard ${this.shard}: the KEK re-wrap or the grant erasures did not run (tried again on the next claim)`, err))
+      }, (err: unknown) => this.host.warn(`cluster: shard ${this.shard}: the KEK re-wrap or the grant erasures did not finish (tried again on the next claim)`, err))
       .finally(() => { this.eraseQueued = false })
   }
 
