@@ -12,6 +12,8 @@ export class Fenced extends Error {}
 
 /** JetStream's "wrong last sequence" (JSStreamWrongLastSequenceErrF). */
 const WRONG_LAST_SEQUENCE = 10071
+/** JetStream's answers to deleting a message that is gone: JSNoMessageFoundErr, JSSequenceNotFoundErrF. */
+const GONE = [10037, 10043]
 
 export class ShardLog {
   readonly stream: string
@@ -51,7 +53,23 @@ export class ShardLog {
     }
   }
 
-  /** Every entry from `from` on, in order, until stopped. */
+  /**
+   * Deletes the message at `sequence` with JetStream's secure erase (each
+   * server overwrites it in its message store); true also when it is gone
+   * already (another host erased it).
+   */
+  async erase(sequence: number): Promise<void> {
+    try {
+      await this.jsm.streams.deleteMessage(this.stream, sequence, true)
+    } catch (err) {
+      // 2.9.10 answers "sequence <n> not found" (10043), or 10057 (a failed delete) saying "no message found", for a message already deleted.
+      if (err instanceof JetStreamApiError && GONE.includes(err.code)) return
+      if (/no message found|sequence \d+ not found/i.test(String((err as Error).message))) return
+      throw err
+    }
+  }
+
+  /** Every entry from `from` on, in order, until stopped (erased messages are skipped). */
   async follow(from: number): Promise<ConsumerMessages> {
     const consumer = await this.js.consumers.get(this.stream, { opt_start_seq: from })
     return consumer.consume()

@@ -25,10 +25,27 @@ import { flushOfQueuedWrites } from '../../../src/contract/commit-flush'
 import { parseLease } from '../../../src/replication/lease-map'
 import { forgetUncommitted, type ShardStore } from '../../store/shard-store'
 import { ShardUnavailable } from '../../store/unavailable'
-import { applyEffects, appliedSequence } from './apply'
-import { decodeEntry, encodeEntry } from './effects-wire'
+import { applyEntry, appliedSequence, grantErased, grantsToErase, type Applied } from './apply'
+import { decodeEntry, encodeEntry, type StreamEntry } from './effects-wire'
 import type { Effect, Recorder } from './recorder'
+import { rewrapUnderCurrentKek } from './rewrap'
 import { Fenced, type ShardLog } from './shard-log'
+
+/** A batch's entries: each new key a grant message of its own (so that it can be erased), then the rest of the batch, if any. */
+function entriesOf(effects: readonly Effect[], node: string, epoch: number): StreamEntry[] {
+  const entries: StreamEntry[] = []
+  const rest: Effect[] = []
+  for (const e of effects) {
+    if ('slot' in e) entries.push({ node, epoch, grant: { slot: e.slot, wrapped: e.wrapped } })
+    else rest.push(e)
+  }
+  if (rest.length > 0) entries.push({ node, epoch, effects: rest })
+  return entries
+}
+
+const ERASE_RETRY_MS = 5000
+/** Keys re-wrapped per write during a KEK rotation (each one grant message): the shard's other writes queue behind one batch at most. */
+const REWRAP_BATCH = 200
 
 /** The part of a lease period an owner trusts its last renewal for: the rest is margin for the successor's clock and poll. */
 export const LEASE_TRUST = 0.8
@@ -55,6 +72,9 @@ export interface ReplicaHost {
  */
 type State = 'standby' | 'claiming' | 'serving' | 'resyncing' | 'releasing'
 
+/** An entry and the stream sequence it was appended at. */
+interface Appended { entry: StreamEntry; sequence: number }
+
 /** What the actor tells each replica on a beat. */
 export interface Beat {
   /** The shard prefers this host among the live ones: claim a free lease at once. */
@@ -78,6 +98,11 @@ export class ShardReplica {
   /** One write batch at a time: each append expects the previous one's sequence. */
   private queue: Promise<unknown> = Promise.resolve()
   private busy = false
+  /** Grant messages wait to be erased from the stream (apply.ts records which); the owner erases them. */
+  private erasePending = false
+  private eraseQueued = false
+  /** After a failed erasure, the beat tries again from then on (an attempt holds the write queue up to its timeout). */
+  private eraseRetryAt = 0
 
   constructor(readonly store: ShardStore, private readonly log: ShardLog, private readonly recorder: Recorder, private readonly host: ReplicaHost) {
     this.applied = appliedSequence(store)
@@ -107,6 +132,7 @@ export class ShardReplica {
         else {
           if (this.host.now() >= this.renewDue) await this.renew()
           if (this.state === 'resyncing') await this.rejoin()
+          if (this.state === 'serving' && this.erasePending && !this.eraseQueued && this.host.now() >= this.eraseRetryAt) this.maintain()
         }
       } else await this.watchOrClaim(b.preferredHere)
     } catch (err) {
@@ -180,8 +206,7 @@ export class ShardReplica {
   private async enter(value: LeaseValue, fencedWhy: string): Promise<void> {
     await this.stopFollowing()
     try {
-      const sequence = await this.log.append(encodeEntry({ node: this.host.nodeId, epoch: value.epoch, effects: [] }), this.applied, `${this.shard}.${this.applied + 1}.${this.host.nodeId}.${value.epoch}`)
-      await this.commit([], sequence)
+      await this.commit(await this.appendAll([{ node: this.host.nodeId, epoch: value.epoch, effects: [] }]))
     } catch (err) {
       if (err instanceof Fenced) this.lose(fencedWhy)
       else this.resync(`its claim entry was not appended: ${(err as Error).message}`, false)
@@ -193,6 +218,33 @@ export class ShardReplica {
     this.state = 'serving'
     this.host.ownership(this.shard, true, value.epoch)
     this.host.info(`cluster: shard ${this.shard}: ${this.host.nodeId} serves it (lease epoch ${value.epoch}, stream sequence ${this.applied})`)
+    // Erasures a former owner left (it died, or was fenced, before it erased), and a KEK rotation under way.
+    this.erasePending = true
+    this.maintain()
+  }
+
+  /**
+   * The owner's upkeep, as a write of its own (so fenced like any): keys
+   * still wrapped by a previous KEK wrapped again (new grant messages), then
+   * the grant messages left to erase erased.
+   */
+  private maintain(): void {
+    this.eraseQueued = true
+    const rotating = this.store.keys.rotating
+    const run = async (): Promise<number> => {
+      let total = 0
+      for (;;) {
+        const rewrapped = await this.write(() => (rotating ? rewrapUnderCurrentKek(this.store, REWRAP_BATCH) : 0), this.recorder.abortSentinel, true)
+        total += rewrapped
+        if (rewrapped < REWRAP_BATCH) return total
+      }
+    }
+    run()
+      .then((rewrapped) => {
+        if (rewrapped > 0) this.host.info(`cluster: shard ${this.shard}: re-wrapped ${rewrapped} live data keys under the current KEK`)
+        if (rotating) this.host.info(`cluster: shard ${this.shard}: every live data key is wrapped by the current KEK`)
+      }, (err: unknown) => this.host.warn(`cluster: shard ${this.shard}: the KEK re-wrap or the grant erasures did not finish (tried again on the next claim)`, err))
+      .finally(() => { this.eraseQueued = false })
   }
 
   /** Stops serving but keeps the lease, and follows the stream to its end (rejoin() serves again). */
@@ -243,9 +295,12 @@ export class ShardReplica {
    * The owner's write path: `run` is the batch, run in a transaction that is
    * rolled back while its effects are recorded; the effects are appended;
    * then LMDB commits them with the sequence. Rejects with Fenced or another
-   * error when nothing was committed.
+   * error when nothing was committed. Grant messages the batch left to erase
+   * are erased before it resolves; `eraseLeftovers`: also those earlier
+   * attempts or a former owner left (not on every write: while erasures
+   * fail, each attempt may wait for its timeout).
    */
-  write<T>(run: () => T, abort: unknown): Promise<T> {
+  write<T>(run: () => T, abort: unknown, eraseLeftovers = false): Promise<T> {
     const next = this.queue.then(async () => {
       if (!this.serves()) throw this.unavailable(`${this.host.nodeId} does not serve shard ${this.shard} now; retry after the lease period`)
       let result!: T
@@ -261,21 +316,24 @@ export class ShardReplica {
         // The caches saw the batch; LMDB has not yet: reads until the commit come from LMDB.
         forgetUncommitted(this.store)
       }
-      if (effects.length === 0) return result
-      const held = this.held!
-      let sequence: number
-      try {
-        sequence = await this.log.append(encodeEntry({ node: this.host.nodeId, epoch: held.value.epoch, effects }), this.applied, `${this.shard}.${this.applied + 1}.${this.host.nodeId}.${held.value.epoch}`)
-      } catch (err) {
-        throw await this.appendFailed(err)
+      let erasures = eraseLeftovers
+      if (effects.length > 0) {
+        let appended: Appended[]
+        try {
+          appended = await this.appendAll(entriesOf(effects, this.host.nodeId, this.held!.value.epoch))
+        } catch (err) {
+          throw await this.appendFailed(err)
+        }
+        try {
+          erasures = (await this.commit(appended)).erasures || erasures
+        } catch (err) {
+          // In the stream but not here: follow the stream, which brings it.
+          this.resync(`LMDB did not commit an appended batch: ${(err as Error).message}`)
+          throw err
+        }
       }
-      try {
-        await this.commit(effects, sequence)
-      } catch (err) {
-        // In the stream but not here: follow the stream, which brings it.
-        this.resync(`LMDB did not commit an appended batch: ${(err as Error).message}`)
-        throw err
-      }
+      // Before the answer: a revocation's 204 comes once its grant message is erased (or its erasure is left to retry).
+      if (erasures && this.erasePending) await this.eraseGrants()
       return result
     })
     this.queue = next.catch(() => undefined)
@@ -299,19 +357,54 @@ export class ShardReplica {
     return this.unavailable(`the shard's replicated log did not take the write (${why}); retry after the lease period`)
   }
 
+  /**
+   * Appends entries in order, each expecting the one before (the first:
+   * what this host applied), so any of them is fenced like a single append.
+   * Rejects with the first failure; entries appended before it are in the
+   * stream, and appendFailed sees that the stream moved.
+   */
+  private async appendAll(entries: readonly StreamEntry[]): Promise<Appended[]> {
+    const out: Appended[] = []
+    let after = this.applied
+    for (const entry of entries) {
+      const sequence = await this.log.append(encodeEntry(entry), after, `${this.shard}.${after + 1}.${this.host.nodeId}.${entry.epoch}`)
+      out.push({ entry, sequence })
+      after = sequence
+    }
+    return out
+  }
+
+  /** Erases the grant messages apply.ts left to erase; one that fails stays for the next write or beat. */
+  private async eraseGrants(): Promise<void> {
+    this.erasePending = false
+    for (const sequence of grantsToErase(this.store)) {
+      try {
+        await this.log.erase(sequence)
+        await grantErased(this.store, sequence)
+      } catch (err) {
+        this.erasePending = true
+        this.eraseRetryAt = this.host.now() + ERASE_RETRY_MS
+        this.host.warn(`cluster: shard ${this.shard}: the key grant at stream sequence ${sequence} is not erased yet (tried again in ${ERASE_RETRY_MS / 1000} s)`, err)
+        return
+      }
+    }
+  }
+
   private unavailable(message: string): ShardUnavailable {
     return new ShardUnavailable(message, Math.ceil(this.host.leaseMs / 1000))
   }
 
-  /** Commits effects with their sequence (durable when this resolves), then destroys the keys they revoked. */
-  private async commit(effects: readonly Effect[], sequence: number): Promise<void> {
-    let revoked: number[] = []
-    const done = this.store.env.transaction(() => { revoked = applyEffects(this.recorder, effects, sequence) })
+  /** Commits entries with their sequences (durable when this resolves), then destroys the keys they revoked. */
+  private async commit(appended: readonly Appended[]): Promise<Applied> {
+    const applied: Applied = { revoked: [], erasures: false }
+    const done = this.store.env.transaction(() => { for (const a of appended) applyEntry(this.recorder, a.entry, a.sequence, applied) })
     const flushed = flushOfQueuedWrites(this.store.env)
     await done
     await flushed
-    this.applied = sequence
-    if (revoked.length > 0) this.host.destroyKeys(this.store, revoked)
+    this.applied = appended[appended.length - 1]!.sequence
+    if (applied.erasures) this.erasePending = true
+    if (applied.revoked.length > 0) this.host.destroyKeys(this.store, applied.revoked)
+    return applied
   }
 
   private async follow(): Promise<void> {
@@ -330,16 +423,19 @@ export class ShardReplica {
     }
     this.tail = tail
     this.tailDone = (async () => {
+      // Set once an entry of this tail failed to apply: those after it wait for the next follow, which reads it again.
+      let broken = false
       for await (const m of tail) {
         const sequence = m.seq
         if (sequence <= this.applied) continue
-        const { effects } = decodeEntry(m.data)
-        // Queued in order; lmdb-js commits queued transactions together. Never past a gap: an entry
-        // that failed to apply is read again by the next follow, and those after it wait for it.
+        const entry = decodeEntry(m.data)
+        // Queued in order; lmdb-js commits queued transactions together. A sequence may be skipped
+        // (an erased grant message: the ordered consumer never skips any other).
         this.applying = this.applying.then(async () => {
-          if (sequence !== this.applied + 1) return
-          await this.commit(effects, sequence)
+          if (broken || sequence <= this.applied) return
+          await this.commit([{ entry, sequence }])
         }).catch((err: unknown) => {
+          broken = true
           this.host.warn(`cluster: shard ${this.shard}: applying stream entry ${sequence} failed; following again from it`, err)
           if (this.tail === tail) void this.stopFollowing().then(() => setTimeout(() => void this.follow(), 1000).unref())
         })
