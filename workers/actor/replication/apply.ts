@@ -6,13 +6,15 @@ import type { Database, RootDatabase } from 'lmdb'
 import { DB_OPTIONS, type ShardStore } from '../../store/shard-store'
 import type { Effect, Recorder } from './recorder'
 
-const APPLIED_KEY = 'applied'
+/** The database and key holding the applied sequence (a snapshot carries it: snapshot-files.ts). */
+export const REPLICATION_DB = 'replication'
+export const APPLIED_KEY = 'applied'
 const dbs = new WeakMap<RootDatabase, Database<number, string>>()
 
 function replicationDb(store: ShardStore): Database<number, string> {
   let db = dbs.get(store.env)
   if (db === undefined) {
-    db = store.env.openDB<number, string>('replication', DB_OPTIONS as never)
+    db = store.env.openDB<number, string>(REPLICATION_DB, DB_OPTIONS as never)
     dbs.set(store.env, db)
   }
   return db
@@ -21,6 +23,11 @@ function replicationDb(store: ShardStore): Database<number, string> {
 /** The last stream sequence this shard's LMDB holds (0: none). */
 export function appliedSequence(store: ShardStore): number {
   return replicationDb(store).get(APPLIED_KEY) ?? 0
+}
+
+/** Inside a write transaction: sets the applied sequence alone (a snapshot's restore). */
+export function setAppliedSequence(store: ShardStore, sequence: number): void {
+  replicationDb(store).putSync(APPLIED_KEY, sequence)
 }
 
 /**

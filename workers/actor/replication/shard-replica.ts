@@ -18,6 +18,11 @@
 //   When the shard prefers another live host, the owner hands it over: it
 //   stops serving, finishes the batch under way and deletes its lease, which
 //   frees it at once for the preferred host (also on a clean shutdown).
+// - Snapshots (snapshots.ts): the owner takes one on its beat when due and
+//   purges the stream below the oldest kept; a standby whose applied
+//   sequence the stream no longer continues (or that has nothing yet)
+//   restores one before it follows, and one that meets a gap while
+//   following (a purge passed it) starts over from there.
 import type { KV } from '@nats-io/kv'
 import type { ConsumerMessages } from '@nats-io/jetstream'
 import { shardLeaseKey, type LeaseValue } from '../../../src/contract/cluster-names'
@@ -29,6 +34,10 @@ import { applyEffects, appliedSequence } from './apply'
 import { decodeEntry, encodeEntry } from './effects-wire'
 import type { Effect, Recorder } from './recorder'
 import { Fenced, type ShardLog } from './shard-log'
+import type { ShardSnapshots } from './snapshots'
+
+/** A standby's tail met an entry after a missing one: the stream was purged past what it applied. */
+class StreamGap extends Error {}
 
 /** The part of a lease period an owner trusts its last renewal for: the rest is margin for the successor's clock and poll. */
 export const LEASE_TRUST = 0.8
@@ -79,7 +88,10 @@ export class ShardReplica {
   private queue: Promise<unknown> = Promise.resolve()
   private busy = false
 
-  constructor(readonly store: ShardStore, private readonly log: ShardLog, private readonly recorder: Recorder, private readonly host: ReplicaHost) {
+  /** Set while follow() is starting a tail (and maybe restoring a snapshot first): one at a time. */
+  private startingTail = false
+
+  constructor(readonly store: ShardStore, private readonly log: ShardLog, private readonly recorder: Recorder, private readonly host: ReplicaHost, private readonly snapshots?: ShardSnapshots) {
     this.applied = appliedSequence(store)
   }
 
@@ -107,6 +119,7 @@ export class ShardReplica {
         else {
           if (this.host.now() >= this.renewDue) await this.renew()
           if (this.state === 'resyncing') await this.rejoin()
+          if (this.serves()) this.snapshots?.tick(this.applied, this.held.value.epoch, () => this.serves())
         }
       } else await this.watchOrClaim(b.preferredHere)
     } catch (err) {
@@ -315,14 +328,18 @@ export class ShardReplica {
   }
 
   private async follow(): Promise<void> {
-    if ((this.state !== 'standby' && this.state !== 'resyncing') || this.tail !== undefined) return
+    if ((this.state !== 'standby' && this.state !== 'resyncing') || this.tail !== undefined || this.startingTail) return
+    this.startingTail = true
     let tail: ConsumerMessages
     try {
+      await this.restoreIfBehind()
       tail = await this.log.follow(this.applied + 1)
     } catch (err) {
       this.host.warn(`cluster: shard ${this.shard}: cannot follow its stream; trying again`, err)
       setTimeout(() => void this.follow(), 1000).unref()
       return
+    } finally {
+      this.startingTail = false
     }
     if (this.state !== 'standby' && this.state !== 'resyncing') {
       tail.stop()
@@ -337,14 +354,31 @@ export class ShardReplica {
         // Queued in order; lmdb-js commits queued transactions together. Never past a gap: an entry
         // that failed to apply is read again by the next follow, and those after it wait for it.
         this.applying = this.applying.then(async () => {
+          if (sequence > this.applied + 1) throw new StreamGap(`entry ${sequence} follows ${this.applied}: the stream was purged past what this host applied`)
           if (sequence !== this.applied + 1) return
           await this.commit(effects, sequence)
         }).catch((err: unknown) => {
-          this.host.warn(`cluster: shard ${this.shard}: applying stream entry ${sequence} failed; following again from it`, err)
+          if (err instanceof StreamGap) this.host.warn(`cluster: shard ${this.shard}: ${err.message}; restoring a snapshot`)
+          else this.host.warn(`cluster: shard ${this.shard}: applying stream entry ${sequence} failed; following again from it`, err)
           if (this.tail === tail) void this.stopFollowing().then(() => setTimeout(() => void this.follow(), 1000).unref())
         })
       }
     })().catch((err: unknown) => this.host.warn(`cluster: shard ${this.shard}: following the stream stopped`, err))
+  }
+
+  /**
+   * Before a tail starts: a snapshot when the stream no longer continues
+   * what LMDB holds (snapshots.ts). The sequence is read from LMDB, not
+   * memory: a restore cut short left it at 0 there, and must run again.
+   */
+  private async restoreIfBehind(): Promise<void> {
+    if (this.snapshots === undefined) return
+    await this.applying
+    this.applied = appliedSequence(this.store)
+    const restored = await this.snapshots.restoreIfBehind(this.applied)
+    this.applied = appliedSequence(this.store)
+    if (restored === undefined) return
+    if (restored.destroyed.length > 0) this.host.destroyKeys(this.store, restored.destroyed)
   }
 
   private async stopFollowing(): Promise<void> {
