@@ -119,7 +119,7 @@ export class ShardReplica {
         else {
           if (this.host.now() >= this.renewDue) await this.renew()
           if (this.state === 'resyncing') await this.rejoin()
-          if (this.serves()) this.snapshots?.tick(this.applied, this.held.value.epoch, () => this.serves())
+          if (this.serves()) this.snapshots?.tick(this.applied, this.held?.value.epoch ?? 0, () => this.serves())
         }
       } else await this.watchOrClaim(b.preferredHere)
     } catch (err) {
@@ -358,9 +358,11 @@ export class ShardReplica {
           if (sequence !== this.applied + 1) return
           await this.commit(effects, sequence)
         }).catch((err: unknown) => {
+          // The entries queued behind a failed one fail too: one warning, one new follow.
+          if (this.tail !== tail) return
           if (err instanceof StreamGap) this.host.warn(`cluster: shard ${this.shard}: ${err.message}; restoring a snapshot`)
           else this.host.warn(`cluster: shard ${this.shard}: applying stream entry ${sequence} failed; following again from it`, err)
-          if (this.tail === tail) void this.stopFollowing().then(() => setTimeout(() => void this.follow(), 1000).unref())
+          void this.stopFollowing().then(() => setTimeout(() => void this.follow(), 1000).unref())
         })
       }
     })().catch((err: unknown) => this.host.warn(`cluster: shard ${this.shard}: following the stream stopped`, err))
