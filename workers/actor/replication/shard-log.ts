@@ -53,6 +53,8 @@ export class ShardLog {
 
   /** Removes every entry below `sequence` (they are inside a kept snapshot). */
   async purgeBelow(sequence: number): Promise<number> {
+    // Nothing is below 1, and a purge "up to" 0 or 1 would be taken as a purge of everything.
+    if (sequence <= 1) return 0
     return (await this.jsm.streams.purge(this.stream, { seq: sequence })).purged
   }
 

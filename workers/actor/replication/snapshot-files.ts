@@ -28,7 +28,8 @@ const RESTORE_BATCH = 2000
 /** A scratch directory for one shard's snapshot beside the data directory's shards (never inside `shards/`, which the start-up check walks). */
 export function scratchDir(store: ShardStore, use: 'out' | 'in'): string {
   const dataDir = dirname(dirname(dirname(store.keyFile.path)))
-  const dir = join(dataDir, 'snapshots', `${store.shard}.${use}`)
+  // No dot in the name: lmdb-js takes a path with an extension for the data file itself.
+  const dir = join(dataDir, 'snapshots', `${use}-${store.shard}`)
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   return dir

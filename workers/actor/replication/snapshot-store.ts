@@ -173,6 +173,8 @@ export class SnapshotStore {
 
   /** Purges every chunk of the shard below `sequence` of SNAPSHOT_STREAM: dropped snapshots and half-written ones. */
   async dropChunksBelow(shard: number, sequence: number): Promise<number> {
+    // Nothing is below 1; and nats-server 2.9 takes a filtered purge up to 1 (or 0) as "every message of the filter".
+    if (sequence <= 1) return 0
     return (await this.jsm.streams.purge(SNAPSHOT_STREAM, { filter: shardPrefix(shard), seq: sequence })).purged
   }
 }
