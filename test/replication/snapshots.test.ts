@@ -48,6 +48,7 @@ t.test('snapshot, purge, restore on an empty host and on a standby the purge pas
   })
   const destroyed: Record<string, number[]> = {}
   const infos: string[] = []
+  // SNAP_DEBUG=1 prints what the replicas said (why a restore failed, what was purged).
   t.teardown(() => { if (process.env['SNAP_DEBUG'] !== undefined) console.error(infos.join('\n')) })
   interface On { store: ShardStore; replica: ShardReplica; snapshots: ShardSnapshots; keeping(keep: number): ShardSnapshots }
   async function replicaOn(node: string, made0: { store: ShardStore; dir: string; replicas: ShardReplica[] } | undefined): Promise<On> {
