@@ -16,7 +16,9 @@ import { DB_OPTIONS, type ShardStore } from '../../store/shard-store'
 import type { KeyGrant, StreamEntry } from './effects-wire'
 import type { Effect, Recorder } from './recorder'
 
-const APPLIED_KEY = 'applied'
+/** The database and key holding the applied sequence (a snapshot carries it: snapshot-files.ts). */
+export const REPLICATION_DB = 'replication'
+export const APPLIED_KEY = 'applied'
 const grantKey = (slot: number): string => `grant:${slot}`
 const ERASE = 'erase:'
 /** ';' sorts right after ':', so this ends the range of `erase:` keys. */
@@ -26,7 +28,7 @@ const dbs = new WeakMap<RootDatabase, Database<number, string>>()
 function replicationDb(store: ShardStore): Database<number, string> {
   let db = dbs.get(store.env)
   if (db === undefined) {
-    db = store.env.openDB<number, string>('replication', DB_OPTIONS as never)
+    db = store.env.openDB<number, string>(REPLICATION_DB, DB_OPTIONS as never)
     dbs.set(store.env, db)
   }
   return db
@@ -35,6 +37,11 @@ function replicationDb(store: ShardStore): Database<number, string> {
 /** The last stream sequence this shard's LMDB holds (0: none). */
 export function appliedSequence(store: ShardStore): number {
   return replicationDb(store).get(APPLIED_KEY) ?? 0
+}
+
+/** Inside a write transaction: sets the applied sequence alone (a snapshot's restore). */
+export function setAppliedSequence(store: ShardStore, sequence: number): void {
+  replicationDb(store).putSync(APPLIED_KEY, sequence)
 }
 
 /** The stream sequence of the grant message of a slot's live key, if it came as one. */

@@ -42,6 +42,24 @@ export class ShardLog {
     return (await this.jsm.streams.info(this.stream)).state.last_seq
   }
 
+  /**
+   * The stream's first and last sequence now. After a purge below a snapshot
+   * (snapshots.ts) `first` is the entry after it; with every entry purged,
+   * first is last + 1 (the last sequence survives a purge, so fencing by it
+   * still holds).
+   */
+  async bounds(): Promise<{ first: number; last: number }> {
+    const { state } = await this.jsm.streams.info(this.stream)
+    return { first: state.first_seq, last: state.last_seq }
+  }
+
+  /** Removes every entry below `sequence` (they are inside a kept snapshot). */
+  async purgeBelow(sequence: number): Promise<number> {
+    // Nothing is below 1, and a purge "up to" 0 or 1 would be taken as a purge of everything.
+    if (sequence <= 1) return 0
+    return (await this.jsm.streams.purge(this.stream, { seq: sequence })).purged
+  }
+
   /** Appends after `after`; resolves to the entry's sequence. Fenced when the stream's last sequence is not `after`. */
   async append(data: Uint8Array, after: number, msgId: string): Promise<number> {
     try {

@@ -18,6 +18,11 @@
 //   When the shard prefers another live host, the owner hands it over: it
 //   stops serving, finishes the batch under way and deletes its lease, which
 //   frees it at once for the preferred host (also on a clean shutdown).
+// - Snapshots (snapshots.ts): the owner takes one on its beat when due and
+//   purges the stream below the oldest kept; a standby whose applied
+//   sequence the stream no longer continues (or that has nothing yet)
+//   restores one before it follows, and one that meets a gap while
+//   following (a purge passed it) starts over from there.
 import type { KV } from '@nats-io/kv'
 import type { ConsumerMessages } from '@nats-io/jetstream'
 import { shardLeaseKey, type LeaseValue } from '../../../src/contract/cluster-names'
@@ -30,6 +35,10 @@ import { decodeEntry, encodeEntry, type StreamEntry } from './effects-wire'
 import type { Effect, Recorder } from './recorder'
 import { rewrapUnderCurrentKek } from './rewrap'
 import { Fenced, type ShardLog } from './shard-log'
+import type { ShardSnapshots } from './snapshots'
+
+/** A standby's tail met an entry after a missing one: the stream was purged past what it applied. */
+class StreamGap extends Error {}
 
 /** A batch's entries: each new key a grant message of its own (so that it can be erased), then the rest of the batch, if any. */
 function entriesOf(effects: readonly Effect[], node: string, epoch: number): StreamEntry[] {
@@ -104,7 +113,10 @@ export class ShardReplica {
   /** After a failed erasure, the beat tries again from then on (an attempt holds the write queue up to its timeout). */
   private eraseRetryAt = 0
 
-  constructor(readonly store: ShardStore, private readonly log: ShardLog, private readonly recorder: Recorder, private readonly host: ReplicaHost) {
+  /** Set while follow() is starting a tail (and maybe restoring a snapshot first): one at a time. */
+  private startingTail = false
+
+  constructor(readonly store: ShardStore, private readonly log: ShardLog, private readonly recorder: Recorder, private readonly host: ReplicaHost, private readonly snapshots?: ShardSnapshots) {
     this.applied = appliedSequence(store)
   }
 
@@ -133,6 +145,7 @@ export class ShardReplica {
           if (this.host.now() >= this.renewDue) await this.renew()
           if (this.state === 'resyncing') await this.rejoin()
           if (this.state === 'serving' && this.erasePending && !this.eraseQueued && this.host.now() >= this.eraseRetryAt) this.maintain()
+          if (this.serves()) this.snapshots?.tick(this.applied, this.held?.value.epoch ?? 0, () => this.serves())
         }
       } else await this.watchOrClaim(b.preferredHere)
     } catch (err) {
@@ -408,14 +421,18 @@ export class ShardReplica {
   }
 
   private async follow(): Promise<void> {
-    if ((this.state !== 'standby' && this.state !== 'resyncing') || this.tail !== undefined) return
+    if ((this.state !== 'standby' && this.state !== 'resyncing') || this.tail !== undefined || this.startingTail) return
+    this.startingTail = true
     let tail: ConsumerMessages
     try {
+      await this.restoreIfBehind()
       tail = await this.log.follow(this.applied + 1)
     } catch (err) {
       this.host.warn(`cluster: shard ${this.shard}: cannot follow its stream; trying again`, err)
       setTimeout(() => void this.follow(), 1000).unref()
       return
+    } finally {
+      this.startingTail = false
     }
     if (this.state !== 'standby' && this.state !== 'resyncing') {
       tail.stop()
@@ -433,14 +450,36 @@ export class ShardReplica {
         // (an erased grant message: the ordered consumer never skips any other).
         this.applying = this.applying.then(async () => {
           if (broken || sequence <= this.applied) return
+          // A skipped sequence is an erased key grant, or a purge that passed this host (then a snapshot is needed).
+          if (sequence > this.applied + 1 && this.snapshots !== undefined && await this.snapshots.passedBy(this.applied)) {
+            throw new StreamGap(`entry ${sequence} follows ${this.applied}: the stream was purged past what this host applied`)
+          }
           await this.commit([{ entry, sequence }])
         }).catch((err: unknown) => {
+          // The entries queued behind a failed one return at once (broken): one warning, one new follow.
           broken = true
-          this.host.warn(`cluster: shard ${this.shard}: applying stream entry ${sequence} failed; following again from it`, err)
-          if (this.tail === tail) void this.stopFollowing().then(() => setTimeout(() => void this.follow(), 1000).unref())
+          if (this.tail !== tail) return
+          if (err instanceof StreamGap) this.host.warn(`cluster: shard ${this.shard}: ${err.message}; restoring a snapshot`)
+          else this.host.warn(`cluster: shard ${this.shard}: applying stream entry ${sequence} failed; following again from it`, err)
+          void this.stopFollowing().then(() => setTimeout(() => void this.follow(), 1000).unref())
         })
       }
     })().catch((err: unknown) => this.host.warn(`cluster: shard ${this.shard}: following the stream stopped`, err))
+  }
+
+  /**
+   * Before a tail starts: a snapshot when the stream no longer continues
+   * what LMDB holds (snapshots.ts). The sequence is read from LMDB, not
+   * memory: a restore cut short left it at 0 there, and must run again.
+   */
+  private async restoreIfBehind(): Promise<void> {
+    if (this.snapshots === undefined) return
+    await this.applying
+    this.applied = appliedSequence(this.store)
+    const restored = await this.snapshots.restoreIfBehind(this.applied)
+    this.applied = appliedSequence(this.store)
+    if (restored === undefined) return
+    if (restored.destroyed.length > 0) this.host.destroyKeys(this.store, restored.destroyed)
   }
 
   private async stopFollowing(): Promise<void> {
