@@ -41,5 +41,8 @@ t.test('the pipeline probe answers every write of a real group commit', async (t
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const r = await runPipeline({ op: 'counter', clients: 8, seconds: 0.5, dir, jitterMs: 1, searchable: false, ids: 1000 })
   t.ok(r.writesPerSecond > 0 && r.commitsPerSecond > 0, `${r.writesPerSecond} writes/s in ${r.commitsPerSecond} commits/s`)
-  t.ok(r.writesPerCommit >= 1 && r.writesPerCommit <= 8, `at most one write per client in a commit (${r.writesPerCommit})`)
+  // A window's writes and commits are counted at its edges, so a commit straddling each edge can lift the
+  // average by up to its writes (8) over the window's commits: the bound is 8 plus that edge effect.
+  const commits = Math.max(1, r.commitsPerSecond * r.seconds)
+  t.ok(r.writesPerCommit >= 1 && r.writesPerCommit <= 8 + 16 / commits, `at most one write per client in a commit (${r.writesPerCommit}, ${Math.round(commits)} commits)`)
 })

@@ -13,6 +13,7 @@ import { hostPresenceKey } from '../../../src/contract/cluster-names'
 import { leaseBucket } from '../../../src/replication/lease-bucket'
 import { preferredHost } from '../../../src/replication/placement'
 import type { ShardStore } from '../../store/shard-store'
+import { CoalescedWrites } from './coalesced-writes'
 import { Recorder } from './recorder'
 import { ShardLog } from './shard-log'
 import { ShardReplica } from './shard-replica'
@@ -126,8 +127,18 @@ export async function startReplication(options: ClusterOptions, publicUrl: strin
     if (r === undefined) throw new Error(`shard ${store.shard} has no replica here`)
     return r
   }
+  const coalesced = new Map<number, CoalescedWrites>()
+  const coalescedOf = (store: ShardStore): CoalescedWrites => {
+    let c = coalesced.get(store.shard)
+    if (c === undefined) {
+      const replica = replicaOf(store)
+      c = new CoalescedWrites((run) => replica.write(run, ABORT))
+      coalesced.set(store.shard, c)
+    }
+    return c
+  }
   return {
-    transact: (store, run) => replicaOf(store).write(run, ABORT),
+    transact: (store, run) => coalescedOf(store).add(run),
     async close() {
       closed = true
       clearInterval(beat)
