@@ -4,7 +4,9 @@
 // stream. What a host has applied is therefore always a prefix of the stream.
 import type { Database, RootDatabase } from 'lmdb'
 import { DB_OPTIONS, type ShardStore } from '../../store/shard-store'
-import type { Effect, Recorder } from './recorder'
+import type { Effect } from '../../../src/replication/effects'
+import type { Key } from '../../store/keys'
+import type { Recorder } from './recorder'
 
 const APPLIED_KEY = 'applied'
 const dbs = new WeakMap<RootDatabase, Database<number, string>>()
@@ -35,11 +37,13 @@ export function applyEffects(recorder: Recorder, effects: readonly Effect[], seq
       recorder.rawSlotWrite(e.slot, Buffer.from(e.wrapped))
       continue
     }
+    // Only the auth store's first entry clears (a snapshot); a shard's stream never carries one.
+    if ('cleared' in e) throw new Error(`a shard's stream entry clears the database "${e.cleared}"`)
     const db = recorder.raw.get(e.db)
     if (db === undefined) throw new Error(`a replicated effect names an unknown database "${e.db}"`)
-    if (e.removed === true) db.remove(e.key)
+    if (e.removed === true) db.remove(e.key as Key)
     else {
-      db.put(e.key, e.value)
+      db.put(e.key as Key, e.value)
       if (e.db === 'consents' && isRevoked(e.value) && recorder.store.keyFile.read(e.value.slot) !== undefined) revoked.push(e.value.slot)
     }
   }

@@ -8,14 +8,10 @@
 // records only between start() and take(). A child transaction that is rolled
 // back drops what it recorded.
 import type { Database } from 'lmdb'
+import type { Effect } from '../../../src/replication/effects'
 import type { Key } from '../../store/keys'
 import type { ShardStore } from '../../store/shard-store'
 import { webhookDb } from '../../store/webhooks'
-
-/** One change: a put (value set), a remove (value absent), or a key-file slot (wrapped key, or zeroed). */
-export type Effect =
-  | { db: string; key: Key; value?: unknown; removed?: true }
-  | { slot: number; wrapped: Uint8Array }
 
 /** The databases of a shard by the name they were opened under. */
 export function shardDatabases(store: ShardStore): Map<string, Database<unknown, Key>> {

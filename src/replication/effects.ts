@@ -1,0 +1,30 @@
+// What a replicated unit's stream carries (docs/cluster.md, "The replicated
+// log"): one message per write batch, its effects as the store wrote them, or
+// an owner's claim (no effects: it moves the stream's last sequence, so a
+// former owner's next append is refused). V8's serialization keeps keys and
+// values exact (lone surrogates, Buffers); values hold only what the store
+// keeps at rest (sealed data, hashes of secrets).
+import { deserialize, serialize } from 'node:v8'
+
+/** A key as the replicated stores write them: a string, a number or an array of them. */
+export type EffectKey = string | number | (string | number)[]
+
+/**
+ * One change: a put (value set), a remove (value absent), every record of a
+ * database cleared (a snapshot's start: the auth store's first entry), or a
+ * shard's key-file slot (wrapped key, or zeroed).
+ */
+export type Effect =
+  | { db: string; key: EffectKey; value?: unknown; removed?: true }
+  | { cleared: string }
+  | { slot: number; wrapped: Uint8Array }
+
+export interface StreamEntry {
+  /** The host and lease epoch that appended it. */
+  node: string
+  epoch: number
+  effects: Effect[]
+}
+
+export const encodeEntry = (entry: StreamEntry): Uint8Array => serialize(entry)
+export const decodeEntry = (data: Uint8Array): StreamEntry => deserialize(data) as StreamEntry
