@@ -55,7 +55,7 @@ function snapshot(recorder: AuthRecorder): Effect[] {
 function unitOf(store: AuthStore, recorder: AuthRecorder): ReplicatedUnit {
   const replication: Database<number, string> = store.env.openDB<number, string>('replication', KEY_OPTIONS as never)
   return {
-    name: 'the auth store', id: 'auth', leaseKey: AUTH_LEASE_KEY, env: recorder.env as ReplicatedUnit['env'], recorder,
+    name: 'the auth store', id: 'auth', leaseKey: AUTH_LEASE_KEY, env: recorder.env, recorder,
     appliedSequence: () => replication.get(APPLIED_KEY) ?? 0,
     apply(effects, sequence) {
       for (const e of effects) {

@@ -40,7 +40,8 @@ export interface ReplicatedUnit {
   /** The first part of every append's message id: the shard's number, "auth". */
   readonly id: string
   readonly leaseKey: string
-  readonly env: RootDatabase
+  /** The transactions batches run and commit in (the auth store's raw ones, not those its recorder hands to the batches). */
+  readonly env: Pick<RootDatabase, 'transaction' | 'transactionSync' | 'flushed'>
   /** Notes every write of a batch run between start() and take(). */
   readonly recorder: { start(): void; take(): Effect[] }
   /** The last stream sequence the unit's LMDB holds (0: none). */
