@@ -71,7 +71,8 @@ t.test('kill -9 of the auth owner while clients use OAuth', { skip }, async (t) 
   const revoked = (await tokenOk(issuer(survivor), { grant_type: 'client_credentials', scope: VIEW }, WEB_AUTH)).access_token
   t.equal((await postForm(`${issuer(survivor)}/revoke`, { token: revoked }, WEB_AUTH)).status, 200, 'a token revoked before the kill')
   t.equal(await tokenCheck(survivor, revoked), 401, 'refused before the kill')
-  const { code } = await codeFor(issuer(survivor), { client_id: 'web-app', scope: VIEW }, 'alice', 'alice-password')
+  // The sign-in form is the owner's page (its origin is the issuer's), as in test/http/cluster-auth.test.ts.
+  const { code } = await codeFor(issuer(owner), { client_id: 'web-app', scope: VIEW }, 'alice', 'alice-password')
   const redeemed = await tokenOk(issuer(survivor), { grant_type: 'authorization_code', code }, WEB_AUTH)
   t.equal(await tokenCheck(survivor, redeemed.access_token), 400, 'a code redeemed before the kill')
   for (let i = 0; i < 8; i++) t.equal((await signIn(i % 2 === 0 ? owner : survivor, 'wrong')).status, 400)
