@@ -12,7 +12,7 @@
 // A standby applies the stream with the raw calls kept here, never recorded.
 import type { Database, RootDatabase } from 'lmdb'
 import type { AuthStore } from '../auth/models/auth-store'
-import type { Effect, EffectKey } from '../replication/effects'
+import { EffectRecording, type EffectKey } from '../replication/effects'
 
 type Writer = (key: EffectKey, ...rest: unknown[]) => unknown
 
@@ -41,14 +41,14 @@ function handled<T>(promise: Promise<T>): Promise<T> {
   return promise
 }
 
-export class AuthRecorder {
-  private effects: Effect[] | undefined
+export class AuthRecorder extends EffectRecording {
   readonly raw = new Map<string, RawWrites>()
   readonly env: RawEnv
   /** Where a write issued outside a batch goes (set by the batches); until then, refused. */
   outside: <T>(write: () => T) => Promise<T> = () => Promise.reject(new Error('the auth store is not replicated yet'))
 
   constructor(readonly store: AuthStore) {
+    super()
     const env = store.env
     this.env = {
       transaction: env.transaction.bind(env),
@@ -85,25 +85,5 @@ export class AuthRecorder {
       if (this.effects === undefined) throw new Error(`cluster mode: the auth store's ${name} is written with removeSync outside a transaction`)
       return removeSync(key, ...rest)
     }) as typeof db.removeSync
-  }
-
-  start(): void {
-    this.effects = []
-  }
-
-  /** Ends the recording and returns what it saw. */
-  take(): Effect[] {
-    const effects = this.effects ?? []
-    this.effects = undefined
-    return effects
-  }
-
-  /** How many effects are recorded so far, and dropping those after: one write of a batch that fails leaves nothing. */
-  mark(): number {
-    return this.effects?.length ?? 0
-  }
-
-  dropAfter(mark: number): void {
-    if (this.effects !== undefined) this.effects.length = mark
   }
 }

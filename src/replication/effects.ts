@@ -19,6 +19,35 @@ export type Effect =
   | { cleared: string }
   | { slot: number; wrapped: Uint8Array }
 
+/**
+ * What a store's recorder shares (the shards' and the auth store's): the
+ * effects of the batch being recorded, between start() and take(); none are
+ * noted outside a batch.
+ */
+export class EffectRecording {
+  protected effects: Effect[] | undefined
+
+  start(): void {
+    this.effects = []
+  }
+
+  /** Ends the recording and returns what it saw. */
+  take(): Effect[] {
+    const effects = this.effects ?? []
+    this.effects = undefined
+    return effects
+  }
+
+  /** How many effects are noted so far: dropAfter(mark) forgets those of a write that was rolled back since. */
+  mark(): number {
+    return this.effects?.length ?? 0
+  }
+
+  dropAfter(mark: number): void {
+    if (this.effects !== undefined) this.effects.length = mark
+  }
+}
+
 export interface StreamEntry {
   /** The host and lease epoch that appended it. */
   node: string

@@ -14,16 +14,10 @@ import { startAuthReplica, type AuthReplica } from '../../src/cluster/auth-repli
 import { ApiError } from '../../src/errors'
 import { natsServerAvailable, startNatsServer } from '../helpers/nats-server'
 import { removeDir, tempDir } from '../helpers/server'
+import { until } from '../helpers/until'
 
 const LEASE_MS = 1000
 
-const until = async (what: string, ok: () => boolean, ms = 10_000): Promise<void> => {
-  const end = Date.now() + ms
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 t.test('the auth store replicated: exact batches, a follower, a take-over', { skip: natsServerAvailable() ? false : 'nats-server not installed' }, async (t) => {
   const server = await startNatsServer()

@@ -18,16 +18,10 @@ import { ShardReplica, type ReplicaHost } from '../../workers/actor/replication/
 import { appliedSequence } from '../../workers/actor/replication/apply'
 import { natsServerAvailable, startNatsServer } from '../helpers/nats-server'
 import { removeDir, tempDir } from '../helpers/server'
+import { until } from '../helpers/until'
 
 const LEASE_MS = 1000
 const nodes = (store: ShardStore): Database<unknown, Key> => shardDatabases(store).get('nodes')!
-const until = async (what: string, ok: () => boolean, ms = 10_000): Promise<void> => {
-  const end = Date.now() + ms
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 t.test('claim, follow, take over, fence', { skip: natsServerAvailable() ? false : 'nats-server not installed' }, async (t) => {
   const server = await startNatsServer()
