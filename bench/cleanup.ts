@@ -35,3 +35,12 @@ export function cleanUpOnSignals(): void {
   process.on('SIGINT', () => handler('SIGINT'))
   process.on('SIGTERM', () => handler('SIGTERM'))
 }
+
+/** A bench command's entry: cleans up on signals and on a thrown error, exits with main's code. */
+export function runMain(main: () => Promise<number>): void {
+  cleanUpOnSignals()
+  main().then((code) => process.exit(code), (err: unknown) => {
+    console.error(err instanceof Error ? err.stack ?? err.message : err)
+    void runCleanups().finally(() => process.exit(1))
+  })
+}

@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { startChild, type Child } from './child'
-import { cleanUpOnSignals, runCleanups } from './cleanup'
+import { runCleanups, runMain } from './cleanup'
 import { captureBodies } from './capture'
 import { TENANTS, nodePath } from './fixture'
 import { commitPipeline, scrapeCommitCounts, type CommitCounts } from './commit-stats'
@@ -18,7 +18,8 @@ import { fsyncLine, probeFsync } from './fsync-probe'
 import { judge, verdictText } from './latency-goal'
 import { runLoad, type LoadResult, type PoolShape } from './load'
 import { runOpenLoop } from './open-loop'
-import { UsageError, parseOptions, type Options } from './options'
+import { readCommandLine } from './command-line'
+import type { Options } from './options'
 import { preload } from './preload'
 import { probePipelining } from './pipelining-probe'
 import { CpuMeter, MachineCpuMeter, busiestOtherThreadCores, cpuMicrosPerRequest, threadCpuSeconds, MemorySampler, diskBytes, readLoadAverage, waitForQuiet } from './proc'
@@ -26,7 +27,7 @@ import { CEILING_ENTRY, ROOT, prepareService, startService, tempDir } from './se
 import { markdown, measured, writeJson, writeResults, type GeneratorCheck, type Measured, type OpenLoopRun, type OpenLoopScenario, type RunResults, type ScenarioResult } from './report'
 import { runScale, scaleMarkdown } from './scale'
 import { OPEN_LOOP_FRACTIONS, rateFor } from './schedule'
-import { selectScenarios, sourceFor, type Scenario, type ScenarioContext } from './scenarios'
+import { sourceFor, type Scenario, type ScenarioContext } from './scenarios'
 import { fetchCredentials } from './tokens'
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results')
@@ -223,18 +224,9 @@ function machine(): RunResults['machine'] {
 }
 
 async function main(): Promise<number> {
-  let o: Options
-  let scenarios: Scenario[]
-  try {
-    o = parseOptions(process.argv.slice(2))
-    scenarios = selectScenarios(o.only)
-  } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(err.message)
-      return 2
-    }
-    throw err
-  }
+  const command = readCommandLine(process.argv.slice(2))
+  if (command === undefined) return 2
+  const { o, scenarios } = command
   if (o.scale !== undefined) {
     try {
       const res = await runScale(o, o.scale, log)
@@ -347,8 +339,4 @@ async function main(): Promise<number> {
   }
 }
 
-cleanUpOnSignals()
-main().then((code) => process.exit(code), (err: unknown) => {
-  console.error(err instanceof Error ? err.stack ?? err.message : err)
-  void runCleanups().finally(() => process.exit(1))
-})
+runMain(main)

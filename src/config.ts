@@ -121,6 +121,9 @@ const OPTIONS = {
   nodeId: { flag: '--node-id', env: 'NODE_ID' },
   kekFile: { flag: '--kek-file', env: 'KEK_FILE' },
   leaseMs: { flag: '--lease-ms', env: 'LEASE_MS' },
+  snapshotEntries: { flag: '--snapshot-entries', env: 'SNAPSHOT_ENTRIES' },
+  snapshotInterval: { flag: '--snapshot-interval', env: 'SNAPSHOT_INTERVAL' },
+  snapshotsKept: { flag: '--snapshots-kept', env: 'SNAPSHOTS_KEPT' },
   serverUrl: { flag: '--server-url', env: 'SERVER_URL', tool: true },
   adminClientId: { flag: '--admin-client-id', env: 'ADMIN_CLIENT_ID', tool: true },
   adminClientSecret: { flag: '--admin-client-secret', env: 'ADMIN_CLIENT_SECRET', tool: true },
@@ -157,6 +160,9 @@ const HELP: Partial<Record<OptionName, string>> = {
   nodeId: 'cluster mode: this host\'s name, unique in the cluster',
   kekFile: 'cluster mode: the key-encryption key file every host shares',
   leaseMs: 'cluster mode: shard lease period in ms (default 5000)',
+  snapshotEntries: 'cluster mode: snapshot a shard every this many replicated batches (default 10000)',
+  snapshotInterval: 'cluster mode: or this long after the last snapshot, seconds or with ms/s/m/h/d (default 1h)',
+  snapshotsKept: 'cluster mode: snapshots kept per shard; its stream is purged below the oldest (default 2)',
   serverUrl: 'URL of the running server (default: the one the data directory lock names)',
   adminClientId: 'a platform.admin client of the running server',
   adminClientSecret: "that client's secret (prefer the variable: flags show in ps)",
@@ -245,11 +251,13 @@ function retryBaseMs(raw: string | undefined): number {
  * Cluster mode: all of --nats-url, --node-id and --kek-file, or none of them
  * (the single-machine mode); half a cluster configuration is a start error.
  */
-function clusterOptions(natsUrl: string | undefined, nodeId: string | undefined, kekFile: string | undefined, leaseMs: string | undefined): ClusterOptions | undefined {
+function clusterOptions(natsUrl: string | undefined, nodeId: string | undefined, kekFile: string | undefined, leaseMs: string | undefined, snapshots: SnapshotFlags): ClusterOptions | undefined {
   const given = { '--nats-url': natsUrl, '--node-id': nodeId, '--kek-file': kekFile }
   const missing = Object.entries(given).filter(([, v]) => v === undefined || v === '').map(([flag]) => flag)
   if (missing.length === 3) {
-    if (leaseMs !== undefined && leaseMs !== '') throw new ConfigError('--lease-ms applies only in cluster mode: also give --nats-url, --node-id and --kek-file')
+    const alone = Object.entries({ '--lease-ms': leaseMs, '--snapshot-entries': snapshots.entries, '--snapshot-interval': snapshots.interval, '--snapshots-kept': snapshots.kept })
+      .find(([, v]) => v !== undefined && v !== '')
+    if (alone !== undefined) throw new ConfigError(`${alone[0]} applies only in cluster mode: also give --nats-url, --node-id and --kek-file`)
     return undefined
   }
   if (missing.length > 0) throw new ConfigError(`cluster mode needs --nats-url, --node-id and --kek-file; missing ${missing.join(', ')}`)
@@ -263,8 +271,19 @@ function clusterOptions(natsUrl: string | undefined, nodeId: string | undefined,
     kekFile: resolve(kekFile as string),
     // Shorter than a second would renew faster than NATS round trips under load; longer than 10 minutes leaves shards ownerless too long.
     leaseMs: integer('LEASE_MS', leaseMs === undefined || leaseMs === '' ? '5000' : leaseMs, 1000, 600_000),
+    snapshots: {
+      everyEntries: integer('SNAPSHOT_ENTRIES', orDefault(snapshots.entries, '10000'), 1, Number.MAX_SAFE_INTEGER),
+      everyMs: parseDurationMs('SNAPSHOT_INTERVAL', orDefault(snapshots.interval, '1h')),
+      // At least one: the stream is purged below the oldest kept snapshot.
+      keep: integer('SNAPSHOTS_KEPT', orDefault(snapshots.kept, '2'), 1, 100),
+    },
   }
 }
+
+/** The snapshot options as given (cluster mode only). */
+interface SnapshotFlags { entries: string | undefined; interval: string | undefined; kept: string | undefined }
+
+const orDefault = (v: string | undefined, d: string): string => (v === undefined || v === '' ? d : v)
 
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool = false): Config {
   const flags = parseFlags(argv, tool)
@@ -304,7 +323,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool
     gatewayMaxConcurrent: integer('GATEWAY_MAX_CONCURRENT', get('gatewayMaxConcurrent') ?? '64', 1, 100_000),
     metrics: oneOf('METRICS', get('metrics'), METRICS_ACCESS, 'open'),
     logLevel: oneOf('LOG_LEVEL', get('logLevel'), LOG_LEVELS, 'info'),
-    cluster: clusterOptions(get('natsUrl'), get('nodeId'), get('kekFile'), get('leaseMs')),
+    cluster: clusterOptions(get('natsUrl'), get('nodeId'), get('kekFile'), get('leaseMs'), { entries: get('snapshotEntries'), interval: get('snapshotInterval'), kept: get('snapshotsKept') }),
   }
 }
 

@@ -16,6 +16,7 @@ import { readBootstrapFile, type Bootstrap } from './bootstrap/bootstrap-file'
 import { now, useOffsetClockFromEnv } from './clock'
 import { ConfigError, isDemoBootstrap, loadConfig, usage, wantsHelp, type Config } from './config'
 import { deriveKey } from './crypto/master-key'
+import { readKekFile } from './crypto/kek-file'
 import { deliveryOptions, WebhookDelivery } from './events/webhook-delivery'
 import { WebhookPolicy } from './net/webhook-policy'
 import { listen } from './server'
@@ -70,6 +71,8 @@ async function main(): Promise<void> {
   const clockOffsetFile = useOffsetClockFromEnv(process.env, (p) => readFileSync(p, 'utf8'))
   if (clockOffsetFile !== undefined) log.warn(`warning: CLOCK_OFFSET_FILE is set (tests only): the clock follows the offset in ${clockOffsetFile}`)
   const boot = readBootstrapFile(config.bootstrap)
+  // Cluster mode: the KEK file every host shares must be there and well-formed (one start line otherwise); it is never created.
+  if (config.cluster !== undefined) readKekFile(config.cluster.kekFile)
   privateDataDir(config.dataDir)
   // Before anything in the directory is opened: a second server would serve stale caches and lose writes.
   const lock = await lockDataDir(config.dataDir, 'the server')

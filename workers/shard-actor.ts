@@ -10,6 +10,7 @@ import { Urls } from '../src/contract/urls'
 import { decodeRequests, encodeReplies } from '../src/contract/codec'
 import type { ActorConfig, ActorRequest } from '../src/contract/messages'
 import { deriveKey } from '../src/crypto/master-key'
+import { readKekFile } from '../src/crypto/kek-file'
 import { now, useOffsetClockFromEnv } from '../src/clock'
 import { BlindIndex } from './crypto/blind-index'
 import { GroupCommit, type WriteItem } from './actor/group-commit'
@@ -37,10 +38,12 @@ const port = parentPort
 if (port === null) throw new Error('shard-actor must run in a worker thread')
 
 const masterKey = Buffer.from(config.masterKey)
+// Cluster mode wraps data keys under the KEK every host is given, so that any host opens what another granted (docs/cluster.md).
+const wrapping = config.cluster === undefined ? masterKey : readKekFile(config.cluster.kekFile)
 const shredTarget = { path: config.shredLog, generation: config.generation }
 let stores: Map<number, ShardStore>
 try {
-  stores = openShards(config, masterKey)
+  stores = openShards(config, masterKey, wrapping)
 } catch (err) {
   const message = err instanceof ShardDamage ? err.message : `opening the shards failed: ${(err as Error).message}`
   port.postMessage(encodeReplies([{ kind: 'refused', id: 0, message }]))
@@ -93,7 +96,7 @@ const replicated = async (): Promise<Replication> => {
   }
 }
 
-const readers = new Readers(config, masterKey)
+const readers = new Readers(config, wrapping)
 const streams = new Streams(outbox, context)
 const timers = new Timers([...stores.values()], { maxAgeMs: config.eventRetentionMs, maxCount: config.eventRetentionCount }, eventsAppended, () => outbox.flush(),
   replication === undefined ? undefined : { serves: (store) => servedHere.has(store.shard), write: async (store, fn) => (await replicated()).transact(store, fn) })

@@ -57,16 +57,19 @@ function unitOf(store: AuthStore, recorder: AuthRecorder): ReplicatedUnit {
   return {
     name: 'the auth store', id: 'auth', leaseKey: AUTH_LEASE_KEY, env: recorder.env, recorder,
     appliedSequence: () => replication.get(APPLIED_KEY) ?? 0,
-    apply(effects, sequence) {
-      for (const e of effects) {
-        if ('slot' in e) throw new Error('an auth store stream entry writes a key slot')
-        const raw = 'cleared' in e ? recorder.raw.get(e.cleared) : recorder.raw.get(e.db)
-        if (raw === undefined) throw new Error(`an auth store stream entry names an unknown database "${'cleared' in e ? e.cleared : e.db}"`)
-        if ('cleared' in e) for (const key of [...raw.db.getKeys()]) raw.remove(key)
-        else if (e.removed === true) raw.remove(e.key)
-        else raw.put(e.key, e.value)
+    apply(appended) {
+      for (const { entry, sequence } of appended) {
+        if ('grant' in entry) throw new Error('an auth store stream entry grants a key')
+        for (const e of entry.effects) {
+          if ('slot' in e) throw new Error('an auth store stream entry writes a key slot')
+          const raw = 'cleared' in e ? recorder.raw.get(e.cleared) : recorder.raw.get(e.db)
+          if (raw === undefined) throw new Error(`an auth store stream entry names an unknown database "${'cleared' in e ? e.cleared : e.db}"`)
+          if ('cleared' in e) for (const key of [...raw.db.getKeys()]) raw.remove(key)
+          else if (e.removed === true) raw.remove(e.key)
+          else raw.put(e.key, e.value)
+        }
+        replication.putSync(APPLIED_KEY, sequence)
       }
-      replication.putSync(APPLIED_KEY, sequence)
       return () => undefined
     },
     // lmdb-js's object cache (the clients table) may hold a rolled-back batch's values.
@@ -80,7 +83,7 @@ function unitOf(store: AuthStore, recorder: AuthRecorder): ReplicatedUnit {
 export async function startAuthReplica(o: AuthReplicaOptions): Promise<AuthReplica> {
   const { options } = o
   const recorder = new AuthRecorder(o.store)
-  const stream = await StreamLog.open(o.nc, AUTH_STREAM, AUTH_SUBJECT, options.servers.length, Math.max(1000, options.leaseMs))
+  const stream = await StreamLog.openLog(o.nc, AUTH_STREAM, AUTH_SUBJECT, options.servers.length, Math.max(1000, options.leaseMs))
   const replica = new Replica(unitOf(o.store, recorder), stream, {
     kv: o.kv, nodeId: options.nodeId, url: o.url, leaseMs: options.leaseMs, now: () => performance.now(),
     ownership: (owned, epoch) => {

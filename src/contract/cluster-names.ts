@@ -42,3 +42,17 @@ export const AUTH_FORWARDED_HEADER = 'platform-auth-forwarded'
 
 /** A host's presence key in the lease bucket, rewritten every third of a lease period: the shard actors count live hosts by it for their fair share. */
 export const hostPresenceKey = (nodeId: string): string => `host.${nodeId}`
+
+/**
+ * The stream holding every shard's snapshots as chunked messages
+ * (workers/actor/replication/snapshot-store.ts): the server's 2.9 has no
+ * object store client here, so chunks are plain messages on one subject per
+ * snapshot, purged by subject when the snapshot is dropped.
+ */
+export const SNAPSHOT_STREAM = 'PLATFORM_SNAPSHOTS'
+
+/** The subject of one snapshot's chunks: shard and the stream sequence it holds. */
+export const snapshotSubject = (shard: number, sequence: number): string => `platform.snapshots.${shard}.${sequence}`
+
+/** The KV bucket listing each shard's kept snapshots (key `shard.<n>`, a SnapshotIndex). */
+export const SNAPSHOT_BUCKET = 'platform_snapshots'

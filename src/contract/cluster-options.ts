@@ -10,4 +10,15 @@ export interface ClusterOptions {
   kekFile: string
   /** Lease period in milliseconds (`--lease-ms`). */
   leaseMs: number
+  /** When each shard's owner snapshots it (docs/cluster.md, "Snapshots"). */
+  snapshots: SnapshotOptions
+}
+
+export interface SnapshotOptions {
+  /** A snapshot once this many stream entries were appended since the newest (`--snapshot-entries`). */
+  everyEntries: number
+  /** Or once this long has passed since it, if anything was appended (`--snapshot-interval`). */
+  everyMs: number
+  /** Snapshots kept per shard (`--snapshots-kept`): the stream is purged below the oldest. */
+  keep: number
 }

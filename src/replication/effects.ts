@@ -1,9 +1,10 @@
 // What a replicated unit's stream carries (docs/cluster.md, "The replicated
-// log"): one message per write batch, its effects as the store wrote them, or
-// an owner's claim (no effects: it moves the stream's last sequence, so a
-// former owner's next append is refused). V8's serialization keeps keys and
-// values exact (lone surrogates, Buffers); values hold only what the store
-// keeps at rest (sealed data, hashes of secrets).
+// log"): one message per write batch, its effects as the store wrote them, an
+// owner's claim (no effects: it moves the stream's last sequence, so a
+// former owner's next append is refused), or a shard's key grant. V8's
+// serialization keeps keys and values exact (lone surrogates, Buffers);
+// values hold only what the store keeps at rest (sealed data, hashes of
+// secrets).
 import { deserialize, serialize } from 'node:v8'
 
 /** A key as the replicated stores write them: a string, a number or an array of them. */
@@ -48,12 +49,22 @@ export class EffectRecording {
   }
 }
 
-export interface StreamEntry {
-  /** The host and lease epoch that appended it. */
-  node: string
-  epoch: number
-  effects: Effect[]
+/** A data key's key-file slot and its bytes there (wrapped by the KEK): a shard's key grant (workers/actor/replication/apply.ts). */
+export interface KeyGrant {
+  slot: number
+  wrapped: Uint8Array
 }
+
+/**
+ * One message of a unit's stream, with the host and lease epoch that
+ * appended it: a batch's effects (none: an owner's claim), or a key grant,
+ * one new data key of a shard in a message of its own so that revoking its
+ * consent can erase it from the stream (docs/cluster.md, "Crypto-shredding
+ * across hosts"). The auth store's stream never carries a grant.
+ */
+export type StreamEntry =
+  | { node: string; epoch: number; effects: Effect[] }
+  | { node: string; epoch: number; grant: KeyGrant }
 
 export const encodeEntry = (entry: StreamEntry): Uint8Array => serialize(entry)
 export const decodeEntry = (data: Uint8Array): StreamEntry => deserialize(data) as StreamEntry

@@ -21,13 +21,19 @@
 //   When the unit prefers another live host, the owner hands it over: it
 //   stops serving, finishes the batch under way and deletes its lease, which
 //   frees it at once for the preferred host (also on a clean shutdown).
+//
+// What only a shard does (key grants and their erasure, the KEK re-wrap,
+// snapshots) is its subclass's (workers/actor/replication/shard-replica.ts),
+// through the hooks below: how a batch becomes stream entries
+// (ReplicatedUnit.entries), what follows a claim, a beat and a write, what
+// comes before a tail, and whether a hole in the stream was a purge.
 import type { KV } from '@nats-io/kv'
 import type { ConsumerMessages } from '@nats-io/jetstream'
 import type { RootDatabase } from 'lmdb'
 import type { LeaseValue } from '../contract/cluster-names'
 import { flushOfQueuedWrites } from '../contract/commit-flush'
 import { parseLease } from './lease-map'
-import { decodeEntry, encodeEntry, type Effect } from './effects'
+import { decodeEntry, encodeEntry, type Effect, type StreamEntry } from './effects'
 import { Fenced, type StreamLog } from './stream-log'
 
 /** The part of a lease period an owner trusts its last renewal for: the rest is margin for the successor's clock and poll. */
@@ -46,13 +52,21 @@ export interface ReplicatedUnit {
   readonly recorder: { start(): void; take(): Effect[] }
   /** The last stream sequence the unit's LMDB holds (0: none). */
   appliedSequence(): number
-  /** Inside a write transaction: the effects, then the sequence. Returns what to do once that commit is durable. */
-  apply(effects: readonly Effect[], sequence: number): () => void
+  /** Inside a write transaction: the entries, each with its sequence. Returns what to do once that commit is durable. */
+  apply(appended: readonly Appended[]): () => void
   /** Forgets cached reads that may hold a rolled-back batch's values or predate applied entries. */
   forget(): void
   /** What the claim entry of an empty stream carries (the auth store's snapshot of what it held before); none when absent. */
   snapshot?(): Effect[]
+  /** The stream entries a batch's effects become, appended in turn (default: one entry; a shard's new keys are grant messages of their own). */
+  entries?(effects: Effect[], node: string, epoch: number): StreamEntry[]
 }
+
+/** An entry and the stream sequence it was appended at. */
+export interface Appended { entry: StreamEntry; sequence: number }
+
+/** A tail met an entry after a missing one that was not a hole the unit expects: the stream was purged past what this host applied. */
+export class StreamGap extends Error {}
 
 export interface UnitHost {
   kv: KV
@@ -87,7 +101,7 @@ export interface Beat {
 export class Replica {
   private state: State = 'standby'
   /** The last sequence committed to the unit's LMDB. */
-  private applied: number
+  protected applied: number
   private held: { value: LeaseValue; revision: number } | undefined
   private validUntil = 0
   /** The lease as last read, and when its revision was first seen here. */
@@ -99,9 +113,33 @@ export class Replica {
   /** One write batch at a time: each append expects the previous one's sequence. */
   private queue: Promise<unknown> = Promise.resolve()
   private busy = false
+  /** Set while follow() is starting a tail (and what comes before it, a snapshot's restore): one at a time. */
+  private startingTail = false
 
   constructor(private readonly unit: ReplicatedUnit, private readonly log: StreamLog, private readonly host: UnitHost) {
     this.applied = unit.appliedSequence()
+  }
+
+  /** The epoch of the lease this host holds (0: none). */
+  protected get epoch(): number {
+    return this.held?.value.epoch ?? 0
+  }
+
+  /** After this host's claim entry, once it serves. */
+  protected served(): void {}
+
+  /** On each beat while this host serves, after the renewal. */
+  protected ownerBeat(): void {}
+
+  /** At the end of each write, in the write queue, before it resolves (`upkeep`: as write() was told). */
+  protected async afterWrite(_upkeep: boolean): Promise<void> {}
+
+  /** Before a tail starts, once the queued applies are done (a shard restores a snapshot when the stream no longer continues what it holds). */
+  protected async beforeTail(): Promise<void> {}
+
+  /** A tail met `sequence` after `applied`, with sequences between missing: whether the stream was purged past this host (else the hole is one the unit expects: an erased grant). */
+  protected async purgedPast(_applied: number): Promise<boolean> {
+    return false
   }
 
   serves(): boolean {
@@ -135,6 +173,7 @@ export class Replica {
         else {
           if (this.host.now() >= this.renewDue) await this.renew()
           if (this.state === 'resyncing') await this.rejoin()
+          if (this.state === 'serving') this.ownerBeat()
         }
       } else await this.watchOrClaim(b.preferredHere)
     } catch (err) {
@@ -210,8 +249,7 @@ export class Replica {
     try {
       // The first entry of an empty stream carries what the unit held before it was replicated (the auth store's upgrade).
       const effects = this.applied === 0 && this.unit.snapshot !== undefined ? this.unit.snapshot() : []
-      const sequence = await this.log.append(encodeEntry({ node: this.host.nodeId, epoch: value.epoch, effects }), this.applied, `${this.unit.id}.${this.applied + 1}.${this.host.nodeId}.${value.epoch}`)
-      await this.commit(effects, sequence)
+      await this.commit(await this.appendAll([{ node: this.host.nodeId, epoch: value.epoch, effects }]))
     } catch (err) {
       if (err instanceof Fenced) this.lose(fencedWhy)
       else this.resync(`its claim entry was not appended: ${(err as Error).message}`, false)
@@ -223,6 +261,7 @@ export class Replica {
     this.state = 'serving'
     this.host.ownership(true, value.epoch)
     this.host.info(`cluster: ${this.unit.name}: ${this.host.nodeId} serves it (lease epoch ${value.epoch}, stream sequence ${this.applied})`)
+    this.served()
   }
 
   /** Stops serving but keeps the lease, and follows the stream to its end (rejoin() serves again). */
@@ -273,9 +312,11 @@ export class Replica {
    * The owner's write path: `run` is the batch, run in a transaction that is
    * rolled back while its effects are recorded; the effects are appended;
    * then LMDB commits them with the sequence. Rejects with Fenced or another
-   * error when nothing was committed.
+   * error when nothing was committed. `upkeep`: the unit's own upkeep
+   * (afterWrite is told: a shard then also erases grant messages earlier
+   * attempts or a former owner left).
    */
-  write<T>(run: () => T, abort: unknown): Promise<T> {
+  write<T>(run: () => T, abort: unknown, upkeep = false): Promise<T> {
     const next = this.queue.then(async () => {
       if (!this.serves()) throw this.unavailable(`${this.host.nodeId} does not serve ${this.unit.name} now; retry after the lease period`)
       let result!: T
@@ -291,21 +332,24 @@ export class Replica {
         // The caches saw the batch; LMDB has not yet: reads until the commit come from LMDB.
         this.unit.forget()
       }
-      if (effects.length === 0) return result
-      const held = this.held!
-      let sequence: number
-      try {
-        sequence = await this.log.append(encodeEntry({ node: this.host.nodeId, epoch: held.value.epoch, effects }), this.applied, `${this.unit.id}.${this.applied + 1}.${this.host.nodeId}.${held.value.epoch}`)
-      } catch (err) {
-        throw await this.appendFailed(err)
+      if (effects.length > 0) {
+        const epoch = this.held!.value.epoch
+        const entries = this.unit.entries?.(effects, this.host.nodeId, epoch) ?? [{ node: this.host.nodeId, epoch, effects }]
+        let appended: Appended[]
+        try {
+          appended = await this.appendAll(entries)
+        } catch (err) {
+          throw await this.appendFailed(err)
+        }
+        try {
+          await this.commit(appended)
+        } catch (err) {
+          // In the stream but not here: follow the stream, which brings it.
+          this.resync(`LMDB did not commit an appended batch: ${(err as Error).message}`)
+          throw err
+        }
       }
-      try {
-        await this.commit(effects, sequence)
-      } catch (err) {
-        // In the stream but not here: follow the stream, which brings it.
-        this.resync(`LMDB did not commit an appended batch: ${(err as Error).message}`)
-        throw err
-      }
+      await this.afterWrite(upkeep)
       return result
     })
     this.queue = next.catch(() => undefined)
@@ -329,30 +373,52 @@ export class Replica {
     return this.unavailable(`the replicated log did not take the write (${why}); retry after the lease period`)
   }
 
+  /**
+   * Appends entries in order, each expecting the one before (the first:
+   * what this host applied), so any of them is fenced like a single append.
+   * Rejects with the first failure; entries appended before it are in the
+   * stream, and appendFailed sees that the stream moved.
+   */
+  private async appendAll(entries: readonly StreamEntry[]): Promise<Appended[]> {
+    const out: Appended[] = []
+    let after = this.applied
+    for (const entry of entries) {
+      const sequence = await this.log.append(encodeEntry(entry), after, `${this.unit.id}.${after + 1}.${this.host.nodeId}.${entry.epoch}`)
+      out.push({ entry, sequence })
+      after = sequence
+    }
+    return out
+  }
+
   private unavailable(message: string): Error {
     return this.host.unavailable(message, Math.ceil(this.host.leaseMs / 1000))
   }
 
-  /** Commits effects with their sequence (durable when this resolves), then what the unit does after (a shard destroys the keys they revoked). */
-  private async commit(effects: readonly Effect[], sequence: number): Promise<void> {
+  /** Commits entries with their sequences (durable when this resolves), then what the unit does after (a shard destroys the keys they revoked). */
+  private async commit(appended: readonly Appended[]): Promise<void> {
     let after: () => void = () => undefined
-    const done = this.unit.env.transaction(() => { after = this.unit.apply(effects, sequence) })
+    const done = this.unit.env.transaction(() => { after = this.unit.apply(appended) })
     const flushed = flushOfQueuedWrites(this.unit.env)
     await done
     await flushed
-    this.applied = sequence
+    this.applied = appended[appended.length - 1]!.sequence
     after()
   }
 
   private async follow(): Promise<void> {
-    if ((this.state !== 'standby' && this.state !== 'resyncing') || this.tail !== undefined) return
+    if ((this.state !== 'standby' && this.state !== 'resyncing') || this.tail !== undefined || this.startingTail) return
+    this.startingTail = true
     let tail: ConsumerMessages
     try {
+      await this.applying
+      await this.beforeTail()
       tail = await this.log.follow(this.applied + 1)
     } catch (err) {
       this.host.warn(`cluster: ${this.unit.name}: cannot follow its stream; trying again`, err)
       setTimeout(() => void this.follow(), 1000).unref()
       return
+    } finally {
+      this.startingTail = false
     }
     if (this.state !== 'standby' && this.state !== 'resyncing') {
       tail.stop()
@@ -360,18 +426,27 @@ export class Replica {
     }
     this.tail = tail
     this.tailDone = (async () => {
+      // Set once an entry of this tail failed to apply: those after it wait for the next follow, which reads it again.
+      let broken = false
       for await (const m of tail) {
         const sequence = m.seq
         if (sequence <= this.applied) continue
-        const { effects } = decodeEntry(m.data)
-        // Queued in order; lmdb-js commits queued transactions together. Never past a gap: an entry
-        // that failed to apply is read again by the next follow, and those after it wait for it.
+        const entry = decodeEntry(m.data)
+        // Queued in order; lmdb-js commits queued transactions together. A sequence may be skipped
+        // (a shard's erased grant message: the ordered consumer never skips any other).
         this.applying = this.applying.then(async () => {
-          if (sequence !== this.applied + 1) return
-          await this.commit(effects, sequence)
+          if (broken || sequence <= this.applied) return
+          if (sequence > this.applied + 1 && await this.purgedPast(this.applied)) {
+            throw new StreamGap(`entry ${sequence} follows ${this.applied}: the stream was purged past what this host applied`)
+          }
+          await this.commit([{ entry, sequence }])
         }).catch((err: unknown) => {
-          this.host.warn(`cluster: ${this.unit.name}: applying stream entry ${sequence} failed; following again from it`, err)
-          if (this.tail === tail) void this.stopFollowing().then(() => setTimeout(() => void this.follow(), 1000).unref())
+          // The entries queued behind a failed one return at once (broken): one warning, one new follow.
+          broken = true
+          if (this.tail !== tail) return
+          if (err instanceof StreamGap) this.host.warn(`cluster: ${this.unit.name}: ${err.message}; restoring a snapshot`)
+          else this.host.warn(`cluster: ${this.unit.name}: applying stream entry ${sequence} failed; following again from it`, err)
+          void this.stopFollowing().then(() => setTimeout(() => void this.follow(), 1000).unref())
         })
       }
     })().catch((err: unknown) => this.host.warn(`cluster: ${this.unit.name}: following the stream stopped`, err))

@@ -13,20 +13,25 @@ export class Fenced extends Error {}
 /** JetStream's "wrong last sequence" (JSStreamWrongLastSequenceErrF). */
 const WRONG_LAST_SEQUENCE = 10071
 
-export class StreamLog {
-  private constructor(readonly stream: string, readonly subject: string, private readonly js: JetStreamClient, private readonly jsm: JetStreamManager) {}
+/** Opens a unit's stream, creating it when no host has yet (R3 on three or more NATS servers, else R1). */
+export async function openStream(nc: NatsConnection, stream: string, subject: string, servers: number, timeoutMs: number): Promise<{ js: JetStreamClient; jsm: JetStreamManager }> {
+  const jsm = await jetstreamManager(nc, { timeout: timeoutMs })
+  try {
+    await jsm.streams.info(stream)
+  } catch {
+    // Two hosts creating it at once with the same configuration both succeed.
+    await jsm.streams.add({ name: stream, subjects: [subject], num_replicas: servers >= 3 ? 3 : 1, storage: 'file' as never, duplicate_window: 120_000_000_000 })
+  }
+  return { js: jetstream(nc, { timeout: timeoutMs }), jsm }
+}
 
-  /** Opens the stream, creating it when no host has yet (R3 on three or more NATS servers, else R1). */
-  static async open(nc: NatsConnection, stream: string, subject: string, servers: number, timeoutMs: number): Promise<StreamLog> {
-    const jsm = await jetstreamManager(nc, { timeout: timeoutMs })
-    const log = new StreamLog(stream, subject, jetstream(nc, { timeout: timeoutMs }), jsm)
-    try {
-      await jsm.streams.info(stream)
-    } catch {
-      // Two hosts creating it at once with the same configuration both succeed.
-      await jsm.streams.add({ name: stream, subjects: [subject], num_replicas: servers >= 3 ? 3 : 1, storage: 'file' as never, duplicate_window: 120_000_000_000 })
-    }
-    return log
+export class StreamLog {
+  protected constructor(readonly stream: string, readonly subject: string, protected readonly js: JetStreamClient, protected readonly jsm: JetStreamManager) {}
+
+  /** A unit's stream (a shard's: ShardLog, workers/actor/replication/shard-log.ts, which also erases and purges). */
+  static async openLog(nc: NatsConnection, stream: string, subject: string, servers: number, timeoutMs: number): Promise<StreamLog> {
+    const { js, jsm } = await openStream(nc, stream, subject, servers, timeoutMs)
+    return new StreamLog(stream, subject, js, jsm)
   }
 
   /** The stream's last sequence now (0: empty). */
@@ -45,7 +50,7 @@ export class StreamLog {
     }
   }
 
-  /** Every entry from `from` on, in order, until stopped. */
+  /** Every entry from `from` on, in order, until stopped (a shard's erased messages are skipped). */
   async follow(from: number): Promise<ConsumerMessages> {
     const consumer = await this.js.consumers.get(this.stream, { opt_start_seq: from })
     return consumer.consume()

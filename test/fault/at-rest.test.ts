@@ -3,7 +3,7 @@
 // the data directory afterwards; a flipped ciphertext byte locks the element
 // instead of crashing; a bad master key stops the start with a clear error.
 import t from 'tap'
-import { chmodSync, copyFileSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { open as openLmdb } from 'lmdb'
 import { randomBytes } from 'node:crypto'
@@ -12,24 +12,11 @@ import { open as unseal } from '../../workers/crypto/seal'
 import { SLOT_BYTES, WRAPPED_BYTES } from '../../workers/crypto/key-file'
 import { VALUE_ENCODING } from '../../workers/store/shard-store'
 import { Graph, createConsent } from '../helpers/client'
+import { filesUnder, holders } from '../helpers/files'
 import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
 
 type Body = Record<string, unknown>
 const SHARDS = 4
-
-function filesUnder(dir: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name)
-    if (statSync(p).isDirectory()) out.push(...filesUnder(p))
-    else out.push(p)
-  }
-  return out
-}
-
-function holders(dir: string, needle: Buffer): string[] {
-  return filesUnder(dir).filter((f) => readFileSync(f).includes(needle))
-}
 
 const keyFileOf = (dir: string, tenant: string): string => join(dir, 'data', 'shards', String(shardOf(tenant, SHARDS)), 'keys.bin')
 const masterKeyOf = (dir: string): Buffer => Buffer.from(readFileSync(join(dir, 'secrets', 'master.key'), 'utf8').trim(), 'base64')

@@ -4,10 +4,10 @@
 // when the test process ends early, through bench/cleanup.ts).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { onCleanup } from '../../bench/cleanup'
+import { freePort } from '../../bench/free-port'
 
 export const NATS_SERVER_BIN = process.env['NATS_SERVER_BIN'] ?? '/usr/sbin/nats-server'
 
@@ -25,17 +25,7 @@ export interface NatsServer {
 /** True when the nats-server binary is installed (tests skip with a message otherwise). */
 export const natsServerAvailable = (): boolean => existsSync(NATS_SERVER_BIN)
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      srv.close(() => resolve(port))
-    })
-  })
-}
+export { freePort }
 
 export async function startNatsServer(options: { startTimeoutMs?: number } = {}): Promise<NatsServer> {
   const port = await freePort()

@@ -5,6 +5,7 @@
 // shipped demo bootstrap.
 import t from 'tap'
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ENTRY, ROOT, removeDir, startServer, tempDir } from '../helpers/server'
@@ -71,6 +72,10 @@ t.test('cluster mode: half its options, or no NATS server to reach, is one line'
   t.teardown(() => removeDir(dir))
   oneLineError(t, await run([...serverArgs(dir), '--nats-url', 'nats://127.0.0.1:1']), /^error: cluster mode needs --nats-url, --node-id and --kek-file; missing --node-id, --kek-file/)
   const cluster = ['--nats-url', 'nats://127.0.0.1:1', '--node-id', 'a', '--kek-file', join(dir, 'kek')]
+  oneLineError(t, await run([...serverArgs(dir), ...cluster]), /^error: KEK file .* is missing; in cluster mode every host is given the same KEK file/)
+  writeFileSync(join(dir, 'kek'), 'not a key\n', { mode: 0o600 })
+  oneLineError(t, await run([...serverArgs(dir), ...cluster]), /^error: KEK file .* must hold one base64 32-byte key per line/)
+  writeFileSync(join(dir, 'kek'), `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 })
   oneLineError(t, await run([...serverArgs(dir), ...cluster]), /^error: .*NATS/)
 })
 

@@ -37,7 +37,8 @@ t.test('the auth store replicated: exact batches, a follower, a take-over', { sk
   async function host(node: string): Promise<{ store: AuthStore; replica: AuthReplica; tokens: AccessTokens; lockout: Lockout }> {
     const dir = tempDir('auth-replica-')
     const store = openAuthStore(dir)
-    const options = { servers: [server.url], nodeId: node, kekFile: '', leaseMs: LEASE_MS }
+    // The auth store's stream is never snapshotted: the snapshot options are a shard's.
+    const options = { servers: [server.url], nodeId: node, kekFile: '', leaseMs: LEASE_MS, snapshots: { everyEntries: 10000, everyMs: 3_600_000, keep: 2 } }
     const tokens = new AccessTokens(store, 3600)
     // As the front does (src/cluster/auth-front.ts): records cached as a standby may have been revoked since.
     const replica = await startAuthReplica({ nc, kv, options, store, url: `http://${node}`, gained: () => { tokens.forget(); gained.push(node) } })

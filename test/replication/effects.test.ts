@@ -11,7 +11,7 @@ import type { Key } from '../../workers/store/keys'
 import { connect } from '@nats-io/transport-node'
 import { closeShard, openShard, type ShardStore } from '../../workers/store/shard-store'
 import { Recorder, shardDatabases } from '../../workers/actor/replication/recorder'
-import { applyEffects, appliedSequence } from '../../workers/actor/replication/apply'
+import { applyEffects, applyEntry, appliedSequence, grantErased, grantSequence, grantsToErase, type Applied } from '../../workers/actor/replication/apply'
 import { decodeEntry, encodeEntry } from '../../src/replication/effects'
 import { Fenced, ShardLog } from '../../workers/actor/replication/shard-log'
 import { natsServerAvailable, startNatsServer } from '../helpers/nats-server'
@@ -79,7 +79,7 @@ t.test('recorded effects applied to another shard give the same databases, key s
   const entry = decodeEntry(wire)
   db(standby, 'nodes').putSync(['demo', 'core', 'customer', 'old'], { v: 0 })
   const standbyRecorder = new Recorder(standby, ABORT)
-  await standby.env.transaction(() => applyEffects(standbyRecorder, entry.effects, 42))
+  await standby.env.transaction(() => applyEffects(standbyRecorder, 'effects' in entry ? entry.effects : [], 42))
   t.same(contents(standby), contents(owner), 'the same databases on both')
   t.equal(appliedSequence(standby), 42, 'the applied sequence committed with the effects')
   t.equal(appliedSequence(owner), 0)
@@ -94,6 +94,39 @@ t.test('a revoked consent applied on a standby names its key slot for destructio
   standby.keys.create(5)
   const revoked = await standby.env.transaction(() => applyEffects(recorder, [{ db: 'consents', key: ['demo', 'ref'], value: { status: 'revoked', slot: 5 } }], 1))
   t.same(revoked, [5])
+})
+
+t.test('a key grant: applied with its sequence, erased once superseded or revoked; one no KEK here opens is refused', async (t) => {
+  const owner = shardIn(t)
+  const standby = shardIn(t)
+  const recorder = new Recorder(standby, ABORT)
+  owner.keys.create(2)
+  const grant = { slot: 2, wrapped: Uint8Array.from(owner.keyFile.read(2)!) }
+  const apply = async (entry: Parameters<typeof applyEntry>[1], sequence: number): Promise<Applied> => {
+    const into: Applied = { revoked: [], erasures: false }
+    await standby.env.transaction(() => applyEntry(recorder, entry, sequence, into))
+    return into
+  }
+  t.same(await apply({ node: 'a', epoch: 1, grant }, 7), { revoked: [], erasures: false })
+  t.ok(standby.keys.get(2)?.equals(owner.keys.get(2)!), 'the granted key opens on the standby')
+  t.equal(grantSequence(standby, 2), 7, "the grant's stream sequence is recorded by slot")
+  // A KEK rotation grants the slot again: the first grant message is to be erased.
+  t.same(await apply({ node: 'a', epoch: 1, grant }, 9), { revoked: [], erasures: true })
+  t.same(grantsToErase(standby), [7])
+  t.equal(grantSequence(standby, 2), 9)
+  t.same(await apply({ node: 'a', epoch: 1, effects: [{ db: 'consents', key: ['demo', 'ref'], value: { status: 'revoked', slot: 2 } }] }, 10), { revoked: [2], erasures: true }, 'a revocation: the key to destroy, its grant to erase')
+  t.same(grantsToErase(standby), [7, 9])
+  t.equal(grantSequence(standby, 2), undefined)
+  await grantErased(standby, 7)
+  t.same(grantsToErase(standby), [9], 'an erased grant leaves the list')
+  const foreignDir = tempDir('replication-')
+  const foreign = openShard(foreignDir, 0, randomBytes(32))
+  foreign.keys.create(4)
+  const stranger = { slot: 4, wrapped: Uint8Array.from(foreign.keyFile.read(4)!) }
+  await closeShard(foreign)
+  removeDir(foreignDir)
+  await t.rejects(apply({ node: 'a', epoch: 1, grant: stranger }, 11), /does not open with this host's KEK file/, 'a grant under a KEK this host lacks is not applied')
+  t.equal(appliedSequence(standby), 10, 'and the shard stops before it')
 })
 
 t.test('the shard stream: appends after the expected sequence, fences a deposed owner, deduplicates a retry', { skip: natsServerAvailable() ? false : 'nats-server not installed' }, async (t) => {
@@ -123,4 +156,15 @@ t.test('the shard stream: appends after the expected sequence, fences a deposed 
     if (m.seq === 2) break
   }
   t.same(seen, [1, 2], 'a standby reads every entry in order')
+  // Secure erase: the message is gone, a standby reading again skips it, and erasing it again is no error.
+  t.equal(await log.append(encodeEntry({ node: 'b', epoch: 2, effects: [] }), 2, '7.3.b.2'), 3)
+  await log.erase(2)
+  await again.erase(2)
+  const after: number[] = []
+  const tail2 = await log.follow(1)
+  for await (const m of tail2) {
+    after.push(m.seq)
+    if (m.seq === 3) break
+  }
+  t.same(after, [1, 3], 'the erased entry is skipped')
 })

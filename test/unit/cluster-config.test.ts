@@ -2,6 +2,7 @@ import t from 'tap'
 import { resolve } from 'node:path'
 import { ConfigError, loadConfig, usage } from '../../src/config'
 
+const SNAPSHOTS = { everyEntries: 10000, everyMs: 3_600_000, keep: 2 }
 const FULL = { NATS_URL: 'nats://10.0.0.1:4222, nats://10.0.0.2:4222', NODE_ID: 'host-a', KEK_FILE: 'secrets/kek' }
 
 function configError(t: tap.Test, fn: () => unknown, pattern: RegExp): void {
@@ -16,19 +17,27 @@ t.test('no cluster option: the single-machine mode', async (t) => {
 
 t.test('all three options: cluster mode with the default lease', async (t) => {
   t.same(loadConfig([], FULL).cluster, {
-    servers: ['nats://10.0.0.1:4222', 'nats://10.0.0.2:4222'], nodeId: 'host-a', kekFile: resolve('secrets/kek'), leaseMs: 5000,
+    servers: ['nats://10.0.0.1:4222', 'nats://10.0.0.2:4222'], nodeId: 'host-a', kekFile: resolve('secrets/kek'), leaseMs: 5000, snapshots: SNAPSHOTS,
   })
 })
 
 t.test('flags set them too, and win', async (t) => {
   const c = loadConfig(['--nats-url', 'nats://n1:4222', '--node-id', 'b', '--kek-file', '/k', '--lease-ms=2000'], FULL).cluster
-  t.same(c, { servers: ['nats://n1:4222'], nodeId: 'b', kekFile: '/k', leaseMs: 2000 })
+  t.same(c, { servers: ['nats://n1:4222'], nodeId: 'b', kekFile: '/k', leaseMs: 2000, snapshots: SNAPSHOTS })
 })
 
 t.test('half a cluster configuration names what is missing', async (t) => {
   configError(t, () => loadConfig([], { NATS_URL: 'nats://n:4222' }), /missing --node-id, --kek-file/)
   configError(t, () => loadConfig([], { NODE_ID: 'a', KEK_FILE: 'k' }), /missing --nats-url$/)
   configError(t, () => loadConfig(['--lease-ms', '3000'], {}), /--lease-ms applies only in cluster mode/)
+  configError(t, () => loadConfig([], { SNAPSHOTS_KEPT: '3' }), /--snapshots-kept applies only in cluster mode/)
+})
+
+t.test('snapshot options', async (t) => {
+  const c = loadConfig(['--snapshot-entries', '50', '--snapshot-interval', '10m', '--snapshots-kept', '3'], FULL).cluster
+  t.same(c?.snapshots, { everyEntries: 50, everyMs: 600_000, keep: 3 })
+  configError(t, () => loadConfig([], { ...FULL, SNAPSHOTS_KEPT: '0' }), /SNAPSHOTS_KEPT must be between 1 and 100/)
+  configError(t, () => loadConfig([], { ...FULL, SNAPSHOT_INTERVAL: 'soon' }), /SNAPSHOT_INTERVAL must be/)
 })
 
 t.test('bad values are refused', async (t) => {
@@ -40,5 +49,5 @@ t.test('bad values are refused', async (t) => {
 })
 
 t.test('--help lists the cluster options', async (t) => {
-  for (const flag of ['--nats-url', '--node-id', '--kek-file', '--lease-ms']) t.match(usage('main.js'), flag)
+  for (const flag of ['--nats-url', '--node-id', '--kek-file', '--lease-ms', '--snapshot-entries', '--snapshot-interval', '--snapshots-kept']) t.match(usage('main.js'), flag)
 })

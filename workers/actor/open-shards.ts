@@ -3,6 +3,7 @@
 // file checked against what the shard recorded, and revocations a crash
 // interrupted finished. Damage throws ShardDamage before anything is served.
 import type { ActorConfig } from '../../src/contract/messages'
+import type { WrappingKeys } from '../../src/crypto/kek-file'
 import { Urls } from '../../src/contract/urls'
 import { shreddedSlots } from '../../src/crypto/shred-log'
 import { Metamodel } from '../../src/model/metamodel'
@@ -27,9 +28,9 @@ function applyRestore(config: ActorConfig, masterKey: Buffer, store: ShardStore)
   console.error(`shard ${store.shard}: restored backup: the shred log revoked ${revoked} consent(s) and destroyed ${destroyed} key(s)`)
 }
 
-function openVerified(config: ActorConfig, masterKey: Buffer, shard: number): ShardStore {
+function openVerified(config: ActorConfig, masterKey: Buffer, wrapping: Buffer | WrappingKeys, shard: number): ShardStore {
   verifyShardFiles(shardPath(config.dataDir, shard), shard, config.existing)
-  const store = openShard(config.dataDir, shard, masterKey, config.eventRetentionCount)
+  const store = openShard(config.dataDir, shard, wrapping, config.eventRetentionCount)
   try {
     migrateShard(store, config.formatOnDisk, config.formatVersion)
     applyRestore(config, masterKey, store)
@@ -43,10 +44,11 @@ function openVerified(config: ActorConfig, masterKey: Buffer, shard: number): Sh
   }
 }
 
-export function openShards(config: ActorConfig, masterKey: Buffer): Map<number, ShardStore> {
+/** `wrapping`: what wraps the data keys (the master key; in cluster mode the KEKs of --kek-file). */
+export function openShards(config: ActorConfig, masterKey: Buffer, wrapping: Buffer | WrappingKeys = masterKey): Map<number, ShardStore> {
   const stores = new Map<number, ShardStore>()
   try {
-    for (const shard of config.shards) stores.set(shard, openVerified(config, masterKey, shard))
+    for (const shard of config.shards) stores.set(shard, openVerified(config, masterKey, wrapping, shard))
     return stores
   } catch (err) {
     for (const store of stores.values()) void closeShard(store)

@@ -4,17 +4,19 @@
 // migrated its shards, and never written (no migration, no key-file writes).
 import type { ActorConfig } from '../../src/contract/messages'
 import { forgetConsent } from '../store/consents'
+import type { WrappingKeys } from '../../src/crypto/kek-file'
 import { closeShard, openShard, type ShardStore } from '../store/shard-store'
 
 export class Readers {
   private readonly stores = new Map<number, ShardStore>()
 
-  constructor(private readonly config: ActorConfig, private readonly masterKey: Buffer) {}
+  /** `wrapping`: the master key, or in cluster mode the KEKs (they wrap the data keys). */
+  constructor(private readonly config: ActorConfig, private readonly wrapping: Buffer | WrappingKeys) {}
 
   open(shards: readonly number[]): void {
     for (const shard of shards) {
       if (this.stores.has(shard)) continue
-      this.stores.set(shard, openShard(this.config.dataDir, shard, this.masterKey, this.config.eventRetentionCount, true))
+      this.stores.set(shard, openShard(this.config.dataDir, shard, this.wrapping, this.config.eventRetentionCount, true))
     }
   }
 

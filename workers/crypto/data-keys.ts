@@ -1,14 +1,59 @@
-// The data keys of one shard: created at random, wrapped by the master key
-// into a key-file slot, unwrapped on first use and kept in memory, destroyed
-// (slot zeroed, memory zeroed) when a consent is revoked.
+// The data keys of one shard: created at random, wrapped into a key-file
+// slot (by the master key on one machine, by the cluster's KEK in cluster
+// mode: src/crypto/kek-file.ts), unwrapped on first use and kept in memory,
+// destroyed (slot zeroed, memory zeroed) when a consent is revoked.
 import { randomBytes } from 'node:crypto'
+import type { WrappingKeys } from '../../src/crypto/kek-file'
 import { KeyFile } from './key-file'
 import { open, seal } from './seal'
 
 export class DataKeys {
   private readonly cache = new Map<number, Buffer>()
+  /** Wraps new keys. */
+  private readonly wrapKey: Buffer
+  /** Unwrap, current first: during a KEK rotation a slot may still be wrapped by a previous KEK. */
+  private readonly unwrapping: readonly Buffer[]
 
-  constructor(private readonly file: KeyFile, private readonly masterKey: Buffer) {}
+  constructor(private readonly file: KeyFile, wrapping: Buffer | WrappingKeys) {
+    this.wrapKey = Buffer.isBuffer(wrapping) ? wrapping : wrapping.current
+    this.unwrapping = Buffer.isBuffer(wrapping) ? [wrapping] : wrapping.all
+  }
+
+  private unwrap(wrapped: Buffer, slot: number): Buffer | undefined {
+    for (const k of this.unwrapping) {
+      const key = open(k, wrapped, DataKeys.aad(slot))
+      if (key !== undefined) return key
+    }
+    return undefined
+  }
+
+  /** Whether previous KEKs are configured (a rotation is under way). */
+  get rotating(): boolean {
+    return this.unwrapping.length > 1
+  }
+
+  /** Whether a wrapped key (a replicated grant) opens with one of this host's keys, without keeping it. */
+  opensWrapped(slot: number, wrapped: Buffer): boolean {
+    const key = this.unwrap(wrapped, slot)
+    key?.fill(0)
+    return key !== undefined
+  }
+
+  /** A KEK rotation: wraps the slot's key under the current KEK if a previous one wraps it; returns whether it did. */
+  rewrapUnderCurrent(slot: number): boolean {
+    const wrapped = this.file.read(slot)
+    if (wrapped === undefined) return false
+    const underCurrent = open(this.wrapKey, wrapped, DataKeys.aad(slot))
+    if (underCurrent !== undefined) {
+      underCurrent.fill(0)
+      return false
+    }
+    // A slot no key opens (never a live key's) is left alone: the key check at start names such slots.
+    const key = this.get(slot)
+    if (key === undefined) return false
+    this.file.write(slot, seal(this.wrapKey, key, DataKeys.aad(slot)))
+    return true
+  }
 
   private static aad(slot: number): string {
     return `data-key-slot:${slot}`
@@ -17,7 +62,7 @@ export class DataKeys {
   /** Writes a new key into `slot` (synced before this returns) and returns nothing else: the slot is its name. */
   create(slot: number): void {
     const key = randomBytes(32)
-    this.file.write(slot, seal(this.masterKey, key, DataKeys.aad(slot)))
+    this.file.write(slot, seal(this.wrapKey, key, DataKeys.aad(slot)))
     this.cache.set(slot, key)
   }
 
@@ -27,7 +72,7 @@ export class DataKeys {
     if (cached !== undefined) return cached
     const wrapped = this.file.read(slot)
     if (wrapped === undefined) return undefined
-    const key = open(this.masterKey, wrapped, DataKeys.aad(slot))
+    const key = this.unwrap(wrapped, slot)
     if (key !== undefined) this.cache.set(slot, key)
     return key
   }
@@ -41,9 +86,7 @@ export class DataKeys {
     if (this.cache.has(slot)) return true
     const wrapped = this.file.read(slot)
     if (wrapped === undefined) return false
-    const key = open(this.masterKey, wrapped, DataKeys.aad(slot))
-    key?.fill(0)
-    return key !== undefined
+    return this.opensWrapped(slot, wrapped)
   }
 
   /** A master-key rotation: the slot's key wrapped again under `newMaster` (the key itself stays). */

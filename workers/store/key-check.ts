@@ -19,14 +19,14 @@ export function verifyKeys(store: ShardStore): void {
   for (const { key, value } of store.consents.getRange()) {
     if (value.status === 'granted' && !store.keys.opens(value.slot)) {
       const { tenant, ref } = consentOf(key)
-      throw new ShardDamage(`${where}: the key of granted consent ${ref} of tenant ${tenant} (slot ${value.slot}) is destroyed or does not open with this master key; ${restore}`)
+      throw new ShardDamage(`${where}: the key of granted consent ${ref} of tenant ${tenant} (slot ${value.slot}) is destroyed or does not open with this master key (in cluster mode: the KEKs of --kek-file); ${restore}`)
     }
   }
   for (const { key, value } of store.keySlots.getRange()) {
     const tenant = tenantOfSlotKey(key)
     if (tenant === undefined) continue
     if (!store.keys.opens(value)) {
-      throw new ShardDamage(`${where}: the key of tenant ${tenant} (slot ${value}) is destroyed or does not open with this master key; ${restore}`)
+      throw new ShardDamage(`${where}: the key of tenant ${tenant} (slot ${value}) is destroyed or does not open with this master key (in cluster mode: the KEKs of --kek-file); ${restore}`)
     }
   }
 }

@@ -4,6 +4,7 @@
 import { open, RootDatabase, Database, type DatabaseOptions } from 'lmdb'
 import { join } from 'node:path'
 import { KEY_OPTIONS } from '../../src/contract/key-encoding'
+import type { WrappingKeys } from '../../src/crypto/kek-file'
 import { DataKeys } from '../crypto/data-keys'
 import { KeyFile } from '../crypto/key-file'
 import type { Key } from './keys'
@@ -107,7 +108,8 @@ export function shardPath(dataDir: string, shard: number): string {
   return join(dataDir, 'shards', String(shard))
 }
 
-export function openShard(dataDir: string, shard: number, masterKey: Buffer, maxEventsPerTenant = 1_000_000, reader = false): ShardStore {
+/** `wrapping`: what wraps the data keys (the master key; in cluster mode the KEKs). */
+export function openShard(dataDir: string, shard: number, wrapping: Buffer | WrappingKeys, maxEventsPerTenant = 1_000_000, reader = false): ShardStore {
   const env = open({
     path: shardPath(dataDir, shard),
     maxDbs: 16,
@@ -133,7 +135,7 @@ export function openShard(dataDir: string, shard: number, masterKey: Buffer, max
     schedules: sub('schedules'),
     scheduleIds: sub('scheduleIds'),
     cache: { consents: new Map(), tenantSlots: new Map(), plain: new Map(), eventHeads: new Map() },
-    keys: new DataKeys(keyFile, masterKey),
+    keys: new DataKeys(keyFile, wrapping),
     keyFile,
     maxEventsPerTenant,
     reader,

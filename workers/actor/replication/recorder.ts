@@ -37,7 +37,8 @@ export class Recorder extends EffectRecording {
   readonly raw = new Map<string, { put: (key: Key, value: unknown) => boolean; remove: (key: Key) => boolean }>()
   readonly rawSlotWrite: (slot: number, wrapped: Buffer) => void
 
-  constructor(readonly store: ShardStore, abortSentinel: unknown) {
+  /** `abortSentinel`: what a transaction callback returns to roll back (the replica's write path runs batches that way). */
+  constructor(readonly store: ShardStore, readonly abortSentinel: unknown) {
     super()
     for (const [name, db] of shardDatabases(store)) {
       const put = db.putSync.bind(db) as (key: Key, value: unknown) => boolean

@@ -16,6 +16,8 @@ import type { ShardStore } from '../../store/shard-store'
 import { Recorder } from './recorder'
 import { ShardLog } from './shard-log'
 import { ShardReplica } from './shard-replica'
+import { SnapshotStore } from './snapshot-store'
+import { ShardSnapshots } from './snapshots'
 
 export interface ReplicationHooks {
   ownership(shard: number, owned: boolean, epoch: number): void
@@ -84,9 +86,12 @@ export async function startReplication(options: ClusterOptions, publicUrl: strin
     kv, nodeId: options.nodeId, url: publicUrl, leaseMs: options.leaseMs, now,
     ownership: hooks.ownership, destroyKeys: hooks.destroyKeys, warn: hooks.warn, info: hooks.info,
   }
+  const snapshotStore = await SnapshotStore.open(nc, options.servers.length, timeoutMs)
   for (const [shard, store] of stores) {
     const log = await ShardLog.open(nc, shard, options.servers.length, timeoutMs)
-    const replica = new ShardReplica(store, log, new Recorder(store, ABORT), host)
+    const recorder = new Recorder(store, ABORT)
+    const snapshots = new ShardSnapshots(store, log, snapshotStore, recorder, options.snapshots, host)
+    const replica = new ShardReplica(store, log, recorder, host, snapshots)
     replicas.set(shard, replica)
     await replica.start()
   }

@@ -1,0 +1,74 @@
+// Scenario: snapshots and purging (docs/cluster.md, "Snapshots"). Under write
+// load with a small snapshot threshold, the owner of tenant demo's shard
+// snapshots it and the shard's stream is purged (its first sequence moves).
+// Then that host is killed and its data directory wiped; the survivor takes
+// the shard over while the load goes on through it. The wiped host starts
+// again empty, restores the snapshot and follows the stream's tail, and the
+// shard (which prefers it) is handed back to it. Read through it, every
+// acknowledged write is there and the event sequence is dense.
+//
+// The host killed is demo's owner, host2: host1 holds the pinned auth lease
+// (docs/cluster.md, "The authorization service") and must stay up.
+import t from 'tap'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { jetstreamManager } from '@nats-io/jetstream'
+import { SNAPSHOT_BUCKET, shardStream } from '../../src/contract/cluster-names'
+import { shardOf } from '../../src/shard/tenant-hash'
+import { Kvm } from '@nats-io/kv'
+import { graphsThroughEveryHost } from './helpers/graphs'
+import { clusterFile, ownerAndOther, SHARDS } from './helpers/leases'
+import { allSequences, gaps, startWriteLoad, readBack } from './helpers/write-load'
+
+const SNAPSHOT_ENTRIES = 40
+const { skip, cluster, leases: clusterLeases } = clusterFile(t, { args: ['--snapshot-entries', String(SNAPSHOT_ENTRIES), '--snapshots-kept', '2'] })
+
+t.test('a wiped host restores from a snapshot and the stream tail, and serves every acknowledged write', { skip }, async (t) => {
+  const leases = await clusterLeases()
+  const { owner, viaOwner, viaOther: viaSurvivor } = await ownerAndOther(cluster, leases, await graphsThroughEveryHost(cluster))
+  t.not(owner.nodeId, 'host1', 'the owner is not the host holding the auth lease')
+  const stream = shardStream(shardOf('demo', SHARDS))
+  const jsm = await jetstreamManager(leases.nc)
+  const snapshots = await new Kvm(leases.nc).open(SNAPSHOT_BUCKET)
+
+  const load = startWriteLoad([viaSurvivor], 4, 'snap')
+  // Until the owner has snapshotted (with the load's batches, a few seconds) and purged the stream.
+  const until = Date.now() + 60_000
+  let first = 1
+  while (Date.now() < until) {
+    first = (await jsm.streams.info(stream)).state.first_seq
+    if (first > 1) break
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  t.ok(first > 1, `the stream of demo's shard was purged below a snapshot (first sequence ${first})`)
+  const index = await snapshots.get(`shard.${shardOf('demo', SHARDS)}`)
+  const listed = index?.json<{ snapshots: { sequence: number; node: string }[] }>().snapshots ?? []
+  t.ok(listed.length > 0 && listed.every((s) => s.node === owner.nodeId), `snapshots listed by the owner: ${JSON.stringify(listed.map((s) => s.sequence))}`)
+
+  await owner.kill()
+  rmSync(join(owner.dataDir, 'data'), { recursive: true, force: true })
+  // The survivor takes the shard over; the load goes on through it.
+  await new Promise((r) => setTimeout(r, cluster.leaseMs + 2000))
+  const duringOutage = load.acknowledged.length
+  await owner.restart()
+  // Handed back once the restarted host is live a full lease period and has caught up (at least two lease periods after the takeover).
+  const backBy = Date.now() + 60_000
+  while ((await leases.ownerOf('demo')).nodeId !== owner.nodeId && Date.now() < backBy) await new Promise((r) => setTimeout(r, 250))
+  t.equal((await leases.ownerOf('demo')).nodeId, owner.nodeId, 'the wiped host owns the shard again')
+  await new Promise((r) => setTimeout(r, 1000))
+  await load.stop()
+  t.ok(load.acknowledged.length > duringOutage, `writes acknowledged after the restart too (${load.acknowledged.length - duringOutage})`)
+  const restartOutput = owner.output()
+  t.match(restartOutput, new RegExp(`shard ${shardOf('demo', SHARDS)}: restored the snapshot at stream sequence \\d+`), 'it restored a snapshot of the shard')
+  t.comment(`other answers during the load: ${JSON.stringify([...load.others])}`)
+
+  const missing: string[] = []
+  for (const id of load.acknowledged) {
+    const status = await readBack(viaOwner, id)
+    if (status !== 200) missing.push(`${id}: ${status}`)
+  }
+  t.same(missing.slice(0, 10), [], `every one of ${load.acknowledged.length} acknowledged writes is read through the restored host (${missing.length} not)`)
+  const sequences = await allSequences(viaOwner)
+  t.same(gaps(sequences), [], `event sequences dense (${sequences.length} events)`)
+  t.same(sequences, await allSequences(viaSurvivor), 'the same sequence through the other host')
+})
