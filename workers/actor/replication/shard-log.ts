@@ -42,7 +42,7 @@ export class ShardLog extends StreamLog {
 
   /**
    * Deletes the message at `sequence` with JetStream's secure erase (each
-   * server overwrites it in its message store); true also when it is gone
+   * server overwrites it in its message store); resolves also when it is gone
    * already (another host erased it).
    */
   async erase(sequence: number): Promise<void> {
