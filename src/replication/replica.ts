@@ -137,7 +137,7 @@ export class Replica {
   /** Before a tail starts, once the queued applies are done (a shard restores a snapshot when the stream no longer continues what it holds). */
   protected async beforeTail(): Promise<void> {}
 
-  /** A tail met `sequence` after `applied`, with sequences between missing: whether the stream was purged past this host (else the hole is one the unit expects: an erased grant). */
+  /** A tail met an entry after `applied` with sequences missing between them: whether the stream was purged past this host (else the hole is one the unit expects: a shard's erased grant). */
   protected async purgedPast(_applied: number): Promise<boolean> {
     return false
   }
