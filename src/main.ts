@@ -94,15 +94,20 @@ async function main(): Promise<void> {
 
   const authStore = openAuthStore(config.dataDir)
   const hasher = new PasswordHasher()
-  await applyAuthBootstrap(authStore, hasher, boot, deriveKey(masterKey, 'bootstrap secret digest v1'))
   const tokens = new AccessTokens(authStore, config.accessTokenTtl)
   const signing = new SigningPool(masterKey)
   const idpSecretKey = identityProviderSecretKey(masterKey)
-  await applyIdentityProviderBootstrap(authStore, boot.identityProviders, idpSecretKey)
   const oauth = createOAuthServices(authStore, hasher, tokens, signing, publicUrl, idpSecretKey)
-  await oauth.keys.ensureActiveKey()
-  // Format 1 -> 2 (src/shard/manifest.ts): the refresh-token user index moved to array keys.
-  if (opened.formatOnDisk < 2) await oauth.refreshTokens.rebuildUserIndex()
+  // The bootstrap file's records and the first signing key: here on one machine; in a cluster by each
+  // host that gains the auth lease, through the replicated log (src/cluster/auth-front.ts).
+  const prepareAuthStore = async (): Promise<void> => {
+    await applyAuthBootstrap(authStore, hasher, boot, deriveKey(masterKey, 'bootstrap secret digest v1'))
+    await applyIdentityProviderBootstrap(authStore, boot.identityProviders, idpSecretKey)
+    await oauth.keys.ensureActiveKey()
+    // Format 1 -> 2 (src/shard/manifest.ts): the refresh-token user index moved to array keys.
+    if (opened.formatOnDisk < 2) await oauth.refreshTokens.rebuildUserIndex()
+  }
+  if (config.cluster === undefined) await prepareAuthStore()
   const metamodel = new Metamodel(boot.metamodel)
   // Cluster mode only: a dynamic import, so that one machine loads nothing of NATS.
   const clusterStart = config.cluster === undefined ? undefined : await import('./cluster/start')
@@ -116,7 +121,7 @@ async function main(): Promise<void> {
   })
   await pool.started()
   const cluster = config.cluster === undefined ? undefined : await clusterStart!.startClusterFront(config.cluster, clusterConnection!, pool, manifest.shards)
-  const authCluster = config.cluster === undefined ? undefined : await (await import('./cluster/auth-front')).startClusterAuth(config.cluster, tokens, publicUrl)
+  const authCluster = config.cluster === undefined ? undefined : await (await import('./cluster/auth-front')).startClusterAuth({ options: config.cluster, store: authStore, tokens, publicUrl, prepare: prepareAuthStore })
   recordFormat(config.dataDir, opened)
   if (opened.restore !== undefined) console.error(`restored: ${config.dataDir} is a restored backup, the shred log ${config.shredLog} applied; it now serves as an installation of its own`)
   const backupSource = { manifest, authEnv: authStore.env, backupShards: backupShardsThroughActors(pool, manifest.shards) }
@@ -137,7 +142,10 @@ async function main(): Promise<void> {
   webhooks.start()
   cluster?.onGained(() => webhooks.reload())
 
-  const sweep = setInterval(() => void sweepOAuth(oauth, tokens).catch((err: unknown) => log.error({ err }, 'token sweep failed')), SWEEP_INTERVAL_MS)
+  // In a cluster only the auth store's owner writes it (a standby follows the owner's sweeps).
+  const sweep = setInterval(() => {
+    if (authCluster?.servesHere() !== false) void sweepOAuth(oauth, tokens).catch((err: unknown) => log.error({ err }, 'token sweep failed'))
+  }, SWEEP_INTERVAL_MS)
   sweep.unref()
 
   let stopping = false

@@ -1,21 +1,22 @@
 // The authorization service in a cluster, front side (docs/cluster.md): the
-// auth lease, the bearer-token checks the owner answers over NATS, and the
-// HTTP hand-over of OAuth, admin and gateway requests to the owner. Started by
-// main.ts in cluster mode only (a dynamic import).
+// replicated auth store and its lease (auth-replica.ts), the bearer-token
+// checks the owner answers over NATS, and the HTTP hand-over of OAuth, admin
+// and gateway requests to the owner. Started by main.ts in cluster mode only
+// (a dynamic import).
 import { connect } from '@nats-io/transport-node'
 import type { Msg } from '@nats-io/nats-core'
 import type { HttpRequest } from 'uWebSockets.js'
 import { request, type Dispatcher } from 'undici'
 import type { AccessTokens } from '../auth/models/access-tokens'
-import type { AccessTokenRecord } from '../auth/models/auth-store'
+import type { AccessTokenRecord, AuthStore } from '../auth/models/auth-store'
 import { AUTH_FORWARDED_HEADER, authVerifySubject } from '../contract/cluster-names'
 import type { ClusterOptions } from '../contract/cluster-options'
 import { ApiError } from '../errors'
 import type { Exchange } from '../front/exchange'
 import { clientBody, relay } from '../gateway/forward'
 import { log } from '../log'
-import { AuthLease } from './auth-lease'
 import { leaseBucket } from '../replication/lease-bucket'
+import { startAuthReplica } from './auth-replica'
 import type { AuthCluster } from './auth-seam'
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and the host: not handed on. */
@@ -30,10 +31,39 @@ export interface ClusterAuth extends AuthCluster {
   close(): Promise<void>
 }
 
-export async function startClusterAuth(options: ClusterOptions, tokens: AccessTokens, publicUrl: string): Promise<ClusterAuth> {
-  const nc = await connect({ servers: options.servers, name: `auth ${options.nodeId}`, maxReconnectAttempts: -1, reconnectTimeWait: 500 })
+export interface ClusterAuthOptions {
+  options: ClusterOptions
+  store: AuthStore
+  tokens: AccessTokens
+  publicUrl: string
+  /**
+   * What a host does to the store each time it gains the auth lease, through
+   * the replicated log: the bootstrap file's records and a signing key (both
+   * idempotent). On one machine main.ts does it at start.
+   */
+  prepare(): Promise<void>
+}
+
+export async function startClusterAuth(c: ClusterAuthOptions): Promise<ClusterAuth> {
+  const { options, tokens } = c
+  const nc = await connect({
+    servers: options.servers, name: `auth ${options.nodeId}`,
+    // As the actors' connections: a silent partition is noticed within about a lease period.
+    maxReconnectAttempts: -1, reconnectTimeWait: 500, pingInterval: Math.max(1000, Math.floor(options.leaseMs / 2)), maxPingOut: 2,
+  })
   const kv = await leaseBucket(nc, options.servers.length)
-  const lease = new AuthLease({ kv, nodeId: options.nodeId, url: publicUrl, leaseMs: options.leaseMs })
+  let prepared: Promise<void> = Promise.resolve()
+  const lease = await startAuthReplica({
+    nc, kv, options, store: c.store, url: c.publicUrl,
+    gained() {
+      // Token records cached while this host was a standby may have been revoked since.
+      tokens.forget()
+      prepared = c.prepare()
+      prepared.catch((err: unknown) => log.error({ err }, 'cluster: the bootstrap file could not be applied to the auth store'))
+    },
+  })
+  // The first host of a cluster claims at once: its bootstrap is in (or refuses the start) before it says it listens.
+  await prepared
   const retryAfter = String(Math.ceil(options.leaseMs / 1000))
   const noOwner = (why: string): ApiError => new ApiError('service_unavailable', `the authorization service has no owner now (${why}); retry after the lease period`, { headers: { 'retry-after': retryAfter } })
 
@@ -45,7 +75,6 @@ export async function startClusterAuth(options: ClusterOptions, tokens: AccessTo
       msg.respond(JSON.stringify(verdict))
     },
   })
-  await lease.start()
 
   const owner = (): string => {
     const o = lease.owner()
@@ -99,8 +128,8 @@ export async function startClusterAuth(options: ClusterOptions, tokens: AccessTo
     },
 
     async close() {
-      lease.stop()
       await verifying.drain().catch(() => undefined)
+      await lease.close()
       await nc.drain().catch(() => undefined)
     },
   }

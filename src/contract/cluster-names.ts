@@ -17,6 +17,10 @@ export const shardStream = (shard: number): string => `PLATFORM_SHARD_${shard}`
 /** The one subject of a shard's stream. */
 export const shardSubject = (shard: number): string => `platform.shard.${shard}.effects`
 
+/** The replicated stream of the auth store's committed effects, and its one subject. */
+export const AUTH_STREAM = 'PLATFORM_AUTH'
+export const AUTH_SUBJECT = 'platform.auth.effects'
+
 /** The subject a host answers forwarded requests on. */
 export const hostSubject = (nodeId: string): string => `platform.host.${nodeId}`
 

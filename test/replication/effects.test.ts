@@ -12,7 +12,7 @@ import { connect } from '@nats-io/transport-node'
 import { closeShard, openShard, type ShardStore } from '../../workers/store/shard-store'
 import { Recorder, shardDatabases } from '../../workers/actor/replication/recorder'
 import { applyEffects, applyEntry, appliedSequence, grantErased, grantSequence, grantsToErase, type Applied } from '../../workers/actor/replication/apply'
-import { decodeEntry, encodeEntry } from '../../workers/actor/replication/effects-wire'
+import { decodeEntry, encodeEntry } from '../../src/replication/effects'
 import { Fenced, ShardLog } from '../../workers/actor/replication/shard-log'
 import { natsServerAvailable, startNatsServer } from '../helpers/nats-server'
 import { removeDir, tempDir } from '../helpers/server'
@@ -63,7 +63,7 @@ t.test('recorded effects applied to another shard give the same databases, key s
     db(owner, 'nodes').removeSync(['demo', 'core', 'customer', 'old'])
   })
   const effects = recorder.take()
-  t.same(effects.map((e) => ('slot' in e ? `slot ${e.slot}` : `${e.db} ${e.removed === true ? 'remove' : 'put'} ${JSON.stringify(e.key)}`)), [
+  t.same(effects.map((e) => ('slot' in e ? `slot ${e.slot}` : 'cleared' in e ? `clear ${e.cleared}` : `${e.db} ${e.removed === true ? 'remove' : 'put'} ${JSON.stringify(e.key)}`)), [
     'nodes put ["demo","core","customer","a\\ud800"]',
     'counts put ["demo","core","customer"]',
     'events put ["demo",1]',

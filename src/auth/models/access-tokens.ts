@@ -77,6 +77,11 @@ export class AccessTokens {
     return record
   }
 
+  /** Forgets every cached record (cluster mode: a host that gains the auth store may hold records revoked since). */
+  forget(): void {
+    this.cache.clear()
+  }
+
   async revoke(token: string): Promise<boolean> {
     return this.revokeHash(this.hashes.of(token))
   }

@@ -194,6 +194,19 @@ export function openAuthStore(dataDir: string): AuthStore {
  * group commit does, did not help the token path: bench/README.md.)
  */
 export async function durable(store: Pick<AuthStore, 'env'>): Promise<void> {
+  const settle = replicatedWrites.get(store.env)
+  if (settle !== undefined) return settle()
   await store.env.committed
   await store.env.flushed
+}
+
+/**
+ * Cluster mode: the auth store's writes are appended to its replicated
+ * stream before LMDB commits them (src/cluster/auth-replica.ts), so "durable"
+ * is that path's word: every write issued so far appended and committed.
+ */
+const replicatedWrites = new WeakMap<RootDatabase, () => Promise<void>>()
+
+export function replicateWrites(store: Pick<AuthStore, 'env'>, settle: () => Promise<void>): void {
+  replicatedWrites.set(store.env, settle)
 }

@@ -26,6 +26,8 @@ export interface ClusterOptions extends NatsOptions {
   leaseMs?: number
   /** Extra server arguments for every host. */
   args?: string[]
+  /** The bootstrap file every host is given (default: the fixture's). */
+  bootstrap?: string
 }
 
 export interface Host extends Started {
@@ -73,7 +75,7 @@ async function startHost(index: number, ns: Namespace, cluster: Omit<Cluster, 'h
   const url = `http://${ns.address}:${HOST_PORT}`
   const args = [
     '--host', ns.address, '--port', String(HOST_PORT), '--public-url', url,
-    '--data-dir', join(dataDir, 'data'), '--bootstrap', FIXTURE_BOOTSTRAP, '--workers', '2',
+    '--data-dir', join(dataDir, 'data'), '--bootstrap', options.bootstrap ?? FIXTURE_BOOTSTRAP, '--workers', '2',
     '--master-key-file', join(cluster.dir, 'secrets', 'master.key'), '--shred-log', join(dataDir, 'shred.log'),
     '--kek-file', join(cluster.dir, 'secrets', 'kek.key'),
     '--nats-url', cluster.natsUrls.join(','), '--node-id', nodeId, '--lease-ms', String(cluster.leaseMs),

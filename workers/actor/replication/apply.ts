@@ -1,5 +1,5 @@
 // Applies a shard's stream entries (recorder.ts records a batch's effects;
-// effects-wire.ts: batches, claims and key grants) to its LMDB, with the
+// src/replication/effects.ts: batches, claims and key grants) to its LMDB, with the
 // stream sequence, in the one transaction that commits both: the owner
 // after its appends, a standby as it tails the stream. What a host has
 // applied is therefore always a prefix of the stream.
@@ -13,8 +13,9 @@
 // finishes erasures a former owner did not.
 import type { Database, RootDatabase } from 'lmdb'
 import { DB_OPTIONS, type ShardStore } from '../../store/shard-store'
-import type { KeyGrant, StreamEntry } from './effects-wire'
-import type { Effect, Recorder } from './recorder'
+import type { Effect, KeyGrant, StreamEntry } from '../../../src/replication/effects'
+import type { Key } from '../../store/keys'
+import type { Recorder } from './recorder'
 
 /** The database and key holding the applied sequence (a snapshot carries it: snapshot-files.ts). */
 export const REPLICATION_DB = 'replication'
@@ -77,11 +78,13 @@ export function applyEntry(recorder: Recorder, entry: StreamEntry, sequence: num
         recorder.rawSlotWrite(e.slot, Buffer.from(e.wrapped))
         continue
       }
+      // Only the auth store's first entry clears (a snapshot); a shard's stream never carries one.
+      if ('cleared' in e) throw new Error(`a shard's stream entry clears the database "${e.cleared}"`)
       const db = recorder.raw.get(e.db)
       if (db === undefined) throw new Error(`a replicated effect names an unknown database "${e.db}"`)
-      if (e.removed === true) db.remove(e.key)
+      if (e.removed === true) db.remove(e.key as Key)
       else {
-        db.put(e.key, e.value)
+        db.put(e.key as Key, e.value)
         if (e.db === 'consents' && isRevoked(e.value)) {
           if (recorder.store.keyFile.read(e.value.slot) !== undefined) into.revoked.push(e.value.slot)
           if (toErase(recorder.store, e.value.slot)) into.erasures = true

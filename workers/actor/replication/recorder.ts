@@ -8,14 +8,10 @@
 // records only between start() and take(). A child transaction that is rolled
 // back drops what it recorded.
 import type { Database } from 'lmdb'
+import { EffectRecording } from '../../../src/replication/effects'
 import type { Key } from '../../store/keys'
 import type { ShardStore } from '../../store/shard-store'
 import { webhookDb } from '../../store/webhooks'
-
-/** One change: a put (value set), a remove (value absent), or a key-file slot (wrapped key, or zeroed). */
-export type Effect =
-  | { db: string; key: Key; value?: unknown; removed?: true }
-  | { slot: number; wrapped: Uint8Array }
 
 /** The databases of a shard by the name they were opened under. */
 export function shardDatabases(store: ShardStore): Map<string, Database<unknown, Key>> {
@@ -36,14 +32,14 @@ export function shardDatabases(store: ShardStore): Map<string, Database<unknown,
 /** LMDB's sentinel a transaction callback returns to roll back (lmdb-js exports it as ABORT). */
 type ChildTransaction = (fn: () => unknown) => unknown
 
-export class Recorder {
-  private effects: Effect[] | undefined
+export class Recorder extends EffectRecording {
   /** The original write calls, for apply.ts (a standby's writes are not recorded). */
   readonly raw = new Map<string, { put: (key: Key, value: unknown) => boolean; remove: (key: Key) => boolean }>()
   readonly rawSlotWrite: (slot: number, wrapped: Buffer) => void
 
   /** `abortSentinel`: what a transaction callback returns to roll back (the replica's write path runs batches that way). */
   constructor(readonly store: ShardStore, readonly abortSentinel: unknown) {
+    super()
     for (const [name, db] of shardDatabases(store)) {
       const put = db.putSync.bind(db) as (key: Key, value: unknown) => boolean
       const remove = db.removeSync.bind(db) as (key: Key) => boolean
@@ -68,26 +64,15 @@ export class Recorder {
     const env = store.env as unknown as { childTransaction: ChildTransaction }
     const child = env.childTransaction.bind(store.env)
     env.childTransaction = (fn) => {
-      const mark = this.effects?.length
+      const mark = this.mark()
       try {
         const result = child(fn)
-        if (result === abortSentinel && mark !== undefined) this.effects!.length = mark
+        if (result === abortSentinel) this.dropAfter(mark)
         return result
       } catch (err) {
-        if (mark !== undefined) this.effects!.length = mark
+        this.dropAfter(mark)
         throw err
       }
     }
-  }
-
-  start(): void {
-    this.effects = []
-  }
-
-  /** Ends the recording and returns what it saw. */
-  take(): Effect[] {
-    const effects = this.effects ?? []
-    this.effects = undefined
-    return effects
   }
 }

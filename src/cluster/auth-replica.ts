@@ -1,0 +1,114 @@
+// The auth store as a replicated unit (docs/cluster.md, "The authorization
+// service"): the same replica as a graph shard's (src/replication/replica.ts)
+// over the auth store, its lease AUTH_LEASE_KEY and its stream AUTH_STREAM.
+// The owner's writes are recorded (auth-recorder.ts), grouped into batches
+// (auth-batches.ts), appended with the expected last sequence and a message
+// id, and only then committed with the stream sequence; every other host
+// follows the stream into its own auth store, and the first caught-up one to
+// see the lease expire claims it. No placement: whoever holds the lease keeps
+// it until it dies, is cut off or shuts down (any host may claim a free one).
+import { ABORT, type Database } from 'lmdb'
+import type { KV } from '@nats-io/kv'
+import type { NatsConnection } from '@nats-io/nats-core'
+import type { AuthStore } from '../auth/models/auth-store'
+import { replicateWrites } from '../auth/models/auth-store'
+import { AUTH_LEASE_KEY, AUTH_STREAM, AUTH_SUBJECT, type LeaseValue } from '../contract/cluster-names'
+import type { ClusterOptions } from '../contract/cluster-options'
+import { KEY_OPTIONS } from '../contract/key-encoding'
+import { ApiError } from '../errors'
+import { log } from '../log'
+import type { Effect } from '../replication/effects'
+import { Replica, type ReplicatedUnit } from '../replication/replica'
+import { StreamLog } from '../replication/stream-log'
+import { AuthBatches } from './auth-batches'
+import { AuthRecorder } from './auth-recorder'
+
+const APPLIED_KEY = 'applied'
+
+export interface AuthReplicaOptions {
+  nc: NatsConnection
+  kv: KV
+  options: ClusterOptions
+  store: AuthStore
+  url: string
+  /** Told each time this host starts serving the auth store (after its claim entry; writes are taken from then on). */
+  gained(): void
+}
+
+export interface AuthReplica {
+  servesHere(): boolean
+  /** The holder of the auth lease this host believes in (itself while it serves). */
+  owner(): LeaseValue | undefined
+  close(): Promise<void>
+}
+
+/** Every record of every database, after clearing it: what a store held before its stream existed. */
+function snapshot(recorder: AuthRecorder): Effect[] {
+  const effects: Effect[] = []
+  for (const [name, { db }] of recorder.raw) {
+    effects.push({ cleared: name })
+    for (const { key, value } of db.getRange()) effects.push({ db: name, key, value })
+  }
+  return effects
+}
+
+function unitOf(store: AuthStore, recorder: AuthRecorder): ReplicatedUnit {
+  const replication: Database<number, string> = store.env.openDB<number, string>('replication', KEY_OPTIONS as never)
+  return {
+    name: 'the auth store', id: 'auth', leaseKey: AUTH_LEASE_KEY, env: recorder.env, recorder,
+    appliedSequence: () => replication.get(APPLIED_KEY) ?? 0,
+    apply(appended) {
+      for (const { entry, sequence } of appended) {
+        if ('grant' in entry) throw new Error('an auth store stream entry grants a key')
+        for (const e of entry.effects) {
+          if ('slot' in e) throw new Error('an auth store stream entry writes a key slot')
+          const raw = 'cleared' in e ? recorder.raw.get(e.cleared) : recorder.raw.get(e.db)
+          if (raw === undefined) throw new Error(`an auth store stream entry names an unknown database "${'cleared' in e ? e.cleared : e.db}"`)
+          if ('cleared' in e) for (const key of [...raw.db.getKeys()]) raw.remove(key)
+          else if (e.removed === true) raw.remove(e.key)
+          else raw.put(e.key, e.value)
+        }
+        replication.putSync(APPLIED_KEY, sequence)
+      }
+      return () => undefined
+    },
+    // lmdb-js's object cache (the clients table) may hold a rolled-back batch's values.
+    forget() {
+      for (const { db } of recorder.raw.values()) (db as { cache?: { clear(): void } }).cache?.clear()
+    },
+    snapshot: () => snapshot(recorder),
+  }
+}
+
+export async function startAuthReplica(o: AuthReplicaOptions): Promise<AuthReplica> {
+  const { options } = o
+  const recorder = new AuthRecorder(o.store)
+  const stream = await StreamLog.openLog(o.nc, AUTH_STREAM, AUTH_SUBJECT, options.servers.length, Math.max(1000, options.leaseMs))
+  const replica = new Replica(unitOf(o.store, recorder), stream, {
+    kv: o.kv, nodeId: options.nodeId, url: o.url, leaseMs: options.leaseMs, now: () => performance.now(),
+    ownership: (owned, epoch) => {
+      if (!owned) return
+      log.info(`cluster: ${options.nodeId} serves the authorization service (auth lease epoch ${epoch})`)
+      o.gained()
+    },
+    unavailable: (message, retryAfter) => new ApiError('service_unavailable', message, { headers: { 'retry-after': String(retryAfter) } }),
+    warn: (message, err) => log.warn(err === undefined ? {} : { err }, message),
+    info: (message) => log.info(message),
+  })
+  const batches = new AuthBatches(recorder, (run) => replica.write(run, ABORT))
+  replicateWrites(o.store, () => batches.settle())
+  await replica.start()
+  // No placement for the auth store: any host claims a free lease at once, an expired one after a full lease period.
+  const beat = { preferredHere: true, handOver: false }
+  await replica.beat(beat)
+  const timer = setInterval(() => void replica.beat(beat), Math.max(50, Math.min(250, Math.floor(options.leaseMs / 4))))
+  timer.unref()
+  return {
+    servesHere: () => replica.serves(),
+    owner: () => replica.owner(),
+    async close() {
+      clearInterval(timer)
+      await replica.close()
+    },
+  }
+}

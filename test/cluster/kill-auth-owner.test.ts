@@ -1,0 +1,109 @@
+// Scenario: kill -9 of the host holding the auth lease while clients ask for
+// tokens and use them. The survivor, which followed the auth store's stream,
+// claims the lease once it has expired: token requests and bearer checks
+// resume within the lease period + 2 s, and the state is the one the killed
+// host acknowledged: a token issued before is accepted, a revoked one stays
+// refused, a redeemed code cannot be redeemed again, and the failed sign-ins
+// counted before the kill still count.
+import t from 'tap'
+import { AUTH_LEASE_KEY, type LeaseValue } from '../../src/contract/cluster-names'
+import { call, codeFor, OAUTH_BOOTSTRAP, postForm, tokenOk, VIEW, WEB_AUTH, type Json } from '../helpers/oauth'
+import type { Host } from './helpers/cluster'
+import { clusterFile } from './helpers/leases'
+
+const { skip, cluster, leases: clusterLeases } = clusterFile(t, { bootstrap: OAUTH_BOOTSTRAP })
+
+const issuer = (h: Host): string => `${h.url}/oauth2/v1`
+
+/** A graph listing with a malformed limit: 400 once the token is accepted, 401 when it is not, 503 without an auth owner. */
+async function tokenCheck(h: Host, token: string): Promise<number> {
+  return (await call('GET', `${h.url}/graph/v1/demo/nodes/core/customer?limit=many`, { authorization: `Bearer ${token}` })).status
+}
+
+const signIn = (h: Host, pw: string): Promise<{ status: number; json: <T>() => T }> =>
+  postForm(`${issuer(h)}/token`, { grant_type: 'password', username: 'locked1', password: pw })
+
+/** Token requests and bearer checks through `h` in a loop; when each kind last succeeded, and what else was answered. */
+function startOAuthLoad(h: Host, token: string): { issuedAt: number[]; checkedAt: number[]; others: Map<string, number>; stop(): Promise<void> } {
+  const load = { issuedAt: [] as number[], checkedAt: [] as number[], others: new Map<string, number>(), stop: async () => undefined }
+  let running = true
+  const other = (what: string): void => { load.others.set(what, (load.others.get(what) ?? 0) + 1) }
+  const loops = [
+    (async () => {
+      while (running) {
+        const res = await postForm(`${issuer(h)}/token`, { grant_type: 'client_credentials', scope: VIEW }, WEB_AUTH).catch(() => undefined)
+        if (res?.status === 200) load.issuedAt.push(Date.now())
+        else {
+          other(`token ${res?.status ?? 'error'}`)
+          await new Promise((r) => setTimeout(r, 50))
+        }
+      }
+    })(),
+    (async () => {
+      while (running) {
+        const status = await tokenCheck(h, token).catch(() => 0)
+        if (status === 400) load.checkedAt.push(Date.now())
+        else {
+          other(`check ${status}`)
+          await new Promise((r) => setTimeout(r, 50))
+        }
+      }
+    })(),
+  ]
+  load.stop = async () => {
+    running = false
+    await Promise.all(loops)
+  }
+  return load
+}
+
+t.test('kill -9 of the auth owner while clients use OAuth', { skip }, async (t) => {
+  const leases = await clusterLeases()
+  const entry = await leases.kv.get(AUTH_LEASE_KEY)
+  const node = entry?.operation === 'PUT' ? entry.json<LeaseValue>().node : undefined
+  const owner = cluster.hosts.find((h) => h.nodeId === node)
+  if (owner === undefined) throw new Error(`no host holds the auth lease (${node})`)
+  const survivor = cluster.hosts.find((h) => h !== owner)!
+  t.comment(`${owner.nodeId} holds the auth lease; ${survivor.nodeId} survives`)
+
+  // Through the survivor: every request is handed to the owner, whose store and stream take it.
+  const kept = (await tokenOk(issuer(survivor), { grant_type: 'client_credentials', scope: VIEW }, WEB_AUTH)).access_token
+  const revoked = (await tokenOk(issuer(survivor), { grant_type: 'client_credentials', scope: VIEW }, WEB_AUTH)).access_token
+  t.equal((await postForm(`${issuer(survivor)}/revoke`, { token: revoked }, WEB_AUTH)).status, 200, 'a token revoked before the kill')
+  t.equal(await tokenCheck(survivor, revoked), 401, 'refused before the kill')
+  // The sign-in form is the owner's page (its origin is the issuer's), as in test/http/cluster-auth.test.ts.
+  const { code } = await codeFor(issuer(owner), { client_id: 'web-app', scope: VIEW }, 'alice', 'alice-password')
+  const redeemed = await tokenOk(issuer(survivor), { grant_type: 'authorization_code', code }, WEB_AUTH)
+  t.equal(await tokenCheck(survivor, redeemed.access_token), 400, 'a code redeemed before the kill')
+  for (let i = 0; i < 8; i++) t.equal((await signIn(i % 2 === 0 ? owner : survivor, 'wrong')).status, 400)
+
+  const load = startOAuthLoad(survivor, kept)
+  await new Promise((r) => setTimeout(r, 1500))
+  t.ok(load.issuedAt.length > 0 && load.checkedAt.length > 0, `tokens issued (${load.issuedAt.length}) and checked (${load.checkedAt.length}) before the kill`)
+  const killedAt = Date.now()
+  await owner.kill()
+  const limit = killedAt + cluster.leaseMs + 2000
+  const resumed = (at: number[]): number | undefined => at.find((x) => x > killedAt + 100)
+  while ((resumed(load.issuedAt) === undefined || resumed(load.checkedAt) === undefined) && Date.now() < limit + 5000) await new Promise((r) => setTimeout(r, 50))
+  const issued = resumed(load.issuedAt)
+  const checked = resumed(load.checkedAt)
+  t.ok(issued !== undefined && issued <= limit, `token requests resumed ${issued === undefined ? 'never' : `${issued - killedAt} ms`} after the kill (limit ${cluster.leaseMs + 2000} ms)`)
+  t.ok(checked !== undefined && checked <= limit, `bearer checks resumed ${checked === undefined ? 'never' : `${checked - killedAt} ms`} after the kill`)
+  await load.stop()
+  t.comment(`other answers during the load: ${JSON.stringify([...load.others])}`)
+
+  t.equal(await tokenCheck(survivor, kept), 400, 'the token issued before the kill is accepted')
+  t.equal(await tokenCheck(survivor, revoked), 401, 'the token revoked before the kill stays refused')
+  const again = await postForm(`${issuer(survivor)}/token`, { grant_type: 'authorization_code', code }, WEB_AUTH)
+  t.equal(again.status, 400, 'the redeemed code cannot be redeemed again')
+  t.equal(again.json<Json>().error, 'invalid_grant')
+  t.equal(await tokenCheck(survivor, redeemed.access_token), 401, 'and its replay revokes what it gave, as on one host')
+  // 8 failures before the kill + 7 after = 15: blocked only if the count carried over.
+  for (let i = 0; i < 7; i++) t.equal((await signIn(survivor, 'wrong')).status, 400)
+  const blocked = await signIn(survivor, 'locked1-password')
+  t.equal(blocked.status, 400, 'the right password is refused after 15 failures across the failover')
+  t.equal(blocked.json<Json>().type, 'too_many_attempts', 'the lock-out counter carried over')
+
+  const discovery = await call('GET', `${issuer(survivor)}/.well-known/openid-configuration`)
+  t.equal(discovery.status, 200, 'the survivor serves discovery')
+})
