@@ -19,6 +19,8 @@ let upstream: HttpServer
 let SOURCE: string
 let admin: Record<string, string>
 let demoToken: string
+/** Requests to the upstream's /slow not yet answered. */
+let slowInFlight = 0
 
 const BIG_PIECES = 256
 const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5))
@@ -68,7 +70,8 @@ async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     }
     res.end()
   } else if (path === '/slow') {
-    setTimeout(() => { if (!res.destroyed) res.end('late') }, 5000)
+    slowInFlight++
+    setTimeout(() => { slowInFlight--; if (!res.destroyed) res.end('late') }, 5000)
   } else {
     res.writeHead(404, { 'content-type': 'text/plain' }).end('no such thing')
   }
@@ -190,7 +193,10 @@ t.test('a large response streams through the rewrite to a slow reader, whole', a
 
 t.test('past GATEWAY_MAX_CONCURRENT requests to one service, the next is 503 with Retry-After', async (t) => {
   const slow = [get('/slow'), get('/slow')]
-  await new Promise((resolve) => setTimeout(resolve, 300))
+  // Both slots taken once both requests reached the service (a fixed wait was too short on a loaded machine).
+  const deadline = Date.now() + 10_000
+  while (slowInFlight < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+  t.equal(slowInFlight, 2, 'both slow requests reached the service')
   const third = await get('/echo')
   t.equal(third.status, 503)
   t.equal(third.headers['retry-after'], '1')

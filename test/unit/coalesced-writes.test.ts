@@ -56,3 +56,19 @@ t.test('a refused write refuses every batch in it and none of the next', async (
   t.equal(await later, 4, 'a batch that came after the refused write is written on its own')
   t.same(replica.writes, [[1], [2, 3], [4]])
 })
+
+t.test('a write refused before it ran takes no more batches: the next ones form a write of their own', async (t) => {
+  let serving = false
+  const writes: number[][] = []
+  const c = new CoalescedWrites(async (run) => {
+    await Promise.resolve()
+    if (!serving) throw new Error('not serving')
+    const results = run() as number[]
+    writes.push(results)
+    return results
+  })
+  await t.rejects(c.add(() => 1), { message: 'not serving' })
+  serving = true
+  t.equal(await c.add(() => 2), 2, 'a batch after the refusal is written')
+  t.same(writes, [[2]])
+})

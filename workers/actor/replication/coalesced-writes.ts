@@ -27,13 +27,15 @@ export class CoalescedWrites {
     if (w === undefined) {
       const fresh: Waiting = { runs: [], settle: [] }
       w = this.waiting = fresh
+      // Later batches form the next write once this one starts, or once it is settled without running (the
+      // replica refuses a write while it does not serve the shard): a settled write must take no more batches.
+      const detach = (): void => { if (this.waiting === fresh) this.waiting = undefined }
       this.write(() => {
-        // Started: later batches form the next write. A write run again (never today) runs the same batches.
-        if (this.waiting === fresh) this.waiting = undefined
+        detach()
         return fresh.runs.map((r) => r())
       }).then(
-        (results) => fresh.settle.forEach((s, i) => s.resolve(results[i])),
-        (err: unknown) => fresh.settle.forEach((s) => s.reject(err)),
+        (results) => { detach(); fresh.settle.forEach((s, i) => s.resolve(results[i])) },
+        (err: unknown) => { detach(); fresh.settle.forEach((s) => s.reject(err)) },
       )
     }
     const joined = w
