@@ -28,11 +28,12 @@ t.test('kill -9 of the NATS server leading the most streams', { skip }, async (t
   await load.stop()
   t.comment(`other answers during the load: ${JSON.stringify([...load.others])}`)
   const missing: string[] = []
-  // A read may meet 503s while a shard moves again after the NATS failover (seen for over 10 s once in CI):
-  // unavailable is not lost, so the read-back waits up to 30 s, and says how long the shards were away.
+  // A read may meet 503s while a shard moves again after the NATS failover (seen for over 10 s once in CI, and
+  // for 30-57 s once on a loaded machine with 3 NATS servers, 2 hosts and the load on 2 cores): unavailable is
+  // not lost, so the read-back waits up to 90 s, and says how long the shards were away.
   const readingFrom = Date.now()
   for (const id of load.acknowledged) {
-    const status = await readBack(graphs[0]!, id, 30_000)
+    const status = await readBack(graphs[0]!, id, 90_000)
     if (status !== 200) missing.push(`${id}: ${status}`)
   }
   t.comment(`read-back of ${load.acknowledged.length} writes took ${Date.now() - readingFrom} ms`)
