@@ -29,7 +29,7 @@ t.test('kill -9 of the NATS server leading the most streams', { skip }, async (t
   t.comment(`other answers during the load: ${JSON.stringify([...load.others])}`)
   const missing: string[] = []
   // A read may meet 503s while a shard moves again after the NATS failover (seen for over 10 s once in CI, and
-  // for 30-57 s once on a loaded machine with 3 NATS servers, 2 hosts and the load on 2 cores): unavailable is
+  // for 30-57 s once in a clean-clone CI run, 3 NATS servers, 2 hosts and the load on 2 cores): unavailable is
   // not lost, so the read-back waits up to 90 s, and says how long the shards were away.
   const readingFrom = Date.now()
   for (const id of load.acknowledged) {
