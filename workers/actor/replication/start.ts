@@ -83,6 +83,8 @@ export async function startReplication(options: ClusterOptions, publicUrl: strin
   const presence = new Presence(kv, options.nodeId, options.leaseMs, now)
   const startedAt = now()
   const replicas = new Map<number, ShardReplica>()
+  /** Each shard's group-commit batches, joined while its replica writes (coalesced-writes.ts). */
+  const coalesced = new Map<number, CoalescedWrites>()
   const host = {
     kv, nodeId: options.nodeId, url: publicUrl, leaseMs: options.leaseMs, now,
     ownership: hooks.ownership, destroyKeys: hooks.destroyKeys, warn: hooks.warn, info: hooks.info,
@@ -94,6 +96,7 @@ export async function startReplication(options: ClusterOptions, publicUrl: strin
     const snapshots = new ShardSnapshots(store, log, snapshotStore, recorder, options.snapshots, host)
     const replica = new ShardReplica(store, log, recorder, host, snapshots)
     replicas.set(shard, replica)
+    coalesced.set(shard, new CoalescedWrites((run) => replica.write(run, ABORT)))
     await replica.start()
   }
 
@@ -122,19 +125,9 @@ export async function startReplication(options: ClusterOptions, publicUrl: strin
     }
   }, Math.max(50, Math.min(250, Math.floor(options.leaseMs / 4))))
 
-  const replicaOf = (store: ShardStore): ShardReplica => {
-    const r = replicas.get(store.shard)
-    if (r === undefined) throw new Error(`shard ${store.shard} has no replica here`)
-    return r
-  }
-  const coalesced = new Map<number, CoalescedWrites>()
   const coalescedOf = (store: ShardStore): CoalescedWrites => {
-    let c = coalesced.get(store.shard)
-    if (c === undefined) {
-      const replica = replicaOf(store)
-      c = new CoalescedWrites((run) => replica.write(run, ABORT))
-      coalesced.set(store.shard, c)
-    }
+    const c = coalesced.get(store.shard)
+    if (c === undefined) throw new Error(`shard ${store.shard} has no replica here`)
     return c
   }
   return {
