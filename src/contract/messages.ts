@@ -80,11 +80,16 @@ export type WriteOp =
   /** A batch of a tenant import (src/contract/tenant-export.ts): body {"added","existing"}. */
   | { op: 'importTenant'; tenant: string; lines: ImportLine[] }
 
-export type StreamOp =
+/** How a stream's items are written: one JSON array, or one item per line (`application/x-ndjson`). */
+export type StreamFormat = 'json' | 'ndjson'
+
+/** A streamed read; the actor renders its slices in `format` (workers/actor/stream-body.ts). */
+export type StreamOp = (
   | { op: 'listNodes'; tenant: string; ns: string; type: string; limit: number | undefined; owner: string | undefined; criterion: Criterion | undefined }
   | { op: 'neighbours'; tenant: string; node: NodeRef }
-  /** Every line of a tenant export (src/contract/tenant-export.ts), NDJSON chunks. */
+  /** Every line of a tenant export (src/contract/tenant-export.ts). */
   | { op: 'exportTenant'; tenant: string }
+) & { format: StreamFormat }
 
 /** Asynchronous work an actor runs beside its reads and writes. */
 export type TaskOp =
@@ -108,7 +113,8 @@ export type ActorRequest =
 export type ActorReply =
   | { kind: 'ok'; id: number; status: number; body: string | undefined; total: number | undefined }
   | { kind: 'error'; id: number; type: ErrorType; message: string; /** Seconds for Retry-After (cluster mode's 503: one lease period). */ retryAfter?: number }
-  | { kind: 'chunks'; id: number; chunks: string[]; done: boolean }
+  /** A slice of a stream, as the bytes the front thread writes unchanged (handed over by transfer, not copied). */
+  | { kind: 'chunks'; id: number; body: Uint8Array; done: boolean }
   | { kind: 'closed'; id: number }
   /** Unsolicited (id 0): the tenant's event log now ends at `last`; wakes long-polls and streams. */
   | { kind: 'events'; id: 0; tenant: string; last: number }

@@ -207,7 +207,7 @@ export class Exchange implements RequestIdParts {
     this.send(status, JSON_TYPE, body, headers)
   }
 
-  send(status: number, contentType: string | Buffer, body: string, headers?: ResponseHeaders): void {
+  send(status: number, contentType: string | Buffer, body: string | Uint8Array, headers?: ResponseHeaders): void {
     if (!this.open) return
     this.status = status
     this.finished = true

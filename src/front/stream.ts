@@ -1,19 +1,21 @@
 // Streams a shard scan to the client as it is produced: one JSON array, or
-// one chunk per line for `Accept: application/x-ndjson`. The actor keeps at
-// most a small window of slices in flight; a slice opens the window again
-// only once written and the socket has drained (`onWritable`), so memory
-// stays bounded in both threads whatever the size.
+// one item per line for `Accept: application/x-ndjson`. The actor renders
+// each slice as the bytes to write (workers/actor/stream-body.ts), so this
+// thread only writes them. The actor keeps at most a small window of slices
+// in flight; a slice opens the window again only once written and the socket
+// has drained (`onWritable`), so memory stays bounded in both threads
+// whatever the size.
 import { ApiError } from '../errors'
-import type { ActorReply } from '../contract/messages'
+import type { ActorReply, StreamFormat } from '../contract/messages'
 import type { Exchange } from './exchange'
+
+export type { StreamFormat } from '../contract/messages'
 
 /** The running scan (the actor pool's StreamHandle): ask for the next slice, or stop. */
 export interface ScanHandle {
   more(): void
   cancel(): void
 }
-
-export type StreamFormat = 'json' | 'ndjson'
 
 export function streamFormat(accept: string): StreamFormat {
   return accept.includes('application/x-ndjson') ? 'ndjson' : 'json'
@@ -25,9 +27,9 @@ export function replyError(reply: ActorReply & { kind: 'error' }): ApiError {
   return new ApiError(reply.type, reply.message, reply.retryAfter === undefined ? undefined : { headers: { 'retry-after': String(reply.retryAfter) } })
 }
 
+/** `open` starts the scan with the same `format`: the actor renders the bytes in it. */
 export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (r: ActorReply) => void) => ScanHandle): void {
   let started = false
-  let written = 0
   /** slices written whose `more` waits for the socket to drain */
   let owed = 0
   const handle = open(Object.assign((reply: ActorReply): void => {
@@ -42,26 +44,22 @@ export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (
       return
     }
     if (reply.kind !== 'chunks') return
-    const body = render(reply.chunks)
     if (!started && reply.done) {
       // The whole answer fits one slice: a plain response with Content-Length.
-      ex.send(200, CONTENT_TYPE[format], format === 'json' ? `[${body}]` : body)
+      ex.send(200, CONTENT_TYPE[format], reply.body)
       return
     }
     let ok = true
     ex.res.cork(() => {
-      let text = body
       if (!started) {
         started = true
         ex.res.writeStatus('200 OK').writeHeader('content-type', CONTENT_TYPE[format]).writeHeader('x-request-id', ex.requestId)
         ex.writeLateHeaders()
-        if (format === 'json') text = '[' + text
       }
-      if (text !== '') ok = ex.res.write(text)
       if (reply.done) {
         ex.finished = true
-        ex.res.end(format === 'json' ? ']' : '')
-      }
+        ex.res.end(reply.body)
+      } else if (reply.body.byteLength > 0) ok = ex.res.write(reply.body)
     })
     if (reply.done) return
     // Each slice written opens the actor's window by one, once the socket has
@@ -79,12 +77,4 @@ export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (
     for (; owed > 0; owed--) handle.more()
   }
   ex.onAbort = () => handle.cancel()
-
-  function render(chunks: string[]): string {
-    if (chunks.length === 0) return ''
-    if (format === 'ndjson') return chunks.join('\n') + '\n'
-    const text = (written === 0 ? '' : ',') + chunks.join(',')
-    written += chunks.length
-    return text
-  }
 }

@@ -8,7 +8,7 @@ export const getNeighbours = graphMethod({
   params: NodeParams,
   summary: 'The node and its neighbours (streamed)',
   handle(s, ex, { tenant, params: node }) {
-    streamScan(ex, streamFormat(ex.headers.accept), (onReply) =>
-      s.pool.openStream(tenant, { op: 'neighbours', tenant, node }, onReply))
+    const format = streamFormat(ex.headers.accept)
+    streamScan(ex, format, (onReply) => s.pool.openStream(tenant, { op: 'neighbours', tenant, node, format }, onReply))
   },
 })

@@ -32,8 +32,8 @@ export const listNodes = graphMethod({
     }
     const ref = ex.headers['consent-reference'].trim()
     const owner = ref === '' ? undefined : ref
-    streamScan(ex, streamFormat(ex.headers.accept), (onReply) =>
-      s.pool.openStream(tenant, { op: 'listNodes', tenant, ns, type, limit, owner, criterion }, onReply))
+    const format = streamFormat(ex.headers.accept)
+    streamScan(ex, format, (onReply) => s.pool.openStream(tenant, { op: 'listNodes', tenant, ns, type, limit, owner, criterion, format }, onReply))
   },
 })
 

@@ -20,7 +20,7 @@ t.test('leastLoaded: the smallest load, ties taken in turn from start', async (t
 
 t.test('reads and scans may run anywhere; writes and consent reads may not', async (t) => {
   t.ok(readsAnywhere({ op: 'getNode', tenant: 't', node: { ns: 'n', type: 'x', id: '1' } }))
-  t.ok(readsAnywhere({ op: 'neighbours', tenant: 't', node: { ns: 'n', type: 'x', id: '1' } }))
+  t.ok(readsAnywhere({ op: 'neighbours', tenant: 't', node: { ns: 'n', type: 'x', id: '1' }, format: 'json' }))
   t.notOk(readsAnywhere({ op: 'deleteNode', tenant: 't', node: { ns: 'n', type: 'x', id: '1' }, trace: undefined }))
   t.notOk(readsAnywhere({ op: 'getConsent', tenant: 't', ref: 'r', caller: { kind: 'tenant' } }))
 })

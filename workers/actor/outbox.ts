@@ -19,12 +19,16 @@ export function internal(id: number, err: unknown): ActorReply {
 
 export class Outbox {
   private batch: ActorReply[] = []
+  /** buffers the batch's replies hand over (moved, not copied: a stream slice's bytes) */
+  private transfer: ArrayBuffer[] = []
   private scheduled = false
 
   constructor(private readonly port: MessagePort) {}
 
-  send(r: ActorReply): void {
+  /** `transfer`: a buffer of `r` that this thread no longer uses, moved to the front thread with it. */
+  send(r: ActorReply, transfer?: ArrayBuffer): void {
     this.batch.push(r)
+    if (transfer !== undefined) this.transfer.push(transfer)
     if (this.scheduled) return
     this.scheduled = true
     setImmediate(() => this.flush())
@@ -33,10 +37,12 @@ export class Outbox {
   flush(): void {
     this.scheduled = false
     const batch = this.batch
+    const transfer = this.transfer
     this.batch = []
+    this.transfer = []
     if (batch.length === 0) return
     try {
-      this.port.postMessage(encodeReplies(batch))
+      this.port.postMessage(encodeReplies(batch), transfer)
     } catch {
       // A reply structured clone refuses must not lose the others: one by one, the bad ones become errors.
       for (const r of batch) {

@@ -14,12 +14,14 @@ import { ListScan, NeighboursScan, type Scan } from '../store/scans'
 import { ExportScan } from '../store/export-scan'
 import type { ShardStore } from '../store/shard-store'
 import { internal, reply, type Outbox } from './outbox'
+import { StreamBody, transferable } from './stream-body'
 
 /** Slices a stream may have in flight before the front thread asks for more. */
 export const STREAM_WINDOW = 2
 
 interface OpenStream {
   scan: Scan
+  body: StreamBody
   store: ShardStore
   /** slices that may still be sent before the next `more` */
   credit: number
@@ -41,7 +43,7 @@ export class Streams {
     } else {
       scan = new ListScan(op.tenant, op.ns, op.type, op.limit, op.owner, op.criterion)
     }
-    this.open.set(id, { scan, store, credit: STREAM_WINDOW, scheduled: false })
+    this.open.set(id, { scan, body: new StreamBody(op.format), store, credit: STREAM_WINDOW, scheduled: false })
     this.pump(id)
   }
 
@@ -69,7 +71,8 @@ export class Streams {
         this.outbox.send(reply(id, fail('element_not_found', slice.notFound)))
         return
       }
-      this.outbox.send({ kind: 'chunks', id, chunks: slice.chunks, done: slice.done })
+      const body = open.body.slice(slice.chunks, slice.done)
+      this.outbox.send({ kind: 'chunks', id, body, done: slice.done }, transferable(body))
       if (slice.done) {
         this.open.delete(id)
         return

@@ -71,8 +71,14 @@ export function sealElement(store: ShardStore, key: Key, slot: number, record: E
   return stored
 }
 
-/** Decrypted elements kept in memory per shard; past this many, the oldest tenth goes. */
-export const PLAIN_CACHE_LIMIT = 20_000
+/**
+ * Decrypted elements kept in memory per thread (shard-store.ts); past this
+ * many, the oldest tenth goes. About 1.3 KB an entry with ~250 bytes of
+ * properties and its rendered neighbours chunk: ~85 MB a thread when full.
+ * 20,000 a shard before: a one-tenant graph of 60,000 elements read at random
+ * then decrypted two of three elements of every neighbours read.
+ */
+export const PLAIN_CACHE_LIMIT = 64_000
 
 function cachedPlain(store: ShardStore, id: string, stored: StoredElement): string | undefined {
   return cachedEntry(store, id, stored)?.p

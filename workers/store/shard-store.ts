@@ -134,7 +134,7 @@ export function openShard(dataDir: string, shard: number, wrapping: Buffer | Wra
     eventHeads: sub('eventHeads'),
     schedules: sub('schedules'),
     scheduleIds: sub('scheduleIds'),
-    cache: { consents: new Map(), tenantSlots: new Map(), plain: new Map(), eventHeads: new Map() },
+    cache: { consents: new Map(), tenantSlots: new Map(), plain: THREAD_PLAIN_CACHE, eventHeads: new Map() },
     keys: new DataKeys(keyFile, wrapping),
     keyFile,
     maxEventsPerTenant,
@@ -142,12 +142,24 @@ export function openShard(dataDir: string, shard: number, wrapping: Buffer | Wra
   }
 }
 
+/**
+ * The decrypted-element cache, one per thread for all the shards it opens
+ * (a module is loaded once per worker thread): its bound (PLAIN_CACHE_LIMIT)
+ * is what one thread may hold, and one busy tenant, whose elements are all in
+ * one shard, can use all of it. Element ids name their tenant, and every entry
+ * is checked against the stored bytes and its shard's keys before use
+ * (sealing.ts, chunk-cache.ts), so shards cannot see each other's entries.
+ */
+const THREAD_PLAIN_CACHE = new Map<string, PlainEntry>()
+
 /** After a failed transaction: the caches may hold what it did not commit. */
 export function forgetUncommitted(store: ShardStore): void {
   for (const cache of Object.values(store.cache)) cache.clear()
 }
 
 export async function closeShard(store: ShardStore): Promise<void> {
+  // A shard opened again later (a restore, a migration) starts with nothing cached of it.
+  store.cache.plain.clear()
   await store.env.flushed
   await store.env.close()
   store.keyFile.close()
