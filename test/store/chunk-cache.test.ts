@@ -126,7 +126,7 @@ t.test('a destroyed data key locks the element even while its consent record is 
   const s = tempShard(t)
   const ref = await graph(s)
   warmAndMark(t, s.store, () => s.context())
-  const slot = s.store.cache.consents.get(JSON.stringify(['demo', ref]))!.slot
+  const slot = s.store.cache.consents.get('demo')!.get(ref)!.slot
   s.store.keys.destroy(slot)
   const after = neighbours(s.context())
   t.notMatch(after, /Secret Name|a@b\.c|"views":3/)

@@ -35,27 +35,36 @@ export function tenantSlot(store: ShardStore, tenant: string, create: boolean): 
   return fresh
 }
 
-/** JSON of the pair: unambiguous whatever the two strings hold. */
-const cacheKey = (tenant: string, ref: string): string => JSON.stringify([tenant, ref])
+/**
+ * The consent records cached of one tenant. Keyed tenant, then reference:
+ * a read checks its element's consent on every element, and building one
+ * key of the pair cost more than the lookup.
+ */
+function tenantConsents(store: ShardStore, tenant: string): Map<string, ConsentRecord> {
+  let records = store.cache.consents.get(tenant)
+  if (records === undefined) store.cache.consents.set(tenant, records = new Map())
+  return records
+}
 
 export function getConsentRecord(store: ShardStore, tenant: string, ref: string): ConsentRecord | undefined {
-  const k = cacheKey(tenant, ref)
-  const cached = store.cache.consents.get(k)
+  const cached = store.cache.consents.get(tenant)?.get(ref)
   if (cached !== undefined) return cached
   const record = store.consents.get(consentKey(tenant, ref))
   if (record !== undefined) {
-    if (store.cache.consents.size >= CONSENT_CACHE_LIMIT) store.cache.consents.clear()
-    store.cache.consents.set(k, record)
+    const records = tenantConsents(store, tenant)
+    if (records.size >= CONSENT_CACHE_LIMIT) records.clear()
+    records.set(ref, record)
   }
   return record
 }
 
+/** Cached consent records per tenant; a full tenant's are dropped together. */
 const CONSENT_CACHE_LIMIT = 100_000
 
 /** Every consent write goes through here, so the cache never disagrees with the store. */
 function putConsent(store: ShardStore, tenant: string, ref: string, record: ConsentRecord): void {
   store.consents.putSync(consentKey(tenant, ref), record)
-  store.cache.consents.set(cacheKey(tenant, ref), record)
+  tenantConsents(store, tenant).set(ref, record)
 }
 
 function view(ref: string, c: ConsentRecord): string {
@@ -117,12 +126,12 @@ export function revokeConsent(
  * change only after every thread ran this (src/shard/actor-pool.ts).
  */
 export function forgetConsent(store: ShardStore, tenant: string, ref: string): void {
-  const k = cacheKey(tenant, ref)
-  const cached = store.cache.consents.get(k)
+  const records = store.cache.consents.get(tenant)
+  const cached = records?.get(ref)
   if (cached !== undefined) store.keys.forget(cached.slot)
   const current = store.consents.get(consentKey(tenant, ref))
   if (current !== undefined) store.keys.forget(current.slot)
-  store.cache.consents.delete(k)
+  records?.delete(ref)
   store.cache.plain.forEach((entry, id) => { if (entry.o === ref) store.cache.plain.delete(id) })
 }
 

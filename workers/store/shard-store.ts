@@ -71,7 +71,8 @@ export interface ShardStore {
    * memory: the actor is their only writer. Cleared when a transaction fails.
    */
   readonly cache: {
-    consents: Map<string, ConsentRecord>
+    /** tenant -> consent reference -> record */
+    consents: Map<string, Map<string, ConsentRecord>>
     tenantSlots: Map<string, number>
     plain: Map<string, PlainEntry>
     /** tenant -> the event log's head, read on every appended event */
