@@ -120,6 +120,7 @@ const OPTIONS = {
   natsUrl: { flag: '--nats-url', env: 'NATS_URL' },
   nodeId: { flag: '--node-id', env: 'NODE_ID' },
   kekFile: { flag: '--kek-file', env: 'KEK_FILE' },
+  clusterUrl: { flag: '--cluster-url', env: 'CLUSTER_URL' },
   leaseMs: { flag: '--lease-ms', env: 'LEASE_MS' },
   snapshotEntries: { flag: '--snapshot-entries', env: 'SNAPSHOT_ENTRIES' },
   snapshotInterval: { flag: '--snapshot-interval', env: 'SNAPSHOT_INTERVAL' },
@@ -159,6 +160,7 @@ const HELP: Partial<Record<OptionName, string>> = {
   natsUrl: 'cluster mode: comma-separated NATS server URLs (default none: one machine)',
   nodeId: 'cluster mode: this host\'s name, unique in the cluster',
   kekFile: 'cluster mode: the key-encryption key file every host shares',
+  clusterUrl: 'cluster mode: this host\'s own URL for the other hosts (default its public URL); lets the hosts share one --public-url',
   leaseMs: 'cluster mode: shard lease period in ms (default 5000)',
   snapshotEntries: 'cluster mode: snapshot a shard every this many replicated batches (default 10000)',
   snapshotInterval: 'cluster mode: or this long after the last snapshot, seconds or with ms/s/m/h/d (default 1h)',
@@ -251,11 +253,11 @@ function retryBaseMs(raw: string | undefined): number {
  * Cluster mode: all of --nats-url, --node-id and --kek-file, or none of them
  * (the single-machine mode); half a cluster configuration is a start error.
  */
-function clusterOptions(natsUrl: string | undefined, nodeId: string | undefined, kekFile: string | undefined, leaseMs: string | undefined, snapshots: SnapshotFlags): ClusterOptions | undefined {
+function clusterOptions(natsUrl: string | undefined, nodeId: string | undefined, kekFile: string | undefined, clusterUrl: string | undefined, leaseMs: string | undefined, snapshots: SnapshotFlags): ClusterOptions | undefined {
   const given = { '--nats-url': natsUrl, '--node-id': nodeId, '--kek-file': kekFile }
   const missing = Object.entries(given).filter(([, v]) => v === undefined || v === '').map(([flag]) => flag)
   if (missing.length === 3) {
-    const alone = Object.entries({ '--lease-ms': leaseMs, '--snapshot-entries': snapshots.entries, '--snapshot-interval': snapshots.interval, '--snapshots-kept': snapshots.kept })
+    const alone = Object.entries({ '--cluster-url': clusterUrl, '--lease-ms': leaseMs, '--snapshot-entries': snapshots.entries, '--snapshot-interval': snapshots.interval, '--snapshots-kept': snapshots.kept })
       .find(([, v]) => v !== undefined && v !== '')
     if (alone !== undefined) throw new ConfigError(`${alone[0]} applies only in cluster mode: also give --nats-url, --node-id and --kek-file`)
     return undefined
@@ -269,6 +271,7 @@ function clusterOptions(natsUrl: string | undefined, nodeId: string | undefined,
     servers,
     nodeId: nodeId as string,
     kekFile: resolve(kekFile as string),
+    hostUrl: httpUrl('CLUSTER_URL', clusterUrl),
     // Shorter than a second would renew faster than NATS round trips under load; longer than 10 minutes leaves shards ownerless too long.
     leaseMs: integer('LEASE_MS', leaseMs === undefined || leaseMs === '' ? '5000' : leaseMs, 1000, 600_000),
     snapshots: {
@@ -278,6 +281,13 @@ function clusterOptions(natsUrl: string | undefined, nodeId: string | undefined,
       keep: integer('SNAPSHOTS_KEPT', orDefault(snapshots.kept, '2'), 1, 100),
     },
   }
+}
+
+/** An http(s) base URL without its trailing slashes; absent stays absent. */
+function httpUrl(name: string, raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  if (!/^https?:\/\/[^/]+(\/.*)?$/.test(raw)) throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`)
+  return raw.replace(/\/+$/, '')
 }
 
 /** The snapshot options as given (cluster mode only). */
@@ -292,10 +302,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool
     return flags.get(spec.flag) ?? env[spec.env]
   }
   const bootstrap = get('bootstrap')
-  const publicUrl = get('publicUrl')
-  if (publicUrl !== undefined && !/^https?:\/\/[^/]+(\/.*)?$/.test(publicUrl)) {
-    throw new ConfigError(`PUBLIC_URL must be an http(s) URL, got "${publicUrl}"`)
-  }
+  const publicUrl = httpUrl('PUBLIC_URL', get('publicUrl'))
   return {
     port: integer('--port', get('port') ?? '8080', 0, 65535),
     host: get('host') ?? '127.0.0.1',
@@ -313,7 +320,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool
     eventRetentionMs: parseDurationMs('EVENT_RETENTION', get('eventRetention') ?? '7d'),
     eventRetentionCount: integer('EVENT_RETENTION_COUNT', get('eventRetentionCount') ?? '1000000', 1, Number.MAX_SAFE_INTEGER),
     maxStreamsPerTenant: integer('MAX_STREAMS_PER_TENANT', get('maxStreamsPerTenant') ?? '100', 1, 1_000_000),
-    publicUrl: publicUrl?.replace(/\/+$/, ''),
+    publicUrl,
     webhookAllow: list('WEBHOOK_ALLOW', get('webhookAllow'), invalidAllowEntry),
     trustProxy: list('TRUST_PROXY', get('trustProxy'), (e) => (parseCidr(e) === undefined ? `"${e}" is not an IP address or CIDR range` : undefined)),
     shutdownTimeoutMs: parseDurationMs('SHUTDOWN_TIMEOUT', get('shutdownTimeout') ?? '10s'),
@@ -323,7 +330,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool
     gatewayMaxConcurrent: integer('GATEWAY_MAX_CONCURRENT', get('gatewayMaxConcurrent') ?? '64', 1, 100_000),
     metrics: oneOf('METRICS', get('metrics'), METRICS_ACCESS, 'open'),
     logLevel: oneOf('LOG_LEVEL', get('logLevel'), LOG_LEVELS, 'info'),
-    cluster: clusterOptions(get('natsUrl'), get('nodeId'), get('kekFile'), get('leaseMs'), { entries: get('snapshotEntries'), interval: get('snapshotInterval'), kept: get('snapshotsKept') }),
+    cluster: clusterOptions(get('natsUrl'), get('nodeId'), get('kekFile'), get('clusterUrl'), get('leaseMs'), { entries: get('snapshotEntries'), interval: get('snapshotInterval'), kept: get('snapshotsKept') }),
   }
 }
 

@@ -37,6 +37,7 @@ import { backupShardsThroughActors } from './backups/through-actors'
 import { flushLog, log, setLogLevel, startLogThread } from './log'
 import { readiness } from './operations/health'
 import { registerSources } from './operations/sources'
+import { hostUrlOf } from './contract/cluster-options'
 
 const SWEEP_INTERVAL_MS = 10 * 60_000
 
@@ -121,7 +122,7 @@ async function main(): Promise<void> {
   })
   await pool.started()
   const cluster = config.cluster === undefined ? undefined : await clusterStart!.startClusterFront(config.cluster, clusterConnection!, pool, manifest.shards)
-  const authCluster = config.cluster === undefined ? undefined : await (await import('./cluster/auth-front')).startClusterAuth({ options: config.cluster, store: authStore, tokens, publicUrl, prepare: prepareAuthStore })
+  const authCluster = config.cluster === undefined ? undefined : await (await import('./cluster/auth-front')).startClusterAuth({ options: config.cluster, store: authStore, tokens, hostUrl: hostUrlOf(config.cluster, publicUrl), prepare: prepareAuthStore })
   recordFormat(config.dataDir, opened)
   if (opened.restore !== undefined) console.error(`restored: ${config.dataDir} is a restored backup, the shred log ${config.shredLog} applied; it now serves as an installation of its own`)
   const backupSource = { manifest, authEnv: authStore.env, backupShards: backupShardsThroughActors(pool, manifest.shards) }

@@ -30,6 +30,7 @@ import { webhookDb } from './store/webhooks'
 import { shredKeys } from './store/shred-keys'
 import { ShardUnavailable } from './store/unavailable'
 import type { Replication } from './actor/replication/start'
+import { hostUrlOf } from '../src/contract/cluster-options'
 
 const config = workerData as ActorConfig
 // The front thread's clock (tests move it through CLOCK_OFFSET_FILE): timestamps, schedules and retention follow it.
@@ -75,7 +76,7 @@ function eventsAppended(store: ShardStore, tenants: Iterable<string>): void {
 const servedHere = new Set<number>()
 // Cluster mode only (a dynamic import: on one machine no NATS module loads in the actor either).
 const cluster = config.cluster
-const replication: Promise<Replication> | undefined = cluster === undefined ? undefined : import('./actor/replication/start').then((m) => m.startReplication(cluster, config.publicUrl, stores, {
+const replication: Promise<Replication> | undefined = cluster === undefined ? undefined : import('./actor/replication/start').then((m) => m.startReplication(cluster, hostUrlOf(cluster, config.publicUrl), stores, {
   ownership: (shard, owned, epoch) => {
     if (owned) servedHere.add(shard)
     else servedHere.delete(shard)

@@ -35,7 +35,8 @@ export interface ClusterAuthOptions {
   options: ClusterOptions
   store: AuthStore
   tokens: AccessTokens
-  publicUrl: string
+  /** Where the other hosts reach this one (hostUrlOf): named in the auth lease, where they hand OAuth requests. */
+  hostUrl: string
   /**
    * What a host does to the store each time it gains the auth lease, through
    * the replicated log: the bootstrap file's records and a signing key (both
@@ -54,7 +55,7 @@ export async function startClusterAuth(c: ClusterAuthOptions): Promise<ClusterAu
   const kv = await leaseBucket(nc, options.servers.length)
   let prepared: Promise<void> = Promise.resolve()
   const lease = await startAuthReplica({
-    nc, kv, options, store: c.store, url: c.publicUrl,
+    nc, kv, options, store: c.store, url: c.hostUrl,
     gained() {
       // Token records cached while this host was a standby may have been revoked since.
       tokens.forget()

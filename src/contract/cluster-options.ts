@@ -8,6 +8,12 @@ export interface ClusterOptions {
   nodeId: string
   /** The key-encryption key file shared by every host (`--kek-file`): wraps data keys in cluster mode. */
   kekFile: string
+  /**
+   * This host's own base URL, where the other hosts reach it (`--cluster-url`): named in the leases it
+   * holds, and where OAuth requests are handed to the auth owner. Absent: its public URL, which is then
+   * per host. Give it to let every host share one public URL, and so one issuer (docs/cluster.md).
+   */
+  hostUrl: string | undefined
   /** Lease period in milliseconds (`--lease-ms`). */
   leaseMs: number
   /** When each shard's owner snapshots it (docs/cluster.md, "Snapshots"). */
@@ -21,4 +27,9 @@ export interface SnapshotOptions {
   everyMs: number
   /** Snapshots kept per shard (`--snapshots-kept`): the stream is purged below the oldest. */
   keep: number
+}
+
+/** Where the other hosts reach this one: `--cluster-url`, or else its public URL. */
+export function hostUrlOf(options: ClusterOptions, publicUrl: string): string {
+  return options.hostUrl ?? publicUrl
 }

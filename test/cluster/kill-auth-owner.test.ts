@@ -4,16 +4,25 @@
 // resume within the lease period + 2 s, and the state is the one the killed
 // host acknowledged: a token issued before is accepted, a revoked one stays
 // refused, a redeemed code cannot be redeemed again, and the failed sign-ins
-// counted before the kill still count.
+// counted before the kill still count. Both hosts share one public URL (each
+// has its own --cluster-url), so the issuer a client knows stays the same.
 import t from 'tap'
 import { AUTH_LEASE_KEY, type LeaseValue } from '../../src/contract/cluster-names'
 import { call, codeFor, OAUTH_BOOTSTRAP, postForm, tokenOk, VIEW, WEB_AUTH, type Json } from '../helpers/oauth'
 import type { Host } from './helpers/cluster'
 import { clusterFile } from './helpers/leases'
 
-const { skip, cluster, leases: clusterLeases } = clusterFile(t, { bootstrap: OAUTH_BOOTSTRAP })
+/** The one public URL both hosts are given: what clients and ID tokens know as the issuer. */
+const PUBLIC_URL = 'http://oauth.cluster.test'
+const { skip, cluster, leases: clusterLeases } = clusterFile(t, { bootstrap: OAUTH_BOOTSTRAP, publicUrl: PUBLIC_URL })
 
+/** Where the test reaches host `h`'s OAuth endpoints (its own address; the public name does not resolve here). */
 const issuer = (h: Host): string => `${h.url}/oauth2/v1`
+
+async function discoveredIssuer(h: Host): Promise<unknown> {
+  const res = await call('GET', `${issuer(h)}/.well-known/openid-configuration`)
+  return res.status === 200 ? res.json<Json>().issuer : `status ${res.status}`
+}
 
 /** A graph listing with a malformed limit: 400 once the token is accepted, 401 when it is not, 503 without an auth owner. */
 async function tokenCheck(h: Host, token: string): Promise<number> {
@@ -71,8 +80,9 @@ t.test('kill -9 of the auth owner while clients use OAuth', { skip }, async (t) 
   const revoked = (await tokenOk(issuer(survivor), { grant_type: 'client_credentials', scope: VIEW }, WEB_AUTH)).access_token
   t.equal((await postForm(`${issuer(survivor)}/revoke`, { token: revoked }, WEB_AUTH)).status, 200, 'a token revoked before the kill')
   t.equal(await tokenCheck(survivor, revoked), 401, 'refused before the kill')
-  // The sign-in form is the owner's page (its origin is the issuer's), as in test/http/cluster-auth.test.ts.
-  const { code } = await codeFor(issuer(owner), { client_id: 'web-app', scope: VIEW }, 'alice', 'alice-password')
+  t.equal(await discoveredIssuer(survivor), `${PUBLIC_URL}/oauth2/v1`, 'the issuer is the shared public URL\'s')
+  // The sign-in form posted from a page of the public origin, as a browser would.
+  const { code } = await codeFor(issuer(owner), { client_id: 'web-app', scope: VIEW }, 'alice', 'alice-password', PUBLIC_URL)
   const redeemed = await tokenOk(issuer(survivor), { grant_type: 'authorization_code', code }, WEB_AUTH)
   t.equal(await tokenCheck(survivor, redeemed.access_token), 400, 'a code redeemed before the kill')
   for (let i = 0; i < 8; i++) t.equal((await signIn(i % 2 === 0 ? owner : survivor, 'wrong')).status, 400)
@@ -104,6 +114,5 @@ t.test('kill -9 of the auth owner while clients use OAuth', { skip }, async (t) 
   t.equal(blocked.status, 400, 'the right password is refused after 15 failures across the failover')
   t.equal(blocked.json<Json>().type, 'too_many_attempts', 'the lock-out counter carried over')
 
-  const discovery = await call('GET', `${issuer(survivor)}/.well-known/openid-configuration`)
-  t.equal(discovery.status, 200, 'the survivor serves discovery')
+  t.equal(await discoveredIssuer(survivor), `${PUBLIC_URL}/oauth2/v1`, 'the survivor, now the owner, names the same issuer')
 })

@@ -108,7 +108,8 @@ export function redirectParams(location: string): { base: string; query: URLSear
 export class UserAgent {
   readonly cookies = new Map<string, string>()
 
-  constructor(readonly issuer: string) {}
+  /** `origin`: what the browser sends as Origin (the public URL's), when `issuer` is another address of the server. */
+  constructor(readonly issuer: string, private readonly origin = new URL(issuer).origin) {}
 
   private remember(setCookie: string | string[] | undefined): void {
     for (const line of setCookie === undefined ? [] : Array.isArray(setCookie) ? setCookie : [setCookie]) {
@@ -146,7 +147,7 @@ export class UserAgent {
   /** Fills the sign-in form of `page` and posts it. */
   submit(page: Answer, username: string, password: string, extra: Record<string, string> = {}): Promise<Answer> {
     const form = new URLSearchParams({ ...hiddenFields(page.text), username, password, ...extra })
-    return this.send('POST', `${this.issuer}/authorize`, form, { origin: new URL(this.issuer).origin })
+    return this.send('POST', `${this.issuer}/authorize`, form, { origin: this.origin })
   }
 
   /** Opens /authorize, signs in when the page asks, and returns the redirect's Location. */
@@ -169,10 +170,10 @@ const agents = new Map<string, UserAgent>()
 
 /** A code for `user` through `clientId`'s registered redirect URI. */
 export async function codeFor(
-  issuer: string, params: Record<string, string>, username: string, password: string,
+  issuer: string, params: Record<string, string>, username: string, password: string, origin?: string,
 ): Promise<{ code: string; location: string }> {
   const key = `${issuer} ${username} ${password}`
-  const agent = agents.get(key) ?? new UserAgent(issuer)
+  const agent = agents.get(key) ?? new UserAgent(issuer, origin)
   agents.set(key, agent)
   const location = await agent.authorize({ response_type: 'code', ...params }, username, password)
   const code = redirectParams(location).query.get('code')

@@ -38,7 +38,7 @@ t.test('the auth store replicated: exact batches, a follower, a take-over', { sk
     const dir = tempDir('auth-replica-')
     const store = openAuthStore(dir)
     // The auth store's stream is never snapshotted: the snapshot options are a shard's.
-    const options = { servers: [server.url], nodeId: node, kekFile: '', leaseMs: LEASE_MS, snapshots: { everyEntries: 10000, everyMs: 3_600_000, keep: 2 } }
+    const options = { servers: [server.url], nodeId: node, kekFile: '', hostUrl: undefined, leaseMs: LEASE_MS, snapshots: { everyEntries: 10000, everyMs: 3_600_000, keep: 2 } }
     const tokens = new AccessTokens(store, 3600)
     // As the front does (src/cluster/auth-front.ts): records cached as a standby may have been revoked since.
     const replica = await startAuthReplica({ nc, kv, options, store, url: `http://${node}`, gained: () => { tokens.forget(); gained.push(node) } })

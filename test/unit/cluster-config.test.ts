@@ -17,13 +17,22 @@ t.test('no cluster option: the single-machine mode', async (t) => {
 
 t.test('all three options: cluster mode with the default lease', async (t) => {
   t.same(loadConfig([], FULL).cluster, {
-    servers: ['nats://10.0.0.1:4222', 'nats://10.0.0.2:4222'], nodeId: 'host-a', kekFile: resolve('secrets/kek'), leaseMs: 5000, snapshots: SNAPSHOTS,
+    servers: ['nats://10.0.0.1:4222', 'nats://10.0.0.2:4222'], nodeId: 'host-a', kekFile: resolve('secrets/kek'), hostUrl: undefined, leaseMs: 5000, snapshots: SNAPSHOTS,
   })
 })
 
 t.test('flags set them too, and win', async (t) => {
   const c = loadConfig(['--nats-url', 'nats://n1:4222', '--node-id', 'b', '--kek-file', '/k', '--lease-ms=2000'], FULL).cluster
-  t.same(c, { servers: ['nats://n1:4222'], nodeId: 'b', kekFile: '/k', leaseMs: 2000, snapshots: SNAPSHOTS })
+  t.same(c, { servers: ['nats://n1:4222'], nodeId: 'b', kekFile: '/k', hostUrl: undefined, leaseMs: 2000, snapshots: SNAPSHOTS })
+})
+
+t.test('--cluster-url: the host\'s own address beside a shared public URL', async (t) => {
+  const c = loadConfig(['--public-url', 'https://platform.example.com/', '--cluster-url', 'http://10.0.0.21:8080/'], FULL)
+  t.equal(c.publicUrl, 'https://platform.example.com', 'the public URL, trailing slash dropped')
+  t.equal(c.cluster?.hostUrl, 'http://10.0.0.21:8080', 'its own, likewise')
+  t.equal(loadConfig([], { ...FULL, CLUSTER_URL: 'http://h:1' }).cluster?.hostUrl, 'http://h:1', 'or from CLUSTER_URL')
+  configError(t, () => loadConfig(['--cluster-url', 'h:8080'], FULL), /CLUSTER_URL must be an http\(s\) URL, got "h:8080"/)
+  configError(t, () => loadConfig(['--cluster-url', 'http://h:1'], {}), /--cluster-url applies only in cluster mode/)
 })
 
 t.test('half a cluster configuration names what is missing', async (t) => {

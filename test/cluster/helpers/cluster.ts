@@ -28,6 +28,8 @@ export interface ClusterOptions extends NatsOptions {
   args?: string[]
   /** The bootstrap file every host is given (default: the fixture's). */
   bootstrap?: string
+  /** One public URL for every host (each then gets --cluster-url with its own address); default: each host's address. */
+  publicUrl?: string
 }
 
 export interface Host extends Started {
@@ -74,7 +76,8 @@ async function startHost(index: number, ns: Namespace, cluster: Omit<Cluster, 'h
   const dataDir = join(cluster.dir, nodeId)
   const url = `http://${ns.address}:${HOST_PORT}`
   const args = [
-    '--host', ns.address, '--port', String(HOST_PORT), '--public-url', url,
+    '--host', ns.address, '--port', String(HOST_PORT),
+    ...(options.publicUrl === undefined ? ['--public-url', url] : ['--public-url', options.publicUrl, '--cluster-url', url]),
     '--data-dir', join(dataDir, 'data'), '--bootstrap', options.bootstrap ?? FIXTURE_BOOTSTRAP, '--workers', '2',
     '--master-key-file', join(cluster.dir, 'secrets', 'master.key'), '--shred-log', join(dataDir, 'shred.log'),
     '--kek-file', join(cluster.dir, 'secrets', 'kek.key'),

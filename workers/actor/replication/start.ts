@@ -72,7 +72,7 @@ class Presence {
   }
 }
 
-export async function startReplication(options: ClusterOptions, publicUrl: string, stores: ReadonlyMap<number, ShardStore>, hooks: ReplicationHooks): Promise<Replication> {
+export async function startReplication(options: ClusterOptions, hostUrl: string, stores: ReadonlyMap<number, ShardStore>, hooks: ReplicationHooks): Promise<Replication> {
   const now = (): number => performance.now()
   const nc = await connect({
     servers: options.servers, name: `actor ${options.nodeId} ${[...stores.keys()].join(',')}`,
@@ -86,7 +86,7 @@ export async function startReplication(options: ClusterOptions, publicUrl: strin
   /** Each shard's group-commit batches, joined while its replica writes (coalesced-writes.ts). */
   const coalesced = new Map<number, CoalescedWrites>()
   const host = {
-    kv, nodeId: options.nodeId, url: publicUrl, leaseMs: options.leaseMs, now,
+    kv, nodeId: options.nodeId, url: hostUrl, leaseMs: options.leaseMs, now,
     ownership: hooks.ownership, destroyKeys: hooks.destroyKeys, warn: hooks.warn, info: hooks.info,
   }
   const snapshotStore = await SnapshotStore.open(nc, options.servers.length, timeoutMs)
