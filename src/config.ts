@@ -162,7 +162,7 @@ const HELP: Partial<Record<OptionName, string>> = {
   kekFile: 'cluster mode: the key-encryption key file every host shares',
   clusterUrl: 'cluster mode: this host\'s own URL for the other hosts (default its public URL); lets the hosts share one --public-url',
   leaseMs: 'cluster mode: shard lease period in ms (default 5000)',
-  snapshotEntries: 'cluster mode: snapshot a shard every this many replicated batches (default 10000)',
+  snapshotEntries: 'cluster mode: snapshot a shard (and the auth store) every this many replicated batches (default 10000)',
   snapshotInterval: 'cluster mode: or this long after the last snapshot, seconds or with ms/s/m/h/d (default 1h)',
   snapshotsKept: 'cluster mode: snapshots kept per shard; its stream is purged below the oldest (default 2)',
   serverUrl: 'URL of the running server (default: the one the data directory lock names)',

@@ -122,7 +122,7 @@ async function main(): Promise<void> {
   })
   await pool.started()
   const cluster = config.cluster === undefined ? undefined : await clusterStart!.startClusterFront(config.cluster, clusterConnection!, pool, manifest.shards)
-  const authCluster = config.cluster === undefined ? undefined : await (await import('./cluster/auth-front')).startClusterAuth({ options: config.cluster, store: authStore, tokens, hostUrl: hostUrlOf(config.cluster, publicUrl), prepare: prepareAuthStore })
+  const authCluster = config.cluster === undefined ? undefined : await (await import('./cluster/auth-front')).startClusterAuth({ options: config.cluster, store: authStore, tokens, dataDir: config.dataDir, hostUrl: hostUrlOf(config.cluster, publicUrl), prepare: prepareAuthStore })
   recordFormat(config.dataDir, opened)
   if (opened.restore !== undefined) console.error(`restored: ${config.dataDir} is a restored backup, the shred log ${config.shredLog} applied; it now serves as an installation of its own`)
   const backupSource = { manifest, authEnv: authStore.env, backupShards: backupShardsThroughActors(pool, manifest.shards) }
@@ -141,7 +141,7 @@ async function main(): Promise<void> {
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, webhookOptions)
   webhooks.start()
-  cluster?.onGained(() => webhooks.reload())
+  cluster?.onGained((shards) => webhooks.reload(shards))
 
   // In a cluster only the auth store's owner writes it (a standby follows the owner's sweeps).
   const sweep = setInterval(() => {

@@ -35,6 +35,8 @@ export interface ClusterAuthOptions {
   options: ClusterOptions
   store: AuthStore
   tokens: AccessTokens
+  /** The data directory (the auth store's snapshots are copied beside it). */
+  dataDir: string
   /** Where the other hosts reach this one (hostUrlOf): named in the auth lease, where they hand OAuth requests. */
   hostUrl: string
   /**
@@ -55,7 +57,7 @@ export async function startClusterAuth(c: ClusterAuthOptions): Promise<ClusterAu
   const kv = await leaseBucket(nc, options.servers.length)
   let prepared: Promise<void> = Promise.resolve()
   const lease = await startAuthReplica({
-    nc, kv, options, store: c.store, url: c.hostUrl,
+    nc, kv, options, store: c.store, dataDir: c.dataDir, url: c.hostUrl,
     gained() {
       // Token records cached while this host was a standby may have been revoked since.
       tokens.forget()

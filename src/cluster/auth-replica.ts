@@ -7,6 +7,9 @@
 // follows the stream into its own auth store, and the first caught-up one to
 // see the lease expire claims it. No placement: whoever holds the lease keeps
 // it until it dies, is cut off or shuts down (any host may claim a free one).
+// The owner snapshots the store as a shard's owner does (auth-snapshots.ts)
+// and purges the stream below the oldest kept snapshot; a host the purge
+// passed, or an empty one, restores the newest snapshot before it follows.
 import { ABORT, type Database } from 'lmdb'
 import type { KV } from '@nats-io/kv'
 import type { NatsConnection } from '@nats-io/nats-core'
@@ -14,22 +17,24 @@ import type { AuthStore } from '../auth/models/auth-store'
 import { replicateWrites } from '../auth/models/auth-store'
 import { AUTH_LEASE_KEY, AUTH_STREAM, AUTH_SUBJECT, type LeaseValue } from '../contract/cluster-names'
 import type { ClusterOptions } from '../contract/cluster-options'
-import { KEY_OPTIONS } from '../contract/key-encoding'
 import { ApiError } from '../errors'
 import { log } from '../log'
 import type { Effect } from '../replication/effects'
-import { Replica, type ReplicatedUnit } from '../replication/replica'
+import { Replica, type ReplicatedUnit, type UnitHost } from '../replication/replica'
+import { SnapshotStore } from '../replication/snapshot-store'
+import { Snapshots } from '../replication/snapshots'
 import { StreamLog } from '../replication/stream-log'
 import { AuthBatches } from './auth-batches'
 import { AuthRecorder } from './auth-recorder'
-
-const APPLIED_KEY = 'applied'
+import { APPLIED_KEY, appliedDb, authSnapshotSource } from './auth-snapshots'
 
 export interface AuthReplicaOptions {
   nc: NatsConnection
   kv: KV
   options: ClusterOptions
   store: AuthStore
+  /** The data directory (the auth store's snapshots are copied beside it, in `snapshots/`). */
+  dataDir: string
   url: string
   /** Told each time this host starts serving the auth store (after its claim entry; writes are taken from then on). */
   gained(): void
@@ -53,7 +58,7 @@ function snapshot(recorder: AuthRecorder): Effect[] {
 }
 
 function unitOf(store: AuthStore, recorder: AuthRecorder): ReplicatedUnit {
-  const replication: Database<number, string> = store.env.openDB<number, string>('replication', KEY_OPTIONS as never)
+  const replication: Database<number, string> = appliedDb(store.env)
   return {
     name: 'the auth store', id: 'auth', leaseKey: AUTH_LEASE_KEY, env: recorder.env, recorder,
     appliedSequence: () => replication.get(APPLIED_KEY) ?? 0,
@@ -80,11 +85,38 @@ function unitOf(store: AuthStore, recorder: AuthRecorder): ReplicatedUnit {
   }
 }
 
+/** The generic replica with the auth store's snapshots: taken on the owner's beat, restored before a tail. */
+class AuthStoreReplica extends Replica {
+  constructor(private readonly authUnit: ReplicatedUnit, stream: StreamLog, host: UnitHost, private readonly snapshots: Snapshots) {
+    super(authUnit, stream, host)
+  }
+
+  protected override ownerBeat(): void {
+    if (this.serves()) this.snapshots.tick(this.applied, this.epoch, () => this.serves())
+  }
+
+  /** From what LMDB holds, not memory: a restore cut short left it at 0 there, and must run again. */
+  protected override async beforeTail(): Promise<void> {
+    this.applied = this.authUnit.appliedSequence()
+    await this.snapshots.restoreIfBehind(this.applied)
+    this.applied = this.authUnit.appliedSequence()
+  }
+
+  /** The auth stream has no erased entries: a hole is a purge, and a kept snapshot newer than this host says so. */
+  protected override async purgedPast(applied: number): Promise<boolean> {
+    return this.snapshots.passedBy(applied)
+  }
+}
+
 export async function startAuthReplica(o: AuthReplicaOptions): Promise<AuthReplica> {
   const { options } = o
   const recorder = new AuthRecorder(o.store)
-  const stream = await StreamLog.openLog(o.nc, AUTH_STREAM, AUTH_SUBJECT, options.servers.length, Math.max(1000, options.leaseMs))
-  const replica = new Replica(unitOf(o.store, recorder), stream, {
+  const timeoutMs = Math.max(1000, options.leaseMs)
+  const stream = await StreamLog.openLog(o.nc, AUTH_STREAM, AUTH_SUBJECT, options.servers.length, timeoutMs)
+  const unit = unitOf(o.store, recorder)
+  const snapshotHost = { nodeId: options.nodeId, warn: (message: string, err?: unknown) => log.warn(err === undefined ? {} : { err }, message), info: (message: string) => log.info(message) }
+  const snapshots = new Snapshots(authSnapshotSource(o.store, recorder, o.dataDir, () => unit.forget()), stream, await SnapshotStore.open(o.nc, options.servers.length, timeoutMs), options.snapshots, snapshotHost)
+  const replica = new AuthStoreReplica(unit, stream, {
     kv: o.kv, nodeId: options.nodeId, url: o.url, leaseMs: options.leaseMs, now: () => performance.now(),
     ownership: (owned, epoch) => {
       if (!owned) return
@@ -92,9 +124,9 @@ export async function startAuthReplica(o: AuthReplicaOptions): Promise<AuthRepli
       o.gained()
     },
     unavailable: (message, retryAfter) => new ApiError('service_unavailable', message, { headers: { 'retry-after': String(retryAfter) } }),
-    warn: (message, err) => log.warn(err === undefined ? {} : { err }, message),
-    info: (message) => log.info(message),
-  })
+    warn: snapshotHost.warn,
+    info: snapshotHost.info,
+  }, snapshots)
   const batches = new AuthBatches(recorder, (run) => replica.write(run, ABORT))
   replicateWrites(o.store, () => batches.settle())
   await replica.start()

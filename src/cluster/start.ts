@@ -37,8 +37,8 @@ function announceEvents(nc: NatsConnection, pool: ActorPool): () => void {
 export interface ClusterFront {
   /** The readiness check: ok while connected to NATS, else what is wrong. */
   check(): string
-  /** Called when this host gains shards (webhook delivery restarts from the store). */
-  onGained(listener: () => void): void
+  /** Called with the shards this host gained (their webhooks' delivery restarts from the store). */
+  onGained(listener: (shards: ReadonlySet<number>) => void): void
   close(): Promise<void>
 }
 
@@ -83,15 +83,24 @@ export async function startClusterFront(options: ClusterOptions, nc: NatsConnect
   let lastContact = performance.now()
   const contact = setInterval(() => void nc.flush().then(() => { lastContact = performance.now() }, () => undefined), Math.max(250, Math.floor(options.leaseMs / 4)))
   contact.unref()
-  const gained = new Set<() => void>()
-  let ownedBefore = new Set<number>()
+  const gained = new Set<(shards: ReadonlySet<number>) => void>()
+  // Told at once, in the actor's ownership message, before anything else can act on it: webhook delivery
+  // starts on a shard only from there (a later, polled notice dropped hooks that had begun delivering).
+  const served = new Set<number>()
+  for (let s = 0; s < shardCount; s++) if (ownedLocally(s)) served.add(s)
+  const stopOwnership = pool.onOwnership((shard, owned) => {
+    if (!owned) {
+      served.delete(shard)
+      return
+    }
+    if (served.has(shard)) return
+    served.add(shard)
+    for (const listener of gained) listener(new Set([shard]))
+  })
   const gauge = setInterval(() => {
-    const owned = new Set<number>()
-    for (let s = 0; s < shardCount; s++) if (ownedLocally(s)) owned.add(s)
-    clusterOwnedShards.set(owned.size)
-    const more = [...owned].some((s) => !ownedBefore.has(s))
-    ownedBefore = owned
-    if (more) for (const listener of gained) listener()
+    let owned = 0
+    for (let s = 0; s < shardCount; s++) if (ownedLocally(s)) owned++
+    clusterOwnedShards.set(owned)
   }, 1000)
   gauge.unref()
   log.info(`cluster: ${options.nodeId} connected to NATS (${options.servers.join(', ')}); lease period ${options.leaseMs} ms`)
@@ -105,6 +114,7 @@ export async function startClusterFront(options: ClusterOptions, nc: NatsConnect
     async close() {
       stopping = true
       clearInterval(gauge)
+      stopOwnership()
       clearInterval(contact)
       stopAnnouncing()
       pool.remote = undefined

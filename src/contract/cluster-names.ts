@@ -45,14 +45,14 @@ export const hostPresenceKey = (nodeId: string): string => `host.${nodeId}`
 
 /**
  * The stream holding every shard's snapshots as chunked messages
- * (workers/actor/replication/snapshot-store.ts): the server's 2.9 has no
+ * (src/replication/snapshot-store.ts): the server's 2.9 has no
  * object store client here, so chunks are plain messages on one subject per
  * snapshot, purged by subject when the snapshot is dropped.
  */
 export const SNAPSHOT_STREAM = 'PLATFORM_SNAPSHOTS'
 
-/** The subject of one snapshot's chunks: shard and the stream sequence it holds. */
-export const snapshotSubject = (shard: number, sequence: number): string => `platform.snapshots.${shard}.${sequence}`
+/** The subject of one snapshot's chunks: the unit (a shard's number, or `auth`) and the stream sequence it holds. */
+export const snapshotSubject = (unit: number | 'auth', sequence: number): string => `platform.snapshots.${unit}.${sequence}`
 
-/** The KV bucket listing each shard's kept snapshots (key `shard.<n>`, a SnapshotIndex). */
+/** The KV bucket listing each unit's kept snapshots (key `shard.<n>` or `auth`, a SnapshotIndex). */
 export const SNAPSHOT_BUCKET = 'platform_snapshots'

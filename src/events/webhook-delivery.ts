@@ -181,13 +181,20 @@ export class WebhookDelivery {
   }
 
   /**
-   * Cluster mode: this host gained shards. Every webhook is read again from
-   * the store (its cursor moved on the former owner), and delivered from here.
+   * Cluster mode: this host gained `shards`. Their tenants' webhooks are read
+   * again from the store (their cursors moved on the former owner), and
+   * delivered from here. The webhooks of shards it kept are left alone: one
+   * dropped while its POST was under way came back at the stored cursor,
+   * which did not yet say that POST was answered, and delivered it again.
    */
-  reload(): void {
+  reload(shards: ReadonlySet<number>): void {
     if (this.closed) return
-    for (const byId of this.hooks.values()) for (const h of byId.values()) this.drop(h)
-    this.hooks.clear()
+    for (const [tenant, byId] of this.hooks) {
+      if (!shards.has(this.pool.shardOf(tenant))) continue
+      for (const h of byId.values()) this.drop(h)
+      this.hooks.delete(tenant)
+    }
+    // Every shard's list: merging keeps the hooks still known as they are and adds the dropped ones afresh.
     this.load(undefined)
   }
 

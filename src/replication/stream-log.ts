@@ -3,7 +3,7 @@
 // last sequence, so an append by a host whose claim another has overtaken
 // fails (fencing), and with a message id, so that the same append sent twice
 // is stored once. Standbys read it in order from the sequence after the one
-// they applied.
+// they applied; the owner purges it below a kept snapshot (snapshots.ts).
 import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstream, JetStreamApiError, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream'
 
@@ -28,7 +28,7 @@ export async function openStream(nc: NatsConnection, stream: string, subject: st
 export class StreamLog {
   protected constructor(readonly stream: string, readonly subject: string, protected readonly js: JetStreamClient, protected readonly jsm: JetStreamManager) {}
 
-  /** A unit's stream (a shard's: ShardLog, workers/actor/replication/shard-log.ts, which also erases and purges). */
+  /** A unit's stream (a shard's: ShardLog, workers/actor/replication/shard-log.ts, which also erases key grants). */
   static async openLog(nc: NatsConnection, stream: string, subject: string, servers: number, timeoutMs: number): Promise<StreamLog> {
     const { js, jsm } = await openStream(nc, stream, subject, servers, timeoutMs)
     return new StreamLog(stream, subject, js, jsm)
@@ -54,5 +54,23 @@ export class StreamLog {
   async follow(from: number): Promise<ConsumerMessages> {
     const consumer = await this.js.consumers.get(this.stream, { opt_start_seq: from })
     return consumer.consume()
+  }
+
+  /**
+   * The stream's first and last sequence now. After a purge below a snapshot
+   * (snapshots.ts) `first` is the entry after it; with every entry purged,
+   * first is last + 1 (the last sequence survives a purge, so fencing by it
+   * still holds).
+   */
+  async bounds(): Promise<{ first: number; last: number }> {
+    const { state } = await this.jsm.streams.info(this.stream)
+    return { first: state.first_seq, last: state.last_seq }
+  }
+
+  /** Removes every entry below `sequence` (they are inside a kept snapshot). */
+  async purgeBelow(sequence: number): Promise<number> {
+    // Nothing is below 1, and a purge "up to" 0 or 1 would be taken as a purge of everything.
+    if (sequence <= 1) return 0
+    return (await this.jsm.streams.purge(this.stream, { seq: sequence })).purged
   }
 }

@@ -373,6 +373,11 @@ export class ActorPool {
   /** Cluster mode: where the shards this host does not own are answered; undefined on one machine. */
   remote: RemoteShards | undefined
 
+  /** The shard that holds the tenant's data. */
+  shardOf(tenant: string): number {
+    return shardOf(tenant, this.options.shardCount)
+  }
+
   /** Whether this host's actors serve the tenant now (always on one machine; in a cluster, while they own its shard). */
   servesHere(tenant: string): boolean {
     return this.remote?.elsewhere(shardOf(tenant, this.options.shardCount)) !== true

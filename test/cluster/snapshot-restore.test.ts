@@ -5,15 +5,20 @@
 // the shard over while the load goes on through it. The wiped host starts
 // again empty, restores the snapshot and follows the stream's tail, and the
 // shard (which prefers it) is handed back to it. Read through it, every
-// acknowledged write is there and the event sequence is dense.
+// acknowledged write is there and the event sequence is dense. The auth
+// store is snapshotted the same way: tokens issued before the kill make its
+// owner snapshot it and purge its stream, and the wiped host restores it too.
 //
-// The host killed is demo's owner, host2: host1 holds the pinned auth lease
-// (docs/cluster.md, "The authorization service") and must stay up.
+// The host killed is demo's owner, which the test requires not to be the
+// auth owner (host1, the first to start): the auth store then has a survivor
+// whose stream the wiped host must restore from, not replay.
 import t from 'tap'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { jetstreamManager } from '@nats-io/jetstream'
-import { SNAPSHOT_BUCKET, shardStream } from '../../src/contract/cluster-names'
+import { AUTH_STREAM, SNAPSHOT_BUCKET, shardStream } from '../../src/contract/cluster-names'
+import { Graph } from '../helpers/client'
+import { getToken } from '../helpers/server'
 import { shardOf } from '../../src/shard/tenant-hash'
 import { Kvm } from '@nats-io/kv'
 import { graphsThroughEveryHost } from './helpers/graphs'
@@ -45,6 +50,18 @@ t.test('a wiped host restores from a snapshot and the stream tail, and serves ev
   const listed = index?.json<{ snapshots: { sequence: number; node: string }[] }>().snapshots ?? []
   t.ok(listed.length > 0 && listed.every((s) => s.node === owner.nodeId), `snapshots listed by the owner: ${JSON.stringify(listed.map((s) => s.sequence))}`)
 
+  // Tokens through the auth owner: one auth batch each, past the threshold.
+  const authOwner = cluster.hosts.find((h) => h !== owner)!
+  const tokens = []
+  for (let i = 0; i < SNAPSHOT_ENTRIES + 10; i++) tokens.push(await getToken(authOwner.url))
+  const authPurgedBy = Date.now() + 30_000
+  let authFirst = 1
+  while (authFirst <= 1 && Date.now() < authPurgedBy) {
+    authFirst = (await jsm.streams.info(AUTH_STREAM)).state.first_seq
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  t.ok(authFirst > 1, `the auth store's stream was purged below its snapshot (first sequence ${authFirst})`)
+
   await owner.kill()
   rmSync(join(owner.dataDir, 'data'), { recursive: true, force: true })
   // The survivor takes the shard over; the load goes on through it.
@@ -60,6 +77,9 @@ t.test('a wiped host restores from a snapshot and the stream tail, and serves ev
   t.ok(load.acknowledged.length > duringOutage, `writes acknowledged after the restart too (${load.acknowledged.length - duringOutage})`)
   const restartOutput = owner.output()
   t.match(restartOutput, new RegExp(`shard ${shardOf('demo', SHARDS)}: restored the snapshot at stream sequence \\d+`), 'it restored a snapshot of the shard')
+  t.match(restartOutput, /the auth store: restored the snapshot at stream sequence \d+/, 'and one of the auth store')
+  const checked = await Promise.all(tokens.slice(0, 5).map((token) => new Graph(viaOwner.base, 'demo', token, viaOwner.consent).get('nodes/core/customer?limit=1').then((r) => r.status)))
+  t.same(checked, [200, 200, 200, 200, 200], 'tokens issued before the wipe are accepted through the restored host')
   t.comment(`other answers during the load: ${JSON.stringify([...load.others])}`)
 
   const missing: string[] = []

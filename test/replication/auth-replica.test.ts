@@ -6,6 +6,8 @@
 // down the standby claims at once and serves, with everything acknowledged.
 import t from 'tap'
 import { connect } from '@nats-io/transport-node'
+import { jetstreamManager } from '@nats-io/jetstream'
+import { AUTH_STREAM } from '../../src/contract/cluster-names'
 import { leaseBucket } from '../../src/replication/lease-bucket'
 import { durable, openAuthStore, type AuthStore } from '../../src/auth/models/auth-store'
 import { AccessTokens } from '../../src/auth/models/access-tokens'
@@ -19,7 +21,10 @@ import { until } from '../helpers/until'
 const LEASE_MS = 1000
 
 
-t.test('the auth store replicated: exact batches, a follower, a take-over', { skip: natsServerAvailable() ? false : 'nats-server not installed' }, async (t) => {
+type Host = { store: AuthStore; replica: AuthReplica; tokens: AccessTokens; lockout: Lockout }
+
+/** One local nats-server and the hosts started on it; all stopped and removed at teardown. */
+async function authCluster(t: { teardown(fn: () => Promise<void>): void }): Promise<{ url: string; host(node: string, snapshotEvery?: number): Promise<Host>; gained: string[] }> {
   const server = await startNatsServer()
   const nc = await connect({ servers: server.url })
   const kv = await leaseBucket(nc, 1)
@@ -34,17 +39,24 @@ t.test('the auth store replicated: exact batches, a follower, a take-over', { sk
     await server.stop()
   })
   const gained: string[] = []
-  async function host(node: string): Promise<{ store: AuthStore; replica: AuthReplica; tokens: AccessTokens; lockout: Lockout }> {
+  /** `snapshotEvery`: the owner snapshots the store once this many batches were appended since its last snapshot. */
+  async function host(node: string, snapshotEvery = 10_000): Promise<Host> {
     const dir = tempDir('auth-replica-')
     const store = openAuthStore(dir)
-    // The auth store's stream is never snapshotted: the snapshot options are a shard's.
-    const options = { servers: [server.url], nodeId: node, kekFile: '', hostUrl: undefined, leaseMs: LEASE_MS, snapshots: { everyEntries: 10000, everyMs: 3_600_000, keep: 2 } }
+    const options = { servers: [server.url], nodeId: node, kekFile: '', hostUrl: undefined, leaseMs: LEASE_MS, snapshots: { everyEntries: snapshotEvery, everyMs: 3_600_000, keep: 1 } }
     const tokens = new AccessTokens(store, 3600)
     // As the front does (src/cluster/auth-front.ts): records cached as a standby may have been revoked since.
-    const replica = await startAuthReplica({ nc, kv, options, store, url: `http://${node}`, gained: () => { tokens.forget(); gained.push(node) } })
+    const replica = await startAuthReplica({ nc, kv, options, store, dataDir: dir, url: `http://${node}`, gained: () => { tokens.forget(); gained.push(node) } })
     made.push({ store, dir, replica })
     return { store, replica, tokens, lockout: new Lockout(store) }
   }
+  return { url: server.url, host, gained }
+}
+
+const SKIP = natsServerAvailable() ? false : 'nats-server not installed'
+
+t.test('the auth store replicated: exact batches, a follower, a take-over', { skip: SKIP }, async (t) => {
+  const { host, gained } = await authCluster(t)
 
   const a = await host('a')
   t.ok(a.replica.servesHere(), 'the first host claims the free auth lease at once')
@@ -83,4 +95,28 @@ t.test('the auth store replicated: exact batches, a follower, a take-over', { sk
   t.notOk(b.tokens.verify(issued.token), 'the revocation acknowledged by the former owner holds on the new one')
   await b.lockout.failure('user:u1')
   t.equal(b.store.lockouts.get('user:u1')?.failures, 11, 'the lock-out count goes on from where it was')
+})
+
+t.test("the auth store's snapshots: the stream is purged, and an empty host restores and follows", { skip: SKIP }, async (t) => {
+  const { url, host } = await authCluster(t)
+  const a = await host('a', 20)
+  const issued: string[] = []
+  // Each issue is one batch at least: enough for the owner's beat to snapshot and purge.
+  for (let i = 0; i < 40; i++) issued.push((await a.tokens.issue({ client: 'c', tenant: 'demo', scopes: ['s'], sub: undefined })).token)
+  const nc = await connect({ servers: url })
+  t.teardown(() => nc.close())
+  const jsm = await jetstreamManager(nc)
+  const first = async (): Promise<number> => (await jsm.streams.info(AUTH_STREAM)).state.first_seq
+  const purged = Date.now() + 10_000
+  while (await first() <= 1 && Date.now() < purged) await new Promise((r) => setTimeout(r, 100))
+  const after = await first()
+  t.ok(after > 1, `the stream is purged below the snapshot (first entry now ${after})`)
+
+  const b = await host('b')
+  t.notOk(b.replica.servesHere(), 'a new, empty host follows')
+  await until('b to hold every token', () => issued.every((token) => b.tokens.verify(token) !== undefined))
+  t.pass('it restored the snapshot, then followed the stream: every token issued before it started is in its store')
+  const later = (await a.tokens.issue({ client: 'c', tenant: 'demo', scopes: ['s'], sub: undefined })).token
+  await until('b to follow a later write', () => b.tokens.verify(later) !== undefined)
+  t.pass('and a write after its restore reaches it through the stream')
 })

@@ -14,8 +14,9 @@ import type { Key } from '../../workers/store/keys'
 import { Recorder, shardDatabases } from '../../workers/actor/replication/recorder'
 import { ShardLog } from '../../workers/actor/replication/shard-log'
 import { ShardReplica, type ReplicaHost } from '../../workers/actor/replication/shard-replica'
-import { SnapshotStore } from '../../workers/actor/replication/snapshot-store'
-import { ShardSnapshots } from '../../workers/actor/replication/snapshots'
+import { SnapshotStore } from '../../src/replication/snapshot-store'
+import { Snapshots } from '../../src/replication/snapshots'
+import { shardSnapshotSource } from '../../workers/actor/replication/snapshot-files'
 import { appliedSequence, grantSequence, grantsToErase } from '../../workers/actor/replication/apply'
 import { natsServerAvailable, startNatsServer } from '../helpers/nats-server'
 import { removeDir, tempDir } from '../helpers/server'
@@ -50,7 +51,7 @@ t.test('snapshot, purge, restore on an empty host and on a standby the purge pas
   const infos: string[] = []
   // SNAP_DEBUG=1 prints what the replicas said (why a restore failed, what was purged).
   t.teardown(() => { if (process.env['SNAP_DEBUG'] !== undefined) console.error(infos.join('\n')) })
-  interface On { store: ShardStore; replica: ShardReplica; snapshots: ShardSnapshots; keeping(keep: number): ShardSnapshots }
+  interface On { store: ShardStore; replica: ShardReplica; snapshots: Snapshots; keeping(keep: number): Snapshots }
   async function replicaOn(node: string, made0: { store: ShardStore; dir: string; replicas: ShardReplica[] } | undefined): Promise<On> {
     const m = made0 ?? { dir: tempDir('snapshot-'), store: undefined as unknown as ShardStore, replicas: [] }
     if (made0 === undefined) {
@@ -66,7 +67,7 @@ t.test('snapshot, purge, restore on an empty host and on a standby the purge pas
     const log = await ShardLog.open(nc, 0, 1, 2000)
     const recorder = new Recorder(m.store, ABORT)
     // Thresholds out of reach: the test takes its snapshots itself.
-    const keeping = (keep: number): ShardSnapshots => new ShardSnapshots(m.store, log, snapshotStore, recorder, { everyEntries: 1e9, everyMs: 1e9, keep }, host)
+    const keeping = (keep: number): Snapshots => new Snapshots(shardSnapshotSource(m.store, recorder), log, snapshotStore, { everyEntries: 1e9, everyMs: 1e9, keep }, host)
     const snapshots = keeping(2)
     const replica = new ShardReplica(m.store, log, recorder, host, snapshots)
     await replica.start()

@@ -2,7 +2,7 @@
 // stream log (src/replication/stream-log.ts: appends fenced by the expected
 // last sequence, deduplicated by message id; followed in order) under the
 // shard's names, with what only a shard's stream needs: the secure erase of
-// key grant messages (crypto-shredding) and the purge below a snapshot.
+// key grant messages (crypto-shredding).
 import type { NatsConnection } from '@nats-io/nats-core'
 import { JetStreamApiError } from '@nats-io/jetstream'
 import { shardStream, shardSubject } from '../../../src/contract/cluster-names'
@@ -20,24 +20,6 @@ export class ShardLog extends StreamLog {
     const subject = shardSubject(shard)
     const { js, jsm } = await openStream(nc, stream, subject, servers, timeoutMs)
     return new ShardLog(stream, subject, js, jsm)
-  }
-
-  /**
-   * The stream's first and last sequence now. After a purge below a snapshot
-   * (snapshots.ts) `first` is the entry after it; with every entry purged,
-   * first is last + 1 (the last sequence survives a purge, so fencing by it
-   * still holds).
-   */
-  async bounds(): Promise<{ first: number; last: number }> {
-    const { state } = await this.jsm.streams.info(this.stream)
-    return { first: state.first_seq, last: state.last_seq }
-  }
-
-  /** Removes every entry below `sequence` (they are inside a kept snapshot). */
-  async purgeBelow(sequence: number): Promise<number> {
-    // Nothing is below 1, and a purge "up to" 0 or 1 would be taken as a purge of everything.
-    if (sequence <= 1) return 0
-    return (await this.jsm.streams.purge(this.stream, { seq: sequence })).purged
   }
 
   /**

@@ -27,7 +27,7 @@ import { applyEntry, appliedSequence, grantErased, grantsToErase, type Applied }
 import type { Recorder } from './recorder'
 import { rewrapUnderCurrentKek } from './rewrap'
 import type { ShardLog } from './shard-log'
-import type { ShardSnapshots } from './snapshots'
+import type { Snapshots } from '../../../src/replication/snapshots'
 
 /** A batch's entries: each new key a grant message of its own (so that it can be erased), then the rest of the batch, if any. */
 function entriesOf(effects: readonly Effect[], node: string, epoch: number): StreamEntry[] {
@@ -61,7 +61,7 @@ export class ShardReplica extends Replica {
   /** The entries last committed left grant messages to erase (the write that appended them erases them before it resolves). */
   private erasuresLeft = false
 
-  constructor(readonly store: ShardStore, private readonly shardLog: ShardLog, private readonly recorder: Recorder, private readonly shardHost: ReplicaHost, private readonly snapshots?: ShardSnapshots) {
+  constructor(readonly store: ShardStore, private readonly shardLog: ShardLog, private readonly recorder: Recorder, private readonly shardHost: ReplicaHost, private readonly snapshots?: Snapshots) {
     const self: { replica?: ShardReplica } = {}
     super({
       name: `shard ${store.shard}`, id: String(store.shard), leaseKey: shardLeaseKey(store.shard), env: store.env, recorder,

@@ -12,6 +12,8 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { open, type RootDatabase } from 'lmdb'
+import { replaceRecords } from '../../../src/replication/replace-records'
+import type { SnapshotSource } from '../../../src/replication/snapshots'
 import { backupShard } from '../../crypto/backup-copy'
 import { SLOT_BYTES } from '../../crypto/key-file'
 import type { Key } from '../../store/keys'
@@ -21,9 +23,6 @@ import { shardDatabases, type Recorder } from './recorder'
 
 /** The files of a snapshot, in upload order. */
 export const SNAPSHOT_FILES = ['data.mdb', 'keys.bin'] as const
-
-/** Entries per restore transaction: the actor thread also renews other shards' leases, so it yields between them. */
-const RESTORE_BATCH = 2000
 
 /** A scratch directory for one shard's snapshot beside the data directory's shards (never inside `shards/`, which the start-up check walks). */
 export function scratchDir(store: ShardStore, use: 'out' | 'in'): string {
@@ -127,21 +126,7 @@ export async function restoreSnapshotCopy(store: ShardStore, recorder: Recorder,
     await store.env.transaction(() => setAppliedSequence(store, 0))
     const databases = shardDatabases(store)
     for (const [name, raw] of recorder.raw) {
-      const liveDb = databases.get(name)!
-      // Clear what this host had, a batch at a time (keys collected before any is removed).
-      for (;;) {
-        const keys = [...liveDb.getKeys({ limit: RESTORE_BATCH })]
-        if (keys.length === 0) break
-        await store.env.transaction(() => { for (const k of keys) raw.remove(k) })
-      }
-      const from = snapshot.openDB<unknown, Key>(name, DB_OPTIONS)
-      let start: Key | undefined
-      for (;;) {
-        const batch = [...from.getRange(start === undefined ? { limit: RESTORE_BATCH } : { start, exclusiveStart: true, limit: RESTORE_BATCH })]
-        if (batch.length === 0) break
-        await store.env.transaction(() => { for (const { key, value } of batch) raw.put(key, value) })
-        start = batch[batch.length - 1]!.key
-      }
+      await replaceRecords<Key>(databases.get(name)!, snapshot.openDB<unknown, Key>(name, DB_OPTIONS), raw, (run) => store.env.transaction(run))
     }
     await store.env.transaction(() => setAppliedSequence(store, sequence))
     await store.env.flushed
@@ -149,5 +134,17 @@ export async function restoreSnapshotCopy(store: ShardStore, recorder: Recorder,
     return { sequence, destroyed }
   } finally {
     await snapshot.close()
+  }
+}
+
+/** A shard as the generic snapshots see it (src/replication/snapshots.ts). */
+export function shardSnapshotSource(store: ShardStore, recorder: Recorder): SnapshotSource {
+  return {
+    unit: store.shard,
+    name: `shard ${store.shard}`,
+    files: SNAPSHOT_FILES,
+    scratch: (use) => scratchDir(store, use),
+    copy: (dir) => takeSnapshotCopy(store, dir),
+    restore: (dir) => restoreSnapshotCopy(store, recorder, dir),
   }
 }

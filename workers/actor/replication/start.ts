@@ -17,8 +17,9 @@ import { CoalescedWrites } from './coalesced-writes'
 import { Recorder } from './recorder'
 import { ShardLog } from './shard-log'
 import { ShardReplica } from './shard-replica'
-import { SnapshotStore } from './snapshot-store'
-import { ShardSnapshots } from './snapshots'
+import { SnapshotStore } from '../../../src/replication/snapshot-store'
+import { Snapshots } from '../../../src/replication/snapshots'
+import { shardSnapshotSource } from './snapshot-files'
 
 export interface ReplicationHooks {
   ownership(shard: number, owned: boolean, epoch: number): void
@@ -93,7 +94,7 @@ export async function startReplication(options: ClusterOptions, hostUrl: string,
   for (const [shard, store] of stores) {
     const log = await ShardLog.open(nc, shard, options.servers.length, timeoutMs)
     const recorder = new Recorder(store, ABORT)
-    const snapshots = new ShardSnapshots(store, log, snapshotStore, recorder, options.snapshots, host)
+    const snapshots = new Snapshots(shardSnapshotSource(store, recorder), log, snapshotStore, options.snapshots, host)
     const replica = new ShardReplica(store, log, recorder, host, snapshots)
     replicas.set(shard, replica)
     coalesced.set(shard, new CoalescedWrites((run) => replica.write(run, ABORT)))

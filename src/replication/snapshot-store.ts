@@ -1,8 +1,9 @@
-// Where shard snapshots live in NATS (docs/cluster.md, "Snapshots"). The
+// Where snapshots of replicated units (each shard, and the auth store) live
+// in NATS (docs/cluster.md, "Snapshots"). The
 // issue asks for JetStream's object store; its client (@nats-io/obj) is not
 // among the project's packages, so this is the same idea on plain JetStream:
 // a snapshot's bytes are chunk messages on its own subject of SNAPSHOT_STREAM
-// (R3 like the shard streams), and a KV bucket lists each shard's kept
+// (R3 like the unit streams), and a KV bucket lists each unit's kept
 // snapshots with the stream sequences of their chunks and a SHA-256 over
 // them. A snapshot is usable only once it is in that list, so a half-written
 // one is never restored; chunks nobody lists any more are purged by subject
@@ -13,7 +14,7 @@ import { join } from 'node:path'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream'
 import { Kvm, type KV } from '@nats-io/kv'
-import { SNAPSHOT_BUCKET, SNAPSHOT_STREAM, snapshotSubject } from '../../../src/contract/cluster-names'
+import { SNAPSHOT_BUCKET, SNAPSHOT_STREAM, snapshotSubject } from '../contract/cluster-names'
 
 /** Below the servers' default max_payload (1 MB), whatever they were configured with. */
 const CHUNK_BYTES = 512 * 1024
@@ -26,7 +27,7 @@ export interface SnapshotFile {
 }
 
 export interface SnapshotInfo {
-  /** The last shard stream sequence inside it: a restore replays from the next one. */
+  /** The last sequence of the unit's stream inside it: a restore replays from the next one. */
   sequence: number
   node: string
   epoch: number
@@ -38,14 +39,17 @@ export interface SnapshotInfo {
   chunks: number[]
 }
 
-/** A shard's kept snapshots, oldest first, and the KV revision they were read at (undefined: none yet). */
+/** A unit's kept snapshots, oldest first, and the KV revision they were read at (undefined: none yet). */
 export interface SnapshotIndex {
   snapshots: SnapshotInfo[]
   revision: number | undefined
 }
 
-const indexKey = (shard: number): string => `shard.${shard}`
-const shardPrefix = (shard: number): string => `platform.snapshots.${shard}.>`
+/** A replicated unit whose snapshots are kept: a shard by its number, or the auth store. */
+export type SnapshotUnit = number | 'auth'
+
+const indexKey = (unit: SnapshotUnit): string => (unit === 'auth' ? 'auth' : `shard.${unit}`)
+const unitPrefix = (unit: SnapshotUnit): string => `platform.snapshots.${unit}.>`
 
 function isInfo(v: unknown): v is SnapshotInfo {
   const o = v as Partial<SnapshotInfo> | null
@@ -76,17 +80,17 @@ export class SnapshotStore {
     return new SnapshotStore(jetstream(nc, { timeout: timeoutMs }), jsm, kv)
   }
 
-  async index(shard: number): Promise<SnapshotIndex> {
-    const entry = await this.kv.get(indexKey(shard))
+  async index(unit: SnapshotUnit): Promise<SnapshotIndex> {
+    const entry = await this.kv.get(indexKey(unit))
     if (entry === null || entry.operation !== 'PUT') return { snapshots: [], revision: entry?.revision }
     const parsed = entry.json<{ snapshots?: unknown }>()
     const snapshots = Array.isArray(parsed.snapshots) ? parsed.snapshots.filter(isInfo) : []
     return { snapshots, revision: entry.revision }
   }
 
-  /** Publishes `files` of `dir` as the chunks of the shard's snapshot at `sequence`; returns where they went. */
-  async upload(shard: number, sequence: number, dir: string, files: readonly string[]): Promise<Pick<SnapshotInfo, 'files' | 'sha256' | 'chunks'>> {
-    const subject = snapshotSubject(shard, sequence)
+  /** Publishes `files` of `dir` as the chunks of the unit's snapshot at `sequence`; returns where they went. */
+  async upload(unit: SnapshotUnit, sequence: number, dir: string, files: readonly string[]): Promise<Pick<SnapshotInfo, 'files' | 'sha256' | 'chunks'>> {
+    const subject = snapshotSubject(unit, sequence)
     // Left over from an upload that died half-way at the same sequence: never listed, so safe to drop.
     await this.jsm.streams.purge(SNAPSHOT_STREAM, { filter: subject })
     const hash = createHash('sha256')
@@ -119,8 +123,8 @@ export class SnapshotStore {
   }
 
   /** Writes the snapshot's files into `dir` (which exists), checking every chunk's subject and the checksum. */
-  async download(shard: number, info: SnapshotInfo, dir: string): Promise<void> {
-    const subject = snapshotSubject(shard, info.sequence)
+  async download(unit: SnapshotUnit, info: SnapshotInfo, dir: string): Promise<void> {
+    const subject = snapshotSubject(unit, info.sequence)
     const hash = createHash('sha256')
     let fileIndex = 0
     let left = info.files[0]?.size ?? 0
@@ -128,7 +132,7 @@ export class SnapshotStore {
     try {
       for (const seq of info.chunks) {
         const m = await this.jsm.streams.getMessage(SNAPSHOT_STREAM, { seq })
-        if (m === null || m.subject !== subject) throw new Error(`snapshot ${shard}@${info.sequence}: chunk ${seq} is gone (dropped meanwhile)`)
+        if (m === null || m.subject !== subject) throw new Error(`snapshot ${unit}@${info.sequence}: chunk ${seq} is gone (dropped meanwhile)`)
         hash.update(m.data)
         let data = m.data
         while (data.length > 0) {
@@ -138,7 +142,7 @@ export class SnapshotStore {
             fd = ++fileIndex < info.files.length ? openSync(join(dir, info.files[fileIndex]!.name), 'w', 0o600) : undefined
             left = info.files[fileIndex]?.size ?? 0
           }
-          if (fd === undefined) throw new Error(`snapshot ${shard}@${info.sequence}: more bytes than its files hold`)
+          if (fd === undefined) throw new Error(`snapshot ${unit}@${info.sequence}: more bytes than its files hold`)
           const n = Math.min(left, data.length)
           writeSync(fd, data, 0, n)
           left -= n
@@ -151,30 +155,30 @@ export class SnapshotStore {
         fd = ++fileIndex < info.files.length ? openSync(join(dir, info.files[fileIndex]!.name), 'w', 0o600) : undefined
         left = info.files[fileIndex]?.size ?? 0
       }
-      if (fd !== undefined || left !== 0) throw new Error(`snapshot ${shard}@${info.sequence}: its chunks hold fewer bytes than its files`)
+      if (fd !== undefined || left !== 0) throw new Error(`snapshot ${unit}@${info.sequence}: its chunks hold fewer bytes than its files`)
     } finally {
       if (fd !== undefined) closeSync(fd)
     }
-    if (hash.digest('hex') !== info.sha256) throw new Error(`snapshot ${shard}@${info.sequence}: checksum mismatch`)
+    if (hash.digest('hex') !== info.sha256) throw new Error(`snapshot ${unit}@${info.sequence}: checksum mismatch`)
   }
 
   /**
-   * Lists `info` as the shard's newest snapshot, keeping the newest `keep`,
+   * Lists `info` as the unit's newest snapshot, keeping the newest `keep`,
    * by compare-and-set on the revision `index` was read at (a former owner's
    * late snapshot loses). Returns the kept list, oldest first.
    */
-  async record(shard: number, index: SnapshotIndex, info: SnapshotInfo, keep: number): Promise<SnapshotInfo[]> {
+  async record(unit: SnapshotUnit, index: SnapshotIndex, info: SnapshotInfo, keep: number): Promise<SnapshotInfo[]> {
     const kept = [...index.snapshots.filter((s) => s.sequence < info.sequence), info].slice(-keep)
     const value = JSON.stringify({ snapshots: kept })
-    if (index.revision === undefined) await this.kv.create(indexKey(shard), value)
-    else await this.kv.update(indexKey(shard), value, index.revision)
+    if (index.revision === undefined) await this.kv.create(indexKey(unit), value)
+    else await this.kv.update(indexKey(unit), value, index.revision)
     return kept
   }
 
-  /** Purges every chunk of the shard below `sequence` of SNAPSHOT_STREAM: dropped snapshots and half-written ones. */
-  async dropChunksBelow(shard: number, sequence: number): Promise<number> {
+  /** Purges every chunk of the unit below `sequence` of SNAPSHOT_STREAM: dropped snapshots and half-written ones. */
+  async dropChunksBelow(unit: SnapshotUnit, sequence: number): Promise<number> {
     // Nothing is below 1; and nats-server 2.9 takes a filtered purge up to 1 (or 0) as "every message of the filter".
     if (sequence <= 1) return 0
-    return (await this.jsm.streams.purge(SNAPSHOT_STREAM, { filter: shardPrefix(shard), seq: sequence })).purged
+    return (await this.jsm.streams.purge(SNAPSHOT_STREAM, { filter: unitPrefix(unit), seq: sequence })).purged
   }
 }
