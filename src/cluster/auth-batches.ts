@@ -1,26 +1,17 @@
 // Groups the auth store's writes into replicated batches (docs/cluster.md,
-// "The authorization service"): the replica appends one batch at a time, so
-// every write issued while one is under way joins the next, which runs as
-// soon as it ends. In a batch each write runs in its own child transaction
-// (one that throws leaves nothing, and only its caller sees the error), in
-// the order they were issued; each sees the writes before it, so a lock-out
-// counter or a code's single use stays exact. Each write's promise settles
-// once its batch is appended and committed, or is refused (the error of the
-// whole batch: no lease, a fenced or failed append).
+// "The authorization service") with the shards' joiner
+// (src/replication/coalesced-writes.ts: every write issued while one
+// replicated write is under way joins the next). What the auth store adds:
+// in a batch each write runs in its own child transaction (one that throws
+// leaves nothing, and only its caller sees the error), in the order they
+// were issued; each sees the writes before it, so a lock-out counter or a
+// code's single use stays exact. Each write's promise settles once its
+// batch is appended and committed, or is refused (the error of the whole
+// batch: no lease, a fenced or failed append).
+import { CoalescedWrites, type ReplicatedWrite } from '../replication/coalesced-writes'
 import type { AuthRecorder } from './auth-recorder'
 
-interface Write {
-  run: () => unknown
-  resolve(value: unknown): void
-  reject(err: unknown): void
-}
-
-interface Batch {
-  writes: Write[]
-  /** Settles when the batch is committed; rejects when it was refused as a whole. */
-  done: Promise<void>
-  finish(err?: unknown): void
-}
+type Outcome = { value: unknown } | { error: unknown }
 
 /**
  * A write's result as a plain value: lmdb-js's put and remove inside a
@@ -34,69 +25,41 @@ function plain(value: unknown): unknown {
   throw new Error('an auth store transaction callback returned a promise (it must be synchronous)')
 }
 
-function newBatch(): Batch {
-  let finish!: (err?: unknown) => void
-  const done = new Promise<void>((resolve, reject) => { finish = (err) => (err === undefined ? resolve() : reject(err)) })
-  done.catch(() => undefined)
-  return { writes: [], done, finish }
-}
-
 export class AuthBatches {
-  /** The batch taking writes now, run when the one under way ends. */
-  private next: Batch | undefined
-  private underWay: Batch | undefined
-  private chain: Promise<void> = Promise.resolve()
+  private readonly writes: CoalescedWrites
+  /** Writes issued and not yet settled, as their batch's outcome (rejected only when the batch was refused). */
+  private readonly pending = new Set<Promise<Outcome>>()
 
   /** `replicate` runs a batch's writes in a recorded transaction, appends and commits them (Replica.write). */
-  constructor(private readonly recorder: AuthRecorder, private readonly replicate: (run: () => void) => Promise<void>) {
+  constructor(private readonly recorder: AuthRecorder, replicate: ReplicatedWrite) {
+    this.writes = new CoalescedWrites(replicate)
     recorder.outside = (run) => this.add(run)
   }
 
   private add<T>(run: () => T): Promise<T> {
-    let batch = this.next
-    if (batch === undefined) {
-      const fresh = newBatch()
-      batch = this.next = fresh
-      this.chain = this.chain.then(() => this.run(fresh))
-    }
-    const writes = batch.writes
-    return new Promise<T>((resolve, reject) => { writes.push({ run, resolve: resolve as (v: unknown) => void, reject }) })
+    const outcome = this.writes.add(() => this.isolated(run))
+    this.pending.add(outcome)
+    const forget = (): void => { this.pending.delete(outcome) }
+    outcome.then(forget, forget)
+    return outcome.then((o) => {
+      if ('error' in o) throw o.error
+      return o.value as T
+    })
   }
 
-  private async run(batch: Batch): Promise<void> {
-    if (this.next === batch) this.next = undefined
-    this.underWay = batch
-    const outcomes: ({ value: unknown } | { error: unknown })[] = []
+  /** One write in its own child transaction: what it recorded goes with it when it throws. */
+  private isolated(run: () => unknown): Outcome {
+    const mark = this.recorder.mark()
     try {
-      await this.replicate(() => {
-        outcomes.length = 0 // a batch run again starts afresh
-        for (const w of batch.writes) {
-          const mark = this.recorder.mark()
-          try {
-            outcomes.push({ value: this.recorder.env.childTransaction(() => plain(w.run())) })
-          } catch (error) {
-            this.recorder.dropAfter(mark)
-            outcomes.push({ error })
-          }
-        }
-      })
-    } catch (err) {
-      for (const w of batch.writes) w.reject(err)
-      batch.finish(err)
-      return
-    } finally {
-      if (this.underWay === batch) this.underWay = undefined
+      return { value: this.recorder.env.childTransaction(() => plain(run())) }
+    } catch (error) {
+      this.recorder.dropAfter(mark)
+      return { error }
     }
-    batch.writes.forEach((w, i) => {
-      const o = outcomes[i]!
-      if ('error' in o) w.reject(o.error)
-      else w.resolve(o.value)
-    })
-    batch.finish()
   }
 
   /** Waits until every write issued so far is committed; rejects when a batch of them was refused. */
   async settle(): Promise<void> {
-    await Promise.all([this.underWay?.done, this.next?.done])
+    await Promise.all(this.pending)
   }
 }

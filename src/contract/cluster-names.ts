@@ -43,16 +43,11 @@ export const AUTH_FORWARDED_HEADER = 'platform-auth-forwarded'
 /** A host's presence key in the lease bucket, rewritten every third of a lease period: the shard actors count live hosts by it for their fair share. */
 export const hostPresenceKey = (nodeId: string): string => `host.${nodeId}`
 
-/**
- * The stream holding every shard's snapshots as chunked messages
- * (src/replication/snapshot-store.ts): the server's 2.9 has no
- * object store client here, so chunks are plain messages on one subject per
- * snapshot, purged by subject when the snapshot is dropped.
- */
-export const SNAPSHOT_STREAM = 'PLATFORM_SNAPSHOTS'
+/** The JetStream object store holding the snapshots, one object each (src/replication/snapshot-store.ts); its stream is OBJ_<name>. */
+export const SNAPSHOT_OBJECTS = 'platform_snapshot_files'
 
-/** The subject of one snapshot's chunks: the unit (a shard's number, or `auth`) and the stream sequence it holds. */
-export const snapshotSubject = (unit: number | 'auth', sequence: number): string => `platform.snapshots.${unit}.${sequence}`
+/** The name of one snapshot's object: the unit (a shard's number, or `auth`) and the stream sequence it holds. */
+export const snapshotObject = (unit: number | 'auth', sequence: number): string => `${unit}.${sequence}`
 
 /** The KV bucket listing each unit's kept snapshots (key `shard.<n>` or `auth`, a SnapshotIndex). */
 export const SNAPSHOT_BUCKET = 'platform_snapshots'

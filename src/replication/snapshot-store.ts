@@ -1,25 +1,22 @@
 // Where snapshots of replicated units (each shard, and the auth store) live
-// in NATS (docs/cluster.md, "Snapshots"). The
-// issue asks for JetStream's object store; its client (@nats-io/obj) is not
-// among the project's packages, so this is the same idea on plain JetStream:
-// a snapshot's bytes are chunk messages on its own subject of SNAPSHOT_STREAM
-// (R3 like the unit streams), and a KV bucket lists each unit's kept
-// snapshots with the stream sequences of their chunks and a SHA-256 over
-// them. A snapshot is usable only once it is in that list, so a half-written
-// one is never restored; chunks nobody lists any more are purged by subject
-// prefix and sequence.
+// in NATS (docs/cluster.md, "Snapshots"): one object per snapshot in the
+// JetStream object store SNAPSHOT_OBJECTS (R3 like the unit streams; the
+// object store chunks it, and checks its SHA-256 digest on the way back),
+// and a KV bucket listing each unit's kept snapshots. A snapshot is usable
+// only once it is in that list (written by compare-and-set, so a former
+// owner's late snapshot loses), so a half-written one is never restored;
+// objects nobody lists any more are deleted by the owner after it lists a
+// new one.
 import { closeSync, openSync, readSync, writeSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import type { NatsConnection } from '@nats-io/nats-core'
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream'
 import { Kvm, type KV } from '@nats-io/kv'
-import { SNAPSHOT_BUCKET, SNAPSHOT_STREAM, snapshotSubject } from '../contract/cluster-names'
+import { Objm, StorageType, type ObjectStore } from '@nats-io/obj'
+import { SNAPSHOT_BUCKET, SNAPSHOT_OBJECTS, snapshotObject } from '../contract/cluster-names'
 
 /** Below the servers' default max_payload (1 MB), whatever they were configured with. */
 const CHUNK_BYTES = 512 * 1024
-/** Chunk publishes in flight at once: enough to hide the R3 round trip, few enough not to flood the leader. */
-const WINDOW = 8
 
 export interface SnapshotFile {
   name: string
@@ -32,11 +29,12 @@ export interface SnapshotInfo {
   node: string
   epoch: number
   takenAt: string
-  /** The files, concatenated in this order into the chunks. */
+  /** The files, concatenated in this order into the object. */
   files: SnapshotFile[]
+  /** SHA-256 of the object's bytes, hex (checked again after the download). */
   sha256: string
-  /** SNAPSHOT_STREAM sequences of the chunks, in order. */
-  chunks: number[]
+  /** The object's name in SNAPSHOT_OBJECTS. */
+  object: string
 }
 
 /** A unit's kept snapshots, oldest first, and the KV revision they were read at (undefined: none yet). */
@@ -49,26 +47,57 @@ export interface SnapshotIndex {
 export type SnapshotUnit = number | 'auth'
 
 const indexKey = (unit: SnapshotUnit): string => (unit === 'auth' ? 'auth' : `shard.${unit}`)
-const unitPrefix = (unit: SnapshotUnit): string => `platform.snapshots.${unit}.>`
 
 function isInfo(v: unknown): v is SnapshotInfo {
   const o = v as Partial<SnapshotInfo> | null
-  return o !== null && typeof o === 'object' && typeof o.sequence === 'number' && typeof o.sha256 === 'string' && Array.isArray(o.files) && Array.isArray(o.chunks)
+  return o !== null && typeof o === 'object' && typeof o.sequence === 'number' && typeof o.sha256 === 'string' && Array.isArray(o.files) && typeof o.object === 'string'
+}
+
+/** The files of `dir`, back to back, read a chunk at a time. */
+function filesStream(dir: string, files: readonly string[], hash: ReturnType<typeof createHash>, sized: SnapshotFile[]): ReadableStream<Uint8Array> {
+  let index = 0
+  let fd: number | undefined
+  let size = 0
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      for (;;) {
+        if (fd === undefined) {
+          if (index === files.length) {
+            controller.close()
+            return
+          }
+          fd = openSync(join(dir, files[index]!), 'r')
+          size = 0
+        }
+        const buf = Buffer.alloc(CHUNK_BYTES)
+        const n = readSync(fd, buf, 0, CHUNK_BYTES, null)
+        if (n > 0) {
+          const data = buf.subarray(0, n)
+          hash.update(data)
+          size += n
+          controller.enqueue(data)
+          return
+        }
+        closeSync(fd)
+        fd = undefined
+        sized.push({ name: files[index]!, size })
+        index++
+      }
+    },
+    cancel() {
+      if (fd !== undefined) closeSync(fd)
+    },
+  })
 }
 
 export class SnapshotStore {
-  private constructor(private readonly js: JetStreamClient, private readonly jsm: JetStreamManager, private readonly kv: KV) {}
+  private constructor(private readonly objects: ObjectStore, private readonly kv: KV) {}
 
-  /** Opens the stream and the bucket, creating them when no host has yet (R3 on three or more NATS servers, else R1). */
+  /** Opens the object store and the bucket, creating them when no host has yet (R3 on three or more NATS servers, else R1). */
   static async open(nc: NatsConnection, servers: number, timeoutMs: number): Promise<SnapshotStore> {
-    const jsm = await jetstreamManager(nc, { timeout: timeoutMs })
     const replicas = servers >= 3 ? 3 : 1
-    try {
-      await jsm.streams.info(SNAPSHOT_STREAM)
-    } catch {
-      // Two hosts creating it at once with the same configuration both succeed.
-      await jsm.streams.add({ name: SNAPSHOT_STREAM, subjects: ['platform.snapshots.>'], num_replicas: replicas, storage: 'file' as never })
-    }
+    // create() opens the store when it exists; two hosts creating it at once with the same configuration both succeed.
+    const objects = await withTimeout(new Objm(nc).create(SNAPSHOT_OBJECTS, { replicas, storage: StorageType.File }), timeoutMs, 'opening the snapshot object store')
     const kvm = new Kvm(nc)
     let kv: KV
     try {
@@ -77,7 +106,7 @@ export class SnapshotStore {
     } catch {
       kv = await kvm.create(SNAPSHOT_BUCKET, { replicas, history: 1 })
     }
-    return new SnapshotStore(jetstream(nc, { timeout: timeoutMs }), jsm, kv)
+    return new SnapshotStore(objects, kv)
   }
 
   async index(unit: SnapshotUnit): Promise<SnapshotIndex> {
@@ -88,60 +117,38 @@ export class SnapshotStore {
     return { snapshots, revision: entry.revision }
   }
 
-  /** Publishes `files` of `dir` as the chunks of the unit's snapshot at `sequence`; returns where they went. */
-  async upload(unit: SnapshotUnit, sequence: number, dir: string, files: readonly string[]): Promise<Pick<SnapshotInfo, 'files' | 'sha256' | 'chunks'>> {
-    const subject = snapshotSubject(unit, sequence)
-    // Left over from an upload that died half-way at the same sequence: never listed, so safe to drop.
-    await this.jsm.streams.purge(SNAPSHOT_STREAM, { filter: subject })
+  /** Stores `files` of `dir` as the object of the unit's snapshot at `sequence`; returns what the index lists of it. */
+  async upload(unit: SnapshotUnit, sequence: number, dir: string, files: readonly string[]): Promise<Pick<SnapshotInfo, 'files' | 'sha256' | 'object'>> {
+    const object = snapshotObject(unit, sequence)
     const hash = createHash('sha256')
-    const chunks: number[] = []
-    const inFlight: Promise<void>[] = []
     const sized: SnapshotFile[] = []
-    let index = 0
-    for (const name of files) {
-      let size = 0
-      const fd = openSync(join(dir, name), 'r')
-      try {
-        for (;;) {
-          const buf = Buffer.alloc(CHUNK_BYTES)
-          const n = readSync(fd, buf, 0, CHUNK_BYTES, null)
-          if (n === 0) break
-          const data = buf.subarray(0, n)
-          hash.update(data)
-          size += n
-          const at = index++
-          inFlight.push(this.js.publish(subject, data).then((ack) => { chunks[at] = ack.seq }))
-          if (inFlight.length >= WINDOW) await Promise.all(inFlight.splice(0))
-        }
-      } finally {
-        closeSync(fd)
-      }
-      sized.push({ name, size })
-    }
-    await Promise.all(inFlight)
-    return { files: sized, sha256: hash.digest('hex'), chunks }
+    // A put of a name that exists replaces it: what an upload that died half-way at the same sequence left goes.
+    await this.objects.put({ name: object, options: { max_chunk_size: CHUNK_BYTES } }, filesStream(dir, files, hash, sized))
+    return { files: sized, sha256: hash.digest('hex'), object }
   }
 
-  /** Writes the snapshot's files into `dir` (which exists), checking every chunk's subject and the checksum. */
+  /** Writes the snapshot's files into `dir` (which exists), checking the object's digest and the checksum. */
   async download(unit: SnapshotUnit, info: SnapshotInfo, dir: string): Promise<void> {
-    const subject = snapshotSubject(unit, info.sequence)
+    const got = await this.objects.get(info.object)
+    if (got === null) throw new Error(`snapshot ${unit}@${info.sequence}: its object ${info.object} is gone (dropped meanwhile)`)
     const hash = createHash('sha256')
     let fileIndex = 0
     let left = info.files[0]?.size ?? 0
     let fd = info.files.length === 0 ? undefined : openSync(join(dir, info.files[0]!.name), 'w', 0o600)
+    const next = (): void => {
+      // Files are back to back in the object; a chunk may end one file and start the next, and files may be empty.
+      while (left === 0 && fd !== undefined) {
+        closeSync(fd)
+        fd = ++fileIndex < info.files.length ? openSync(join(dir, info.files[fileIndex]!.name), 'w', 0o600) : undefined
+        left = info.files[fileIndex]?.size ?? 0
+      }
+    }
     try {
-      for (const seq of info.chunks) {
-        const m = await this.jsm.streams.getMessage(SNAPSHOT_STREAM, { seq })
-        if (m === null || m.subject !== subject) throw new Error(`snapshot ${unit}@${info.sequence}: chunk ${seq} is gone (dropped meanwhile)`)
-        hash.update(m.data)
-        let data = m.data
+      for await (const chunk of got.data) {
+        hash.update(chunk)
+        let data = chunk
         while (data.length > 0) {
-          // Files are back to back in the chunks; a chunk may end one file and start the next.
-          while (left === 0 && fd !== undefined) {
-            closeSync(fd)
-            fd = ++fileIndex < info.files.length ? openSync(join(dir, info.files[fileIndex]!.name), 'w', 0o600) : undefined
-            left = info.files[fileIndex]?.size ?? 0
-          }
+          next()
           if (fd === undefined) throw new Error(`snapshot ${unit}@${info.sequence}: more bytes than its files hold`)
           const n = Math.min(left, data.length)
           writeSync(fd, data, 0, n)
@@ -149,13 +156,10 @@ export class SnapshotStore {
           data = data.subarray(n)
         }
       }
-      // Trailing empty files (a key file with no slot yet).
-      while (fd !== undefined && left === 0) {
-        closeSync(fd)
-        fd = ++fileIndex < info.files.length ? openSync(join(dir, info.files[fileIndex]!.name), 'w', 0o600) : undefined
-        left = info.files[fileIndex]?.size ?? 0
-      }
-      if (fd !== undefined || left !== 0) throw new Error(`snapshot ${unit}@${info.sequence}: its chunks hold fewer bytes than its files`)
+      const failed = await got.error
+      if (failed !== null && failed !== undefined) throw failed
+      next()
+      if (fd !== undefined || left !== 0) throw new Error(`snapshot ${unit}@${info.sequence}: its object holds fewer bytes than its files`)
     } finally {
       if (fd !== undefined) closeSync(fd)
     }
@@ -175,10 +179,38 @@ export class SnapshotStore {
     return kept
   }
 
-  /** Purges every chunk of the unit below `sequence` of SNAPSHOT_STREAM: dropped snapshots and half-written ones. */
-  async dropChunksBelow(unit: SnapshotUnit, sequence: number): Promise<number> {
-    // Nothing is below 1; and nats-server 2.9 takes a filtered purge up to 1 (or 0) as "every message of the filter".
-    if (sequence <= 1) return 0
-    return (await this.jsm.streams.purge(SNAPSHOT_STREAM, { filter: unitPrefix(unit), seq: sequence })).purged
+  /**
+   * Deletes the unit's objects older than the newest kept snapshot that
+   * `kept` does not list (dropped snapshots, and uploads never listed);
+   * returns how many. A newer one may be another host's upload under way.
+   */
+  async dropUnlisted(unit: SnapshotUnit, kept: readonly SnapshotInfo[]): Promise<number> {
+    const listed = new Set(kept.map((k) => k.object))
+    const newest = Math.max(...kept.map((k) => k.sequence))
+    let dropped = 0
+    for (const o of await this.objects.list()) {
+      const sequence = sequenceOf(unit, o.name)
+      if (o.deleted || sequence === undefined || sequence >= newest || listed.has(o.name)) continue
+      await this.objects.delete(o.name)
+      dropped++
+    }
+    return dropped
+  }
+}
+
+/** The stream sequence in the name of one of the unit's objects (snapshotObject); undefined for another unit's. */
+function sequenceOf(unit: SnapshotUnit, name: string): number | undefined {
+  const prefix = `${unit}.`
+  if (!name.startsWith(prefix)) return undefined
+  const rest = name.slice(prefix.length)
+  return /^\d+$/.test(rest) ? Number(rest) : undefined
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  try {
+    return await Promise.race([work, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms) })])
+  } finally {
+    clearTimeout(timer)
   }
 }

@@ -97,10 +97,9 @@ export class Snapshots {
       this.newest = { sequence, at: started }
       const oldest = kept[0]!
       const purged = await this.log.purgeBelow(oldest.sequence + 1)
-      const firstChunk = Math.min(...kept.map((k) => Math.min(...k.chunks)))
-      await this.snapshots.dropChunksBelow(this.unit, firstChunk)
+      const dropped = await this.snapshots.dropUnlisted(this.unit, kept)
       const bytes = info.files.reduce((n, f) => n + f.size, 0)
-      this.host.info(`cluster: ${this.source.name}: snapshot at stream sequence ${sequence} (${bytes} bytes, ${info.chunks.length} chunks, ${Date.now() - started} ms); stream purged below ${oldest.sequence + 1} (${purged} entries)`)
+      this.host.info(`cluster: ${this.source.name}: snapshot at stream sequence ${sequence} (${bytes} bytes, object ${info.object}, ${Date.now() - started} ms); stream purged below ${oldest.sequence + 1} (${purged} entries); ${dropped} older snapshots deleted`)
       return info
     } finally {
       rmSync(dir, { recursive: true, force: true })

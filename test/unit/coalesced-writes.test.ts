@@ -1,5 +1,5 @@
 import t from 'tap'
-import { CoalescedWrites, type ReplicatedWrite } from '../../workers/actor/replication/coalesced-writes'
+import { CoalescedWrites, type ReplicatedWrite } from '../../src/replication/coalesced-writes'
 
 /** A replica stand-in: one write at a time, each held until the test lets it end. */
 function fakeReplica(): { write: ReplicatedWrite; writes: number[][]; release(err?: Error): void } {

@@ -13,7 +13,7 @@ import { hostPresenceKey } from '../../../src/contract/cluster-names'
 import { leaseBucket } from '../../../src/replication/lease-bucket'
 import { preferredHost } from '../../../src/replication/placement'
 import type { ShardStore } from '../../store/shard-store'
-import { CoalescedWrites } from './coalesced-writes'
+import { CoalescedWrites } from '../../../src/replication/coalesced-writes'
 import { Recorder } from './recorder'
 import { ShardLog } from './shard-log'
 import { ShardReplica } from './shard-replica'
@@ -84,7 +84,7 @@ export async function startReplication(options: ClusterOptions, hostUrl: string,
   const presence = new Presence(kv, options.nodeId, options.leaseMs, now)
   const startedAt = now()
   const replicas = new Map<number, ShardReplica>()
-  /** Each shard's group-commit batches, joined while its replica writes (coalesced-writes.ts). */
+  /** Each shard's group-commit batches, joined while its replica writes (src/replication/coalesced-writes.ts). */
   const coalesced = new Map<number, CoalescedWrites>()
   const host = {
     kv, nodeId: options.nodeId, url: hostUrl, leaseMs: options.leaseMs, now,

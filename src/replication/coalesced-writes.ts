@@ -1,14 +1,17 @@
-// One shard's group-commit batches, joined while they wait (docs/cluster.md,
-// "The replicated log"): the replica appends one batch at a time, each a NATS
-// round trip, an LMDB commit and a flush. Without joining, every batch the
-// front handed over while one was under way waited for its own turn, so 128
-// concurrent writers got the rate of one sequential writer. Here every batch
+// Writes to a replicated unit, joined while they wait (docs/cluster.md,
+// "The replicated log"): the replica appends one write at a time, each a NATS
+// round trip, an LMDB commit and a flush. Without joining, every write
+// handed over while one was under way waited for its own turn, so 128
+// concurrent writers got the rate of one sequential writer. Here every write
 // that arrives while the replica is busy joins the next replicated write:
 // their callbacks run one after another in its one recorded transaction (as
 // lmdb-js runs queued transactions together on one machine), so they cost
-// one append, one commit and one flush together.
+// one append, one commit and one flush together. A shard's writes are its
+// group-commit batches (workers/actor/replication/start.ts); the auth
+// store's are its models' writes, each isolated in a child transaction
+// (src/cluster/auth-batches.ts).
 
-/** The replica's write: `run` inside a recorded transaction, appended, then committed (shard-replica.ts). */
+/** The replica's write: `run` inside a recorded transaction, appended, then committed (src/replication/replica.ts). */
 export type ReplicatedWrite = (run: () => unknown[]) => Promise<unknown[]>
 
 interface Waiting {
