@@ -412,7 +412,8 @@ export class Replica {
     try {
       await this.applying
       await this.beforeTail()
-      tail = await this.log.follow(this.applied + 1)
+      // Pull requests (and heartbeats) within a lease period: a tail stuck on a dead NATS server is noticed in about one.
+      tail = await this.log.follow(this.applied + 1, Math.max(1000, Math.min(30_000, this.host.leaseMs)))
     } catch (err) {
       this.host.warn(`cluster: ${this.unit.name}: cannot follow its stream; trying again`, err)
       setTimeout(() => void this.follow(), 1000).unref()

@@ -50,10 +50,18 @@ export class StreamLog {
     }
   }
 
-  /** Every entry from `from` on, in order, until stopped (a shard's erased messages are skipped). */
-  async follow(from: number): Promise<ConsumerMessages> {
+  /**
+   * Every entry from `from` on, in order, until stopped (a shard's erased
+   * messages are skipped). `expiresMs` bounds each pull request, and so the
+   * server heartbeats (half of it): a tail whose consumer was on a NATS
+   * server that died notices after two missed heartbeats and starts again
+   * on another. With the client's default (30 s) a standby stayed behind for
+   * 30-75 s after a NATS server kill, and a shard it had to take over had no
+   * owner meanwhile.
+   */
+  async follow(from: number, expiresMs: number): Promise<ConsumerMessages> {
     const consumer = await this.js.consumers.get(this.stream, { opt_start_seq: from })
-    return consumer.consume()
+    return consumer.consume({ expires: expiresMs })
   }
 
   /**

@@ -149,7 +149,7 @@ t.test('the shard stream: appends after the expected sequence, fences a deposed 
   t.equal(refused, 'fenced', "the former owner's next append is refused")
   t.equal(await log.lastSequence(), 2, 'and not stored')
   const seen: number[] = []
-  const tail = await log.follow(1)
+  const tail = await log.follow(1, 5000)
   for await (const m of tail) {
     seen.push(m.seq)
     t.equal(decodeEntry(m.data).node, m.seq === 1 ? 'a' : 'b')
@@ -161,7 +161,7 @@ t.test('the shard stream: appends after the expected sequence, fences a deposed 
   await log.erase(2)
   await again.erase(2)
   const after: number[] = []
-  const tail2 = await log.follow(1)
+  const tail2 = await log.follow(1, 5000)
   for await (const m of tail2) {
     after.push(m.seq)
     if (m.seq === 3) break
