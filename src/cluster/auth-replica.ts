@@ -115,7 +115,7 @@ export async function startAuthReplica(o: AuthReplicaOptions): Promise<AuthRepli
   const stream = await StreamLog.openLog(o.nc, AUTH_STREAM, AUTH_SUBJECT, options.servers.length, timeoutMs)
   const unit = unitOf(o.store, recorder)
   const snapshotHost = { nodeId: options.nodeId, warn: (message: string, err?: unknown) => log.warn(err === undefined ? {} : { err }, message), info: (message: string) => log.info(message) }
-  const snapshots = new Snapshots(authSnapshotSource(o.store, recorder, o.dataDir, () => unit.forget()), stream, await SnapshotStore.open(o.nc, options.servers.length, timeoutMs), options.snapshots, snapshotHost)
+  const snapshots = new Snapshots(authSnapshotSource(o.store, recorder, o.dataDir, () => unit.forget()), stream, await SnapshotStore.open(o.nc, options.servers.length, timeoutMs, snapshotHost.warn), options.snapshots, snapshotHost)
   const replica = new AuthStoreReplica(unit, stream, {
     kv: o.kv, nodeId: options.nodeId, url: o.url, leaseMs: options.leaseMs, now: () => performance.now(),
     ownership: (owned, epoch) => {

@@ -412,8 +412,9 @@ export class Replica {
     try {
       await this.applying
       await this.beforeTail()
-      // Pull requests (and heartbeats) within a lease period: a tail stuck on a dead NATS server is noticed in about one.
-      tail = await this.log.follow(this.applied + 1, Math.max(1000, Math.min(30_000, this.host.leaseMs)))
+      // Pull requests (and heartbeats) within two lease periods: a tail stuck on a dead NATS server is noticed in
+      // about that; shorter made a loaded host's tails miss heartbeats that were only late.
+      tail = await this.log.follow(this.applied + 1, Math.max(5000, Math.min(30_000, 2 * this.host.leaseMs)))
     } catch (err) {
       this.host.warn(`cluster: ${this.unit.name}: cannot follow its stream; trying again`, err)
       setTimeout(() => void this.follow(), 1000).unref()

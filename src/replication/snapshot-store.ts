@@ -11,6 +11,7 @@ import { closeSync, openSync, readSync, writeSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import type { NatsConnection } from '@nats-io/nats-core'
+import { jetstream } from '@nats-io/jetstream'
 import { Kvm, type KV } from '@nats-io/kv'
 import { Objm, StorageType, type ObjectStore } from '@nats-io/obj'
 import { SNAPSHOT_BUCKET, SNAPSHOT_OBJECTS, snapshotObject } from '../contract/cluster-names'
@@ -93,11 +94,29 @@ function filesStream(dir: string, files: readonly string[], hash: ReturnType<typ
 export class SnapshotStore {
   private constructor(private readonly objects: ObjectStore, private readonly kv: KV) {}
 
-  /** Opens the object store and the bucket, creating them when no host has yet (R3 on three or more NATS servers, else R1). */
-  static async open(nc: NatsConnection, servers: number, timeoutMs: number): Promise<SnapshotStore> {
+  /**
+   * Opens the object store and the bucket, creating them when no host has
+   * yet (R3 on three or more NATS servers, else R1). Tried again until it
+   * works: on a JetStream cluster that has just formed, a creation can time
+   * out while it elects the new stream's leaders, and a replica that did not
+   * start would never serve its units.
+   */
+  static async open(nc: NatsConnection, servers: number, timeoutMs: number, warn: (message: string, err: unknown) => void = () => undefined): Promise<SnapshotStore> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await SnapshotStore.openOnce(nc, servers, timeoutMs)
+      } catch (err) {
+        if (nc.isClosed()) throw err
+        warn(`cluster: the snapshot store could not be opened (attempt ${attempt}); trying again`, err)
+        await new Promise((r) => setTimeout(r, Math.min(5000, 500 * attempt)))
+      }
+    }
+  }
+
+  private static async openOnce(nc: NatsConnection, servers: number, timeoutMs: number): Promise<SnapshotStore> {
     const replicas = servers >= 3 ? 3 : 1
     // create() opens the store when it exists; two hosts creating it at once with the same configuration both succeed.
-    const objects = await withTimeout(new Objm(nc).create(SNAPSHOT_OBJECTS, { replicas, storage: StorageType.File }), timeoutMs, 'opening the snapshot object store')
+    const objects = await withTimeout(new Objm(jetstream(nc, { timeout: timeoutMs })).create(SNAPSHOT_OBJECTS, { replicas, storage: StorageType.File }), 2 * timeoutMs, 'opening the snapshot object store')
     const kvm = new Kvm(nc)
     let kv: KV
     try {

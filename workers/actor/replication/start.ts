@@ -7,6 +7,7 @@
 // group commit and timers run their writes in.
 import { ABORT } from 'lmdb'
 import { connect } from '@nats-io/transport-node'
+import type { NatsConnection } from '@nats-io/nats-core'
 import type { KV } from '@nats-io/kv'
 import type { ClusterOptions } from '../../../src/contract/cluster-options'
 import { hostPresenceKey } from '../../../src/contract/cluster-names'
@@ -73,12 +74,30 @@ class Presence {
   }
 }
 
+/**
+ * Starts replication, trying again until it runs: on a JetStream cluster that
+ * has just formed, opening a stream or a bucket can time out while their
+ * leaders are elected, and an actor whose replication did not start would
+ * never serve its shards (nor hand them back to this host).
+ */
 export async function startReplication(options: ClusterOptions, hostUrl: string, stores: ReadonlyMap<number, ShardStore>, hooks: ReplicationHooks): Promise<Replication> {
+  for (let attempt = 1; ; attempt++) {
+    const nc = await connect({
+      servers: options.servers, name: `actor ${options.nodeId} ${[...stores.keys()].join(',')}`,
+      maxReconnectAttempts: -1, reconnectTimeWait: 500, pingInterval: Math.max(1000, Math.floor(options.leaseMs / 2)), maxPingOut: 2,
+    })
+    try {
+      return await startOn(nc, options, hostUrl, stores, hooks)
+    } catch (err) {
+      await nc.close().catch(() => undefined)
+      hooks.warn(`cluster: replication of shards ${[...stores.keys()].join(', ')} did not start (attempt ${attempt}); trying again`, err)
+      await new Promise((r) => setTimeout(r, Math.min(5000, 500 * attempt)))
+    }
+  }
+}
+
+async function startOn(nc: NatsConnection, options: ClusterOptions, hostUrl: string, stores: ReadonlyMap<number, ShardStore>, hooks: ReplicationHooks): Promise<Replication> {
   const now = (): number => performance.now()
-  const nc = await connect({
-    servers: options.servers, name: `actor ${options.nodeId} ${[...stores.keys()].join(',')}`,
-    maxReconnectAttempts: -1, reconnectTimeWait: 500, pingInterval: Math.max(1000, Math.floor(options.leaseMs / 2)), maxPingOut: 2,
-  })
   const timeoutMs = Math.max(1000, options.leaseMs)
   const kv = await leaseBucket(nc, options.servers.length)
   const presence = new Presence(kv, options.nodeId, options.leaseMs, now)
@@ -90,15 +109,21 @@ export async function startReplication(options: ClusterOptions, hostUrl: string,
     kv, nodeId: options.nodeId, url: hostUrl, leaseMs: options.leaseMs, now,
     ownership: hooks.ownership, destroyKeys: hooks.destroyKeys, warn: hooks.warn, info: hooks.info,
   }
-  const snapshotStore = await SnapshotStore.open(nc, options.servers.length, timeoutMs)
-  for (const [shard, store] of stores) {
-    const log = await ShardLog.open(nc, shard, options.servers.length, timeoutMs)
-    const recorder = new Recorder(store, ABORT)
-    const snapshots = new Snapshots(shardSnapshotSource(store, recorder), log, snapshotStore, options.snapshots, host)
-    const replica = new ShardReplica(store, log, recorder, host, snapshots)
-    replicas.set(shard, replica)
-    coalesced.set(shard, new CoalescedWrites((run) => replica.write(run, ABORT)))
-    await replica.start()
+  const snapshotStore = await SnapshotStore.open(nc, options.servers.length, timeoutMs, hooks.warn)
+  try {
+    for (const [shard, store] of stores) {
+      const log = await ShardLog.open(nc, shard, options.servers.length, timeoutMs)
+      const recorder = new Recorder(store, ABORT)
+      const snapshots = new Snapshots(shardSnapshotSource(store, recorder), log, snapshotStore, options.snapshots, host)
+      const replica = new ShardReplica(store, log, recorder, host, snapshots)
+      replicas.set(shard, replica)
+      coalesced.set(shard, new CoalescedWrites((run) => replica.write(run, ABORT)))
+      await replica.start()
+    }
+  } catch (err) {
+    // Nothing claimed yet (claims come from the beat below): the replicas started so far only follow; stopped for the retry.
+    for (const r of replicas.values()) await r.close().catch(() => undefined)
+    throw err
   }
 
   let closed = false
