@@ -4,14 +4,17 @@
 import type { NatsConnection } from '@nats-io/nats-core'
 import { Kvm, type KV } from '@nats-io/kv'
 import { LEASE_BUCKET } from '../contract/cluster-names'
+import { untilItWorks } from './start-retry'
 
-export async function leaseBucket(nc: NatsConnection, servers: number): Promise<KV> {
+export function leaseBucket(nc: NatsConnection, servers: number): Promise<KV> {
   const kvm = new Kvm(nc)
-  try {
-    const kv = await kvm.open(LEASE_BUCKET)
-    await kv.status()
-    return kv
-  } catch {
-    return kvm.create(LEASE_BUCKET, { replicas: Math.min(3, servers), history: 1 })
-  }
+  return untilItWorks(async () => {
+    try {
+      const kv = await kvm.open(LEASE_BUCKET)
+      await kv.status()
+      return kv
+    } catch {
+      return kvm.create(LEASE_BUCKET, { replicas: Math.min(3, servers), history: 1 })
+    }
+  }, () => nc.isClosed())
 }

@@ -92,10 +92,21 @@ function filesStream(dir: string, files: readonly string[], hash: ReturnType<typ
 }
 
 export class SnapshotStore {
-  private constructor(private readonly objects: ObjectStore, private readonly kv: KV) {}
+  /** Opened at first use (an upload or a download), not at start: a host's start makes no object-store calls. */
+  private opened: Promise<ObjectStore> | undefined
+
+  private constructor(private readonly openObjects: () => Promise<ObjectStore>, private readonly kv: KV) {}
+
+  private objects(): Promise<ObjectStore> {
+    const opened = this.opened ?? this.openObjects()
+    this.opened = opened
+    // A failed opening is tried again at the next use.
+    opened.catch(() => { if (this.opened === opened) this.opened = undefined })
+    return opened
+  }
 
   /**
-   * Opens the object store and the bucket, creating them when no host has
+   * Opens the bucket (and, at first use, the object store), creating them when no host has
    * yet (R3 on three or more NATS servers, else R1). Tried again until it
    * works: on a JetStream cluster that has just formed, a creation can time
    * out while it elects the new stream's leaders, and a replica that did not
@@ -116,7 +127,7 @@ export class SnapshotStore {
   private static async openOnce(nc: NatsConnection, servers: number, timeoutMs: number): Promise<SnapshotStore> {
     const replicas = servers >= 3 ? 3 : 1
     // create() opens the store when it exists; two hosts creating it at once with the same configuration both succeed.
-    const objects = await withTimeout(new Objm(jetstream(nc, { timeout: timeoutMs })).create(SNAPSHOT_OBJECTS, { replicas, storage: StorageType.File }), 2 * timeoutMs, 'opening the snapshot object store')
+    const objects = (): Promise<ObjectStore> => withTimeout(new Objm(jetstream(nc, { timeout: timeoutMs })).create(SNAPSHOT_OBJECTS, { replicas, storage: StorageType.File }), 2 * timeoutMs, 'opening the snapshot object store')
     const kvm = new Kvm(nc)
     let kv: KV
     try {
@@ -142,13 +153,13 @@ export class SnapshotStore {
     const hash = createHash('sha256')
     const sized: SnapshotFile[] = []
     // A put of a name that exists replaces it: what an upload that died half-way at the same sequence left goes.
-    await this.objects.put({ name: object, options: { max_chunk_size: CHUNK_BYTES } }, filesStream(dir, files, hash, sized))
+    await (await this.objects()).put({ name: object, options: { max_chunk_size: CHUNK_BYTES } }, filesStream(dir, files, hash, sized))
     return { files: sized, sha256: hash.digest('hex'), object }
   }
 
   /** Writes the snapshot's files into `dir` (which exists), checking the object's digest and the checksum. */
   async download(unit: SnapshotUnit, info: SnapshotInfo, dir: string): Promise<void> {
-    const got = await this.objects.get(info.object)
+    const got = await (await this.objects()).get(info.object)
     if (got === null) throw new Error(`snapshot ${unit}@${info.sequence}: its object ${info.object} is gone (dropped meanwhile)`)
     const hash = createHash('sha256')
     let fileIndex = 0
@@ -207,10 +218,11 @@ export class SnapshotStore {
     const listed = new Set(kept.map((k) => k.object))
     const newest = Math.max(...kept.map((k) => k.sequence))
     let dropped = 0
-    for (const o of await this.objects.list()) {
+    const objects = await this.objects()
+    for (const o of await objects.list()) {
       const sequence = sequenceOf(unit, o.name)
       if (o.deleted || sequence === undefined || sequence >= newest || listed.has(o.name)) continue
-      await this.objects.delete(o.name)
+      await objects.delete(o.name)
       dropped++
     }
     return dropped

@@ -6,6 +6,7 @@
 // they applied; the owner purges it below a kept snapshot (snapshots.ts).
 import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstream, JetStreamApiError, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream'
+import { untilItWorks } from './start-retry'
 
 /** The append was refused because the stream moved on: another host has claimed the unit since. */
 export class Fenced extends Error {}
@@ -15,13 +16,15 @@ const WRONG_LAST_SEQUENCE = 10071
 
 /** Opens a unit's stream, creating it when no host has yet (R3 on three or more NATS servers, else R1). */
 export async function openStream(nc: NatsConnection, stream: string, subject: string, servers: number, timeoutMs: number): Promise<{ js: JetStreamClient; jsm: JetStreamManager }> {
-  const jsm = await jetstreamManager(nc, { timeout: timeoutMs })
-  try {
-    await jsm.streams.info(stream)
-  } catch {
-    // Two hosts creating it at once with the same configuration both succeed.
-    await jsm.streams.add({ name: stream, subjects: [subject], num_replicas: servers >= 3 ? 3 : 1, storage: 'file' as never, duplicate_window: 120_000_000_000 })
-  }
+  const jsm = await untilItWorks(() => jetstreamManager(nc, { timeout: timeoutMs }), () => nc.isClosed())
+  await untilItWorks(async () => {
+    try {
+      await jsm.streams.info(stream)
+    } catch {
+      // Two hosts creating it at once with the same configuration both succeed.
+      await jsm.streams.add({ name: stream, subjects: [subject], num_replicas: servers >= 3 ? 3 : 1, storage: 'file' as never, duplicate_window: 120_000_000_000 })
+    }
+  }, () => nc.isClosed())
   return { js: jetstream(nc, { timeout: timeoutMs }), jsm }
 }
 
