@@ -6,15 +6,18 @@ import { Kvm, type KV } from '@nats-io/kv'
 import { LEASE_BUCKET } from '../contract/cluster-names'
 import { untilItWorks } from './start-retry'
 
-export function leaseBucket(nc: NatsConnection, servers: number): Promise<KV> {
+/** A KV bucket, opened, or created with these settings by whichever host comes first. */
+export async function openBucket(nc: NatsConnection, name: string, replicas: number): Promise<KV> {
   const kvm = new Kvm(nc)
-  return untilItWorks(async () => {
-    try {
-      const kv = await kvm.open(LEASE_BUCKET)
-      await kv.status()
-      return kv
-    } catch {
-      return kvm.create(LEASE_BUCKET, { replicas: Math.min(3, servers), history: 1 })
-    }
-  }, () => nc.isClosed())
+  try {
+    const kv = await kvm.open(name)
+    await kv.status()
+    return kv
+  } catch {
+    return kvm.create(name, { replicas, history: 1 })
+  }
+}
+
+export function leaseBucket(nc: NatsConnection, servers: number): Promise<KV> {
+  return untilItWorks(() => openBucket(nc, LEASE_BUCKET, Math.min(3, servers)), () => nc.isClosed())
 }

@@ -12,8 +12,10 @@ import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstream } from '@nats-io/jetstream'
-import { Kvm, type KV } from '@nats-io/kv'
+import type { KV } from '@nats-io/kv'
 import { Objm, StorageType, type ObjectStore } from '@nats-io/obj'
+import { openBucket } from './lease-bucket'
+import { untilItWorks } from './start-retry'
 import { SNAPSHOT_BUCKET, SNAPSHOT_OBJECTS, snapshotObject } from '../contract/cluster-names'
 
 /** Below the servers' default max_payload (1 MB), whatever they were configured with. */
@@ -113,30 +115,15 @@ export class SnapshotStore {
    * start would never serve its units.
    */
   static async open(nc: NatsConnection, servers: number, timeoutMs: number, warn: (message: string, err: unknown) => void = () => undefined): Promise<SnapshotStore> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await SnapshotStore.openOnce(nc, servers, timeoutMs)
-      } catch (err) {
-        if (nc.isClosed()) throw err
-        warn(`cluster: the snapshot store could not be opened (attempt ${attempt}); trying again`, err)
-        await new Promise((r) => setTimeout(r, Math.min(5000, 500 * attempt)))
-      }
-    }
+    return untilItWorks(() => SnapshotStore.openOnce(nc, servers, timeoutMs), () => nc.isClosed(), Infinity,
+      (attempt, err) => warn(`cluster: the snapshot store could not be opened (attempt ${attempt}); trying again`, err))
   }
 
   private static async openOnce(nc: NatsConnection, servers: number, timeoutMs: number): Promise<SnapshotStore> {
     const replicas = servers >= 3 ? 3 : 1
     // create() opens the store when it exists; two hosts creating it at once with the same configuration both succeed.
     const objects = (): Promise<ObjectStore> => withTimeout(new Objm(jetstream(nc, { timeout: timeoutMs })).create(SNAPSHOT_OBJECTS, { replicas, storage: StorageType.File }), 2 * timeoutMs, 'opening the snapshot object store')
-    const kvm = new Kvm(nc)
-    let kv: KV
-    try {
-      kv = await kvm.open(SNAPSHOT_BUCKET)
-      await kv.status()
-    } catch {
-      kv = await kvm.create(SNAPSHOT_BUCKET, { replicas, history: 1 })
-    }
-    return new SnapshotStore(objects, kv)
+    return new SnapshotStore(objects, await openBucket(nc, SNAPSHOT_BUCKET, replicas))
   }
 
   async index(unit: SnapshotUnit): Promise<SnapshotIndex> {

@@ -7,13 +7,15 @@
 /** How long a start step is tried before its error is the host's. */
 const TRY_FOR_MS = 60_000
 
-export async function untilItWorks<T>(step: () => Promise<T>, closed: () => boolean, forMs = TRY_FOR_MS): Promise<T> {
+/** `step` until it resolves, for `forMs` at most (Infinity: until it works or the connection closes); `retrying` hears each failure tried again. */
+export async function untilItWorks<T>(step: () => Promise<T>, closed: () => boolean, forMs = TRY_FOR_MS, retrying: (attempt: number, err: unknown) => void = () => undefined): Promise<T> {
   const until = Date.now() + forMs
   for (let attempt = 1; ; attempt++) {
     try {
       return await step()
     } catch (err) {
       if (closed() || Date.now() > until) throw err
+      retrying(attempt, err)
       await new Promise((r) => setTimeout(r, Math.min(2000, 250 * attempt)))
     }
   }
