@@ -27,6 +27,8 @@ import type { ShardContext } from './store/context'
 import { ShardDamage } from './store/shard-files'
 import { closeShard, type ShardStore } from './store/shard-store'
 import { webhookDb } from './store/webhooks'
+import { useWriteGenerations } from './store/write-generations'
+import { observeWrites } from './store/neighbourhood-cache'
 import { shredKeys } from './store/shred-keys'
 import { ShardUnavailable } from './store/unavailable'
 import type { Replication } from './actor/replication/start'
@@ -42,6 +44,8 @@ const masterKey = Buffer.from(config.masterKey)
 // Cluster mode wraps data keys under the KEK every host is given, so that any host opens what another granted (docs/cluster.md).
 const wrapping = config.cluster === undefined ? masterKey : readKekFile(config.cluster.kekFile)
 const shredTarget = { path: config.shredLog, generation: config.generation }
+// Before any shard opens: its writer counts commits in the pool's shared counters.
+useWriteGenerations(config.writeGenerations)
 let stores: Map<number, ShardStore>
 try {
   stores = openShards(config, masterKey, wrapping)
@@ -98,6 +102,8 @@ const replicated = async (): Promise<Replication> => {
 }
 
 const readers = new Readers(config, wrapping)
+/** Every shard this thread may read: its own and the others'. */
+const servedShards = (): Iterable<number> => [...stores.keys(), ...readers.shards()]
 const streams = new Streams(outbox, context)
 const timers = new Timers([...stores.values()], { maxAgeMs: config.eventRetentionMs, maxCount: config.eventRetentionCount }, eventsAppended, () => outbox.flush(),
   replication === undefined ? undefined : { serves: (store) => servedHere.has(store.shard), write: async (store, fn) => (await replicated()).transact(store, fn) })
@@ -179,6 +185,8 @@ process.on('unhandledRejection', (reason) => console.error('shard actor: unhandl
 port.on('messageerror', (err) => console.error('shard actor: a request batch could not be read:', err))
 
 port.on('message', (wire: unknown) => {
+  // Before the snapshots are renewed (neighbourhood-cache.ts says why the order).
+  observeWrites(servedShards())
   readers.renew()
   const time = now()
   const writes = new Map<ShardStore, WriteItem[]>()

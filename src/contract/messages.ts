@@ -167,4 +167,6 @@ export interface ActorConfig {
   restore: { generation: string | undefined } | undefined
   /** Cluster mode (docs/cluster.md): each shard is served only under a lease; undefined = the single-machine mode. */
   cluster: import('./cluster-options').ClusterOptions | undefined
+  /** One write counter per shard, shared by every actor (workers/store/write-generations.ts). */
+  writeGenerations: Int32Array
 }

@@ -255,6 +255,8 @@ export class ActorPool {
     this.maxPending = options.maxPending ?? 20_000
     this.maxRestarts = options.maxRestarts ?? DEFAULT_MAX_RESTARTS
     this.actors = []
+    // One write counter per shard, shared by the actors (workers/store/write-generations.ts).
+    const writeGenerations = new Int32Array(new SharedArrayBuffer(4 * options.shardCount))
     for (let a = 0; a < options.workerCount; a++) {
       this.actors.push(new Actor(a, this, {
         dataDir: options.dataDir,
@@ -271,6 +273,7 @@ export class ActorPool {
         generation: options.generation ?? 'unset',
         restore: options.restore,
         cluster: options.cluster,
+        writeGenerations,
       }))
     }
   }

@@ -20,6 +20,10 @@ export class Readers {
     }
   }
 
+  shards(): Iterable<number> {
+    return this.stores.keys()
+  }
+
   get(shard: number): ShardStore | undefined {
     return this.stores.get(shard)
   }

@@ -35,6 +35,8 @@ interface Decoding {
 /** How many elements a scan may still add to the cache (scans.ts, SCAN_CACHE_BUDGET). */
 export interface CacheBudget {
   left: number
+  /** every chunk returned so far is the string the cache keeps (neighbourhood-cache.ts shares them) */
+  allKept: boolean
 }
 
 /**
@@ -59,11 +61,18 @@ export function elementChunk(store: ShardStore, db: Database<StoredElement, Key>
   const head = sealedAt > 0 && Buffer.compare(stored.s, raw.subarray(sealedAt, raw.length)) === 0 ? Buffer.from(raw.subarray(0, sealedAt)) : undefined
   const cached = cachedEntry(store, id, stored) !== undefined
   const opened = openElement(store, tenant, key, stored, true, budget.left > 0, id)
-  if (opened.kind !== 'open') return render(stored, undefined)
+  if (opened.kind !== 'open') {
+    budget.allKept = false
+    return render(stored, undefined)
+  }
   if (!cached) budget.left--
   const text = render(stored, opened.record.p)
   const kept = cachedEntry(store, id, stored)
-  if (kept !== undefined && head !== undefined && text.length <= CHUNK_LIMIT) kept.chunk = { text: flat(text), head, hidden: stored.o === TENANT_OWNER ? undefined : opened.hidden }
+  if (kept !== undefined && head !== undefined && text.length <= CHUNK_LIMIT) {
+    kept.chunk = { text: flat(text), head, hidden: stored.o === TENANT_OWNER ? undefined : opened.hidden }
+    return kept.chunk.text
+  }
+  budget.allKept = false
   return text
 }
 

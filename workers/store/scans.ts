@@ -8,7 +8,8 @@ import { LOCKED_PLACEHOLDER, closeNodeChunk, nodeChunkHead, nodeObject, relation
 import { elementChunk, type CacheBudget } from './chunk-cache'
 import type { ShardContext } from './context'
 import { TENANT_OWNER } from './consents'
-import { openElement } from './sealing'
+import { elementId, openElement } from './sealing'
+import { cachedNeighbourhood, keepNeighbourhood, neighbourhoodChunks, type Neighbourhood } from './neighbourhood-cache'
 
 export interface Slice {
   chunks: string[]
@@ -110,13 +111,12 @@ export class NeighboursScan implements Scan {
   private lastKey: Key | undefined
   private sentSource = false
   /** cache additions this scan may still make */
-  private readonly budget: CacheBudget = { left: SCAN_CACHE_BUDGET }
+  private readonly budget: CacheBudget = { left: SCAN_CACHE_BUDGET, allKept: true }
 
   constructor(private readonly tenant: string, private readonly source: NodeRef) {}
 
-  private chunk({ store, urls }: ShardContext, n: NodeRef, relations: string[] | undefined): string | undefined {
-    const head = elementChunk(store, store.nodes, this.tenant, nodeKey(this.tenant, n), this.budget, (r, p) => nodeChunkHead(urls, this.tenant, n, r, p))
-    return head === undefined ? undefined : closeNodeChunk(head, relations)
+  private head({ store, urls }: ShardContext, n: NodeRef): string | undefined {
+    return elementChunk(store, store.nodes, this.tenant, nodeKey(this.tenant, n), this.budget, (r, p) => nodeChunkHead(urls, this.tenant, n, r, p))
   }
 
   step(sc: ShardContext): Slice {
@@ -124,21 +124,29 @@ export class NeighboursScan implements Scan {
     const { tenant, source } = this
     const chunks: string[] = []
     let bytes = 0
+    // A neighbourhood read whole in its first step may be kept, and served from memory while its shard is not written.
+    let whole: { key: string; pieces: Neighbourhood } | undefined
     if (!this.sentSource) {
+      const key = elementId(nodeKey(tenant, source))
+      const kept = cachedNeighbourhood(store.shard, key)
+      if (kept !== undefined) return { chunks: neighbourhoodChunks(kept, closeNodeChunk), done: true }
       // The source is read once, for its chunk: its absence is the 404 (the stream has sent nothing yet).
-      const json = this.chunk(sc, source, undefined)
-      if (json === undefined) return { chunks, done: true, notFound: `node ${source.ns}/${source.type}/${source.id} not found` }
-      chunks.push(json)
+      const head = this.head(sc, source)
+      if (head === undefined) return { chunks, done: true, notFound: `node ${source.ns}/${source.type}/${source.id} not found` }
+      chunks.push(closeNodeChunk(head, undefined))
       this.sentSource = true
+      whole = { key, pieces: { source: head, neighbours: [] } }
     }
     const prefix = adjacencyPrefix(tenant, source)
     let group: { neighbour: NodeRef; relations: string[]; lastKey: Key } | undefined
     const flush = (): void => {
       if (group === undefined) return
-      const json = this.chunk(sc, group.neighbour, group.relations)
-      if (json !== undefined) {
+      const head = this.head(sc, group.neighbour)
+      if (head !== undefined) {
+        const json = closeNodeChunk(head, group.relations)
         chunks.push(json)
         bytes += json.length
+        whole?.pieces.neighbours.push({ head, relations: group.relations })
       }
       this.lastKey = group.lastKey
       group = undefined
@@ -163,6 +171,7 @@ export class NeighboursScan implements Scan {
       if (json !== undefined) g.relations.push(json)
     }
     flush()
+    if (whole !== undefined && this.budget.allKept) keepNeighbourhood(store.shard, whole.key, whole.pieces)
     return { chunks, done: true }
   }
 }

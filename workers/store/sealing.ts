@@ -8,6 +8,7 @@ import type { ElementRecord } from './records'
 import type { ElementMeta, StoredElement } from './schema'
 import { fail, type OpError } from './result'
 import type { PlainEntry, ShardStore } from './shard-store'
+import { forgetNeighbourhoods } from './neighbourhood-cache'
 
 export type Opened =
   | { kind: 'open'; record: ElementRecord; hidden: readonly string[] }
@@ -109,6 +110,8 @@ export function rememberPlain(cache: Map<string, PlainEntry>, id: string, entry:
   const size = cache.size
   cache.set(id, entry)
   if (cache.size === size || cache.size <= PLAIN_CACHE_LIMIT) return
+  // Kept neighbourhoods share the evicted entries' strings: without them they would hold their own copies.
+  forgetNeighbourhoods()
   let n = PLAIN_CACHE_LIMIT / 10
   for (const oldest of cache.keys()) {
     cache.delete(oldest)

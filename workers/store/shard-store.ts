@@ -9,6 +9,8 @@ import { DataKeys } from '../crypto/data-keys'
 import { KeyFile } from '../crypto/key-file'
 import type { Key } from './keys'
 import type { ConsentRecord, EventHead, ShardValues } from './schema'
+import { forgetNeighbourhoods } from './neighbourhood-cache'
+import { countCommits } from './write-generations'
 
 /** Head and count writes a group commit's batch holds back to its end (deferred-writes.ts). */
 export interface DeferredWrites {
@@ -120,9 +122,7 @@ export function openShard(dataDir: string, shard: number, wrapping: Buffer | Wra
   })
   const sub = <Name extends keyof ShardValues>(name: Name): Db<Name> => env.openDB<ShardValues[Name], Key>(name, DB_OPTIONS)
   const keyFile = new KeyFile(join(shardPath(dataDir, shard), 'keys.bin'), reader)
-  return {
-    shard,
-    env,
+  const databases = {
     nodes: sub('nodes'),
     relations: sub('relations'),
     adjacency: sub('adjacency'),
@@ -135,6 +135,12 @@ export function openShard(dataDir: string, shard: number, wrapping: Buffer | Wra
     eventHeads: sub('eventHeads'),
     schedules: sub('schedules'),
     scheduleIds: sub('scheduleIds'),
+  }
+  if (!reader) countCommits(shard, env, Object.values(databases))
+  return {
+    shard,
+    env,
+    ...databases,
     cache: { consents: new Map(), tenantSlots: new Map(), plain: THREAD_PLAIN_CACHE, eventHeads: new Map() },
     keys: new DataKeys(keyFile, wrapping),
     keyFile,
@@ -156,11 +162,13 @@ const THREAD_PLAIN_CACHE = new Map<string, PlainEntry>()
 /** After a failed transaction: the caches may hold what it did not commit. */
 export function forgetUncommitted(store: ShardStore): void {
   for (const cache of Object.values(store.cache)) cache.clear()
+  forgetNeighbourhoods()
 }
 
 export async function closeShard(store: ShardStore): Promise<void> {
   // A shard opened again later (a restore, a migration) starts with nothing cached of it.
   store.cache.plain.clear()
+  forgetNeighbourhoods()
   await store.env.flushed
   await store.env.close()
   store.keyFile.close()

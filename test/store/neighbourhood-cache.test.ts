@@ -1,0 +1,154 @@
+// Whole neighbourhoods served from memory while their shard is not written
+// (workers/store/neighbourhood-cache.ts, write-generations.ts). Each test
+// first shows a kept neighbourhood is what a read serves (a marked copy of
+// it comes back), then makes one change and finds the next read, in the next
+// message (observeWrites), reads the shard again: a write in a transaction, a
+// write outside one (transactionSync), a write seen by a read-only copy of
+// the shard opened on the same thread, a consent drop, a failed transaction.
+import t, { type Test } from 'tap'
+import { forgetConsent, revokeConsent } from '../../workers/store/consents'
+import { cachedNeighbourhood, forgetNeighbourhoods, keepNeighbourhood, NEIGHBOURHOOD_LIMIT, observeWrites } from '../../workers/store/neighbourhood-cache'
+import { putNode } from '../../workers/store/nodes'
+import { putRelation } from '../../workers/store/relations'
+import { NeighboursScan, type Slice } from '../../workers/store/scans'
+import { elementId } from '../../workers/store/sealing'
+import { nodeKey } from '../../workers/store/keys'
+import { closeShard, forgetUncommitted, openShard, type ShardStore } from '../../workers/store/shard-store'
+import type { ShardContext } from '../../workers/store/context'
+import { writeGeneration } from '../../workers/store/write-generations'
+import { customer, product, tempShard, viewed, writeCtx, type TempShard } from '../helpers/temp-shard'
+
+const TENANT = { kind: 'tenant' } as const
+const KEY = elementId(nodeKey('demo', customer('c1')))
+
+/** c1's whole neighbours answer, read as one message of the actor reads it: observe first, then scan. */
+function neighbours(sc: ShardContext): string {
+  observeWrites([sc.store.shard])
+  const scan = new NeighboursScan('demo', customer('c1'))
+  const chunks: string[] = []
+  for (let slice: Slice = scan.step(sc); ; slice = scan.step(sc)) {
+    chunks.push(...slice.chunks)
+    if (slice.done) return `[${chunks.join(',')}]`
+  }
+}
+
+/** c1 viewed p1 and p2. */
+async function graph(s: TempShard): Promise<string> {
+  const ref = await s.consent('demo')
+  await s.write((sc) => {
+    putNode(sc, 'demo', customer('c1'), { name: 'Secret Name' }, writeCtx(ref))
+    for (const p of ['p1', 'p2']) {
+      putNode(sc, 'demo', product(p), { title: `Lamp ${p}` }, writeCtx(ref))
+      putRelation(sc, 'demo', viewed('c1', p), { views: 3 }, writeCtx(ref))
+    }
+  })
+  return ref
+}
+
+/** Reads twice (the second keeps it whole), marks the kept entry, and checks the mark is what the next read serves. */
+function keepAndMark(t: Test, store: ShardStore, sc: () => ShardContext): string {
+  forgetNeighbourhoods()
+  const plain = neighbours(sc())
+  t.match(plain, /Secret Name/)
+  t.equal(neighbours(sc()), plain, 'the second read gives the same answer')
+  const kept = cachedNeighbourhood(store.shard, KEY)
+  if (kept === undefined) throw new Error('the neighbourhood was not kept')
+  t.equal(kept.neighbours.length, 2)
+  keepNeighbourhood(store.shard, KEY, { ...kept, source: kept.source.replace('Secret Name', 'MARKED') })
+  t.match(neighbours(sc()), /MARKED/, 'while nothing is written, the kept neighbourhood is served')
+  return plain
+}
+
+t.teardown(() => forgetNeighbourhoods())
+
+t.test('a kept neighbourhood is the exact answer a fresh read gives', async (t) => {
+  const s = tempShard(t)
+  await graph(s)
+  const fresh = neighbours(s.context())
+  s.store.cache.plain.clear()
+  forgetNeighbourhoods()
+  t.equal(neighbours(s.context()), fresh, 'cold')
+  t.ok(cachedNeighbourhood(s.store.shard, KEY), 'kept')
+  t.equal(neighbours(s.context()), fresh, 'from memory')
+})
+
+t.test('a write in a transaction: the next message reads the shard again', async (t) => {
+  const s = tempShard(t)
+  const ref = await graph(s)
+  keepAndMark(t, s.store, () => s.context())
+  const before = writeGeneration(s.store.shard)
+  await s.write((sc) => putRelation(sc, 'demo', viewed('c1', 'p2'), { views: 4 }, writeCtx(ref)))
+  t.ok(writeGeneration(s.store.shard) > before, 'the commit raised the counter before it was answered')
+  const after = neighbours(s.context())
+  t.notMatch(after, /MARKED/)
+  t.match(after, /"views":4/)
+})
+
+t.test('a write outside a transaction (transactionSync, putSync) is counted too', async (t) => {
+  const s = tempShard(t)
+  await graph(s)
+  keepAndMark(t, s.store, () => s.context())
+  s.store.env.transactionSync(() => undefined)
+  t.notMatch(neighbours(s.context()), /MARKED/, 'after the environment\'s transactionSync')
+  keepAndMark(t, s.store, () => s.context())
+  s.store.counts.putSync(['unrelated'], 1)
+  t.notMatch(neighbours(s.context()), /MARKED/, 'after a database\'s putSync')
+})
+
+t.test('a read-only copy of the shard on this thread sees the writer\'s commits', async (t) => {
+  const s = tempShard(t)
+  const ref = await graph(s)
+  const reader = openShard(s.dir, 0, s.masterKey, 1_000_000, true)
+  t.teardown(() => closeShard(reader))
+  const readerContext = (): ShardContext => ({ ...s.context(), store: reader })
+  keepAndMark(t, reader, readerContext)
+  await s.write((sc) => putNode(sc, 'demo', customer('c1'), { name: 'Other Name' }, writeCtx(ref)))
+  const after = neighbours(readerContext())
+  t.notMatch(after, /MARKED|Secret Name/)
+  t.match(after, /Other Name/)
+})
+
+t.test('a consent drop, a failed transaction and a revocation each drop what is kept', async (t) => {
+  const s = tempShard(t)
+  const ref = await graph(s)
+  keepAndMark(t, s.store, () => s.context())
+  forgetConsent(s.store, 'demo', ref)
+  t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, 'a consent drop (every thread runs it before a change is answered)')
+  keepAndMark(t, s.store, () => s.context())
+  forgetUncommitted(s.store)
+  t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, 'a failed transaction')
+  keepAndMark(t, s.store, () => s.context())
+  await s.write((sc) => revokeConsent(sc.store, 'demo', ref, TENANT, sc.shred))
+  const after = neighbours(s.context())
+  t.notMatch(after, /MARKED|Secret Name/, 'revoked: nothing of the consent is served')
+})
+
+t.test('kept only when every piece is one the element cache holds, and only when read in one step', async (t) => {
+  const s = tempShard(t)
+  const ref = await s.consent('demo')
+  const many = async (n: number): Promise<void> => {
+    await s.write((sc) => {
+      putNode(sc, 'demo', customer('c1'), { name: 'Secret Name' }, writeCtx(ref))
+      for (let i = 0; i < n; i++) putRelation(sc, 'demo', viewed('c1', `p${i}`), { views: i }, writeCtx(ref))
+    })
+  }
+  await many(40)
+  s.store.cache.plain.clear()
+  forgetNeighbourhoods()
+  neighbours(s.context())
+  t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, '81 elements, a cold cache: one read adds only 64 of them, so it is not kept')
+  neighbours(s.context())
+  t.ok(cachedNeighbourhood(s.store.shard, KEY), 'the next read finds every piece cached and keeps it')
+
+  await many(400)
+  for (let i = 0; i < 16; i++) neighbours(s.context())
+  t.ok(s.store.cache.plain.size > 800, 'every element of the large neighbourhood is in the element cache')
+  t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, 'a neighbourhood read in more than one step is never kept')
+})
+
+t.test('a shard this thread has not observed keeps nothing', async (t) => {
+  forgetNeighbourhoods()
+  keepNeighbourhood(99, KEY, { source: 'x', neighbours: [] })
+  t.equal(cachedNeighbourhood(99, KEY), undefined)
+  t.ok(NEIGHBOURHOOD_LIMIT >= 10_000, 'the bound holds a 10,000-customer working set')
+})
