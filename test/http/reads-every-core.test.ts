@@ -90,3 +90,24 @@ t.test('neighbours served from warm chunk caches on every thread: each change sh
   t.equal((await call('POST', consent('/grant'), auth)).status, 204)
   t.same(await wrong((x) => x.includes('Second Name') || x.includes('warm@x.y') || !x.includes('"locked":true')), [], 'granted again: the old data stays locked on every thread')
 })
+
+t.test('kept whole neighbourhoods on every thread: a change to a neighbour or a relation shows in every read after its answer', async (t) => {
+  const g = fixture.graph
+  t.equal((await g.put('nodes/core/customer/kept', { name: 'Kept' })).status, 204)
+  t.equal((await g.put('relations/core/customer/kept/core/product/pk/core/viewed/vk', { views: 1 })).status, 204)
+  t.equal((await g.put('nodes/core/product/pk', { title: 'Old Title' })).status, 204)
+  const wrong = async (bad: (text: string) => boolean): Promise<string[]> => {
+    const texts = await Promise.all(Array.from({ length: 24 }, async () => (await g.get('neighbours/core/customer/kept')).text))
+    return texts.filter(bad).map((text) => text.slice(0, 200))
+  }
+  for (let round = 0; round < 3; round++) t.same(await wrong((x) => !x.includes('Old Title')), [], `warm ${round}: kept on every thread`)
+  t.equal((await g.put('nodes/core/product/pk', { title: 'New Title' })).status, 204)
+  t.same(await wrong((x) => !x.includes('New Title') || x.includes('Old Title')), [], 'the neighbour changed: no thread serves the kept neighbourhood')
+  for (let round = 0; round < 3; round++) await wrong(() => false)
+  t.equal((await g.put('relations/core/customer/kept/core/product/pk/core/viewed/vk', { views: 2 })).status, 204)
+  t.same(await wrong((x) => !x.includes('"views":2')), [], 'the relation changed')
+  t.equal((await g.put('relations/core/customer/kept/core/product/pk2/core/viewed/vk2', { views: 7 })).status, 204)
+  t.same(await wrong((x) => !x.includes('"views":7')), [], 'a relation added')
+  t.equal((await g.delete('nodes/core/product/pk2')).status, 204)
+  t.same(await wrong((x) => x.includes('"views":7') || x.includes('pk2')), [], 'a neighbour deleted')
+})

@@ -136,7 +136,7 @@ export function openShard(dataDir: string, shard: number, wrapping: Buffer | Wra
     schedules: sub('schedules'),
     scheduleIds: sub('scheduleIds'),
   }
-  if (!reader) countCommits(shard, env, Object.values(databases))
+  if (!reader) countCommits(shard, env, Object.values(databases), () => forgetNeighbourhoods(shard))
   return {
     shard,
     env,

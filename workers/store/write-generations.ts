@@ -18,10 +18,6 @@ export function writeGeneration(shard: number): number {
   return Atomics.load(cells, shard)
 }
 
-function bump(shard: number): void {
-  Atomics.add(cells, shard, 1)
-}
-
 /** Anything lmdb-js commits outside a transaction of the environment goes through a database's `transactionSync`. */
 interface SyncCommits {
   transactionSync<T>(callback: () => T, flags?: number): T
@@ -35,11 +31,17 @@ interface SyncCommits {
  * environment's and each database's: a `putSync` outside a transaction runs
  * in one), which lmdb-js does not announce. An aborted transaction raises it
  * too: a needless miss, never a stale hit. Opening the shard raises it once.
+ * `committed` runs after each raise, in the writer's thread (which drops what
+ * it kept of the shard at once, not at its next message).
  */
-export function countCommits(shard: number, env: RootDatabase, databases: readonly object[]): void {
+export function countCommits(shard: number, env: RootDatabase, databases: readonly object[], committed: () => void): void {
+  const bump = (): void => {
+    Atomics.add(cells, shard, 1)
+    committed()
+  }
   // A writer that died between a commit and its count (a killed actor, restarted) left a commit uncounted.
-  bump(shard)
-  env.on('aftercommit', () => bump(shard))
+  bump()
+  env.on('aftercommit', bump)
   for (const target of [env, ...databases] as unknown as SyncCommits[]) {
     const sync = target.transactionSync.bind(target)
     target.transactionSync = <T>(callback: () => T, flags?: number): T => {
@@ -47,12 +49,12 @@ export function countCommits(shard: number, env: RootDatabase, databases: readon
       try {
         result = sync(callback, flags)
       } catch (err) {
-        bump(shard)
+        bump()
         throw err
       }
       // A callback that returns a promise is committed when it settles.
-      if (result instanceof Promise) void result.finally(() => bump(shard)).catch(() => undefined)
-      else bump(shard)
+      if (result instanceof Promise) void result.finally(() => bump()).catch(() => undefined)
+      else bump()
       return result
     }
   }
