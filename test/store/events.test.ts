@@ -2,7 +2,7 @@
 // cursor, and retention by count (on every append) and by age and count
 // (the pruner), with the head kept on disk.
 import t from 'tap'
-import { appendEvent, head, pruneEvents, readEvents } from '../../workers/store/events'
+import { appendEvent, eventsToPrune, head, pruneEvents, readEvents } from '../../workers/store/events'
 import { putNode } from '../../workers/store/nodes'
 import { eventsOf, customer, tempShard, writeCtx, type TempShard } from '../helpers/temp-shard'
 
@@ -78,7 +78,11 @@ t.test('the pruner drops events older than the cutoff', async (t) => {
 t.test('the pruner also enforces the count, and an event at the cutoff stays', async (t) => {
   const s = tempShard(t)
   await append(s, 'a', 10, 5000)
+  t.ok(eventsToPrune(s.store, 5000, 4), 'over the count: something to prune')
+  t.notOk(eventsToPrune(s.store, 5000, 10), 'at the count, none older than the cutoff: nothing')
+  t.ok(eventsToPrune(s.store, 5001, 100), 'older than the cutoff')
   await s.write(() => pruneEvents(s.store, 5000, 4))
+  t.notOk(eventsToPrune(s.store, 5000, 4), 'pruned: nothing left to prune')
   t.same(eventsOf(s.store, 'a').map((e) => e.sequence), [7, 8, 9, 10])
   await s.write(() => pruneEvents(s.store, 0, 100))
   t.same(head(s.store, 'a'), { first: 7, last: 10 }, 'nothing to prune is no change')

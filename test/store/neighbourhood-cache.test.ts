@@ -11,9 +11,9 @@ import { cachedNeighbourhood, forgetNeighbourhoods, keepNeighbourhood, NEIGHBOUR
 import { putNode } from '../../workers/store/nodes'
 import { putRelation } from '../../workers/store/relations'
 import { NeighboursScan, type Slice } from '../../workers/store/scans'
-import { elementId } from '../../workers/store/sealing'
+import { PLAIN_CACHE_LIMIT, elementId, rememberPlain } from '../../workers/store/sealing'
 import { nodeKey } from '../../workers/store/keys'
-import { closeShard, forgetUncommitted, openShard, type ShardStore } from '../../workers/store/shard-store'
+import { closeShard, forgetUncommitted, openShard, type PlainEntry, type ShardStore } from '../../workers/store/shard-store'
 import type { ShardContext } from '../../workers/store/context'
 import { writeGeneration } from '../../workers/store/write-generations'
 import { customer, product, tempShard, viewed, writeCtx, type TempShard } from '../helpers/temp-shard'
@@ -144,6 +144,27 @@ t.test('kept only when every piece is one the element cache holds, and only when
   for (let i = 0; i < 16; i++) neighbours(s.context())
   t.ok(s.store.cache.plain.size > 800, 'every element of the large neighbourhood is in the element cache')
   t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, 'a neighbourhood read in more than one step is never kept')
+})
+
+t.test('the element cache evicting: kept neighbourhoods stay while no rendered chunk goes, and go when one does', async (t) => {
+  const s = tempShard(t)
+  await graph(s)
+  const plain = s.store.cache.plain
+  plain.clear()
+  forgetNeighbourhoods()
+  const filler = (n: number): PlainEntry => ({ o: 'x', k: 0, f: '', p: `{"n":${n}}` })
+  let next = 0
+  // Elements a write or a list cached (no rendered chunk) fill the cache first, then the neighbourhood is read.
+  while (plain.size < PLAIN_CACHE_LIMIT - 10) rememberPlain(plain, `filler-${next}`, filler(next++))
+  neighbours(s.context())
+  neighbours(s.context())
+  t.ok(cachedNeighbourhood(s.store.shard, KEY), 'kept')
+  while (plain.size < PLAIN_CACHE_LIMIT) rememberPlain(plain, `filler-${next}`, filler(next++))
+  rememberPlain(plain, `filler-${next}`, filler(next++))
+  t.ok(plain.size < PLAIN_CACHE_LIMIT, 'the oldest tenth went')
+  t.ok(cachedNeighbourhood(s.store.shard, KEY), 'none of them had a rendered chunk: the neighbourhood stays')
+  while (plain.has(elementId(nodeKey('demo', customer('c1'))))) rememberPlain(plain, `filler-${next}`, filler(next++))
+  t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, 'its own chunks evicted: it goes with them')
 })
 
 t.test('a shard this thread has not observed keeps nothing', async (t) => {

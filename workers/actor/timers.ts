@@ -1,7 +1,7 @@
 // The actor's clocks: one timer for the earliest due schedule of all its
 // shards (scheduled and decay events), and retention once a minute.
 import { now } from '../../src/clock'
-import { pruneEvents } from '../store/events'
+import { eventsToPrune, pruneEvents } from '../store/events'
 import { fireDue, nextDue } from '../store/schedules'
 import { forgetUncommitted, type ShardStore } from '../store/shard-store'
 
@@ -84,6 +84,7 @@ export class Timers {
   private prune(): void {
     const cutoff = now() - this.retention.maxAgeMs
     for (const store of this.active()) {
+      if (!eventsToPrune(store, cutoff, this.retention.maxCount)) continue
       void this.write(store, () => pruneEvents(store, cutoff, this.retention.maxCount))
         .catch((err: unknown) => {
           forgetUncommitted(store)

@@ -60,6 +60,22 @@ export function readEvents(store: ShardStore, tenant: string, after: number, lim
 }
 
 /** Drops events older than `cutoff` and beyond `maxCount` per tenant (inside a write transaction). */
+/**
+ * Whether pruneEvents has anything to remove: each tenant's oldest event is
+ * past the age or the count. Read outside a transaction, so that a prune
+ * with nothing to do commits nothing (a commit drops every neighbourhood
+ * the actors keep of the shard: neighbourhood-cache.ts).
+ */
+export function eventsToPrune(store: ShardStore, cutoff: number, maxCount: number): boolean {
+  for (const { key, value: h } of store.eventHeads.getRange()) {
+    const tenant = eventHeadTenantOf(key)
+    for (const { key: k, value } of store.events.getRange({ start: eventKey(tenant, h.first), end: prefixRange(tenantPrefix(tenant)).end, limit: 1 })) {
+      if (value.t < cutoff || eventSequenceOf(k) < h.last - maxCount + 1) return true
+    }
+  }
+  return false
+}
+
 export function pruneEvents(store: ShardStore, cutoff: number, maxCount: number): void {
   for (const { key, value: h } of store.eventHeads.getRange()) {
     const tenant = eventHeadTenantOf(key)

@@ -110,13 +110,16 @@ export function rememberPlain(cache: Map<string, PlainEntry>, id: string, entry:
   const size = cache.size
   cache.set(id, entry)
   if (cache.size === size || cache.size <= PLAIN_CACHE_LIMIT) return
-  // Kept neighbourhoods share the evicted entries' strings: without them they would hold their own copies.
-  forgetNeighbourhoods()
   let n = PLAIN_CACHE_LIMIT / 10
-  for (const oldest of cache.keys()) {
+  let chunks = false
+  for (const [oldest, evicted] of cache) {
+    chunks ||= evicted.chunk !== undefined
     cache.delete(oldest)
     if (--n === 0) break
   }
+  // Kept neighbourhoods are made of rendered chunks: once one they may share is evicted, they would hold
+  // their own copies, so they go too. Evicting elements no neighbours read rendered (written, listed) keeps them.
+  if (chunks) forgetNeighbourhoods()
 }
 
 /** What a permitted write seals with: the owner it records and the key slot. */
