@@ -1,7 +1,7 @@
 // Streams a shard scan to the client as it is produced: one JSON array, or
 // one item per line for `Accept: application/x-ndjson`. The actor renders
-// each slice as the bytes to write (workers/actor/stream-body.ts), so this
-// thread only writes them. The actor keeps at most a small window of slices
+// each slice as the text to write (workers/actor/stream-body.ts), so this
+// thread only writes it. The actor keeps at most a small window of slices
 // in flight; a slice opens the window again only once written and the socket
 // has drained (`onWritable`), so memory stays bounded in both threads
 // whatever the size.
@@ -59,7 +59,7 @@ export function streamScan(ex: Exchange, format: StreamFormat, open: (onReply: (
       if (reply.done) {
         ex.finished = true
         ex.res.end(reply.body)
-      } else if (reply.body.byteLength > 0) ok = ex.res.write(reply.body)
+      } else if (reply.body.length > 0) ok = ex.res.write(reply.body)
     })
     if (reply.done) return
     // Each slice written opens the actor's window by one, once the socket has

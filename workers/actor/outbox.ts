@@ -19,16 +19,12 @@ export function internal(id: number, err: unknown): ActorReply {
 
 export class Outbox {
   private batch: ActorReply[] = []
-  /** buffers the batch's replies hand over (moved, not copied: a stream slice's bytes) */
-  private transfer: ArrayBuffer[] = []
   private scheduled = false
 
   constructor(private readonly port: MessagePort) {}
 
-  /** `transfer`: a buffer of `r` that this thread no longer uses, moved to the front thread with it. */
-  send(r: ActorReply, transfer?: ArrayBuffer): void {
+  send(r: ActorReply): void {
     this.batch.push(r)
-    if (transfer !== undefined) this.transfer.push(transfer)
     if (this.scheduled) return
     this.scheduled = true
     setImmediate(() => this.flush())
@@ -37,12 +33,10 @@ export class Outbox {
   flush(): void {
     this.scheduled = false
     const batch = this.batch
-    const transfer = this.transfer
     this.batch = []
-    this.transfer = []
     if (batch.length === 0) return
     try {
-      this.port.postMessage(encodeReplies(batch), transfer)
+      this.port.postMessage(encodeReplies(batch))
     } catch {
       // A reply structured clone refuses must not lose the others: one by one, the bad ones become errors.
       for (const r of batch) {

@@ -1,11 +1,13 @@
-// A stream's slices rendered as the bytes the front thread writes unchanged
+// A stream's slices rendered as the text the front thread writes unchanged
 // (src/front/stream.ts): a JSON array opened by the first slice and closed
-// by the last, or one item per line. Rendered here, where the items are, and
-// handed over as one buffer by transfer: a structured clone of a slice's
-// item strings was about a fifth of a neighbours read's actor time.
+// by the last, or one item per line. Rendered here, where the items are, as
+// one flat string per slice: a structured clone copies a flat one-byte
+// string in one move (a clone of the slice's chunks walked each one's
+// string tree, a fifth of a neighbours read's actor time). Bytes moved by
+// transfer were tried: each answer's ArrayBuffer counted as external memory
+// in the front thread, which then ran a full mark-compact every ~60 ms
+// (bench/README.md, "Neighbours kept whole").
 import type { StreamFormat } from '../../src/contract/messages'
-
-const encoder = new TextEncoder()
 
 export class StreamBody {
   private items = 0
@@ -13,8 +15,8 @@ export class StreamBody {
 
   constructor(private readonly format: StreamFormat) {}
 
-  /** The bytes of the next slice; `done` marks the last one. */
-  slice(chunks: readonly string[], done: boolean): Uint8Array {
+  /** The text of the next slice; `done` marks the last one. */
+  slice(chunks: readonly string[], done: boolean): string {
     let text: string
     if (this.format === 'ndjson') text = chunks.length === 0 ? '' : chunks.join('\n') + '\n'
     else {
@@ -24,12 +26,6 @@ export class StreamBody {
     }
     this.opened = true
     this.items += chunks.length
-    return encoder.encode(text)
+    return text
   }
-}
-
-/** The buffer to transfer with `bytes`, when it holds nothing else (TextEncoder makes its own). */
-export function transferable(bytes: Uint8Array): ArrayBuffer | undefined {
-  const buffer = bytes.buffer
-  return buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength ? buffer : undefined
 }

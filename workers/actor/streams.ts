@@ -14,7 +14,7 @@ import { ListScan, NeighboursScan, type Scan } from '../store/scans'
 import { ExportScan } from '../store/export-scan'
 import type { ShardStore } from '../store/shard-store'
 import { internal, reply, type Outbox } from './outbox'
-import { StreamBody, transferable } from './stream-body'
+import { StreamBody } from './stream-body'
 
 /** Slices a stream may have in flight before the front thread asks for more. */
 export const STREAM_WINDOW = 2
@@ -72,7 +72,7 @@ export class Streams {
         return
       }
       const body = open.body.slice(slice.chunks, slice.done)
-      this.outbox.send({ kind: 'chunks', id, body, done: slice.done }, transferable(body))
+      this.outbox.send({ kind: 'chunks', id, body, done: slice.done })
       if (slice.done) {
         this.open.delete(id)
         return
