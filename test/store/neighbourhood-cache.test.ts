@@ -7,7 +7,7 @@
 // the shard opened on the same thread, a consent drop, a failed transaction.
 import t, { type Test } from 'tap'
 import { forgetConsent, revokeConsent } from '../../workers/store/consents'
-import { cachedNeighbourhood, forgetNeighbourhoods, keepNeighbourhood, NEIGHBOURHOOD_LIMIT, observeWrites } from '../../workers/store/neighbourhood-cache'
+import { KEPT_CHARS_LIMIT, cachedNeighbourhood, forgetNeighbourhoods, keepNeighbourhood, NEIGHBOURHOOD_LIMIT, observedWrites, observeWrites } from '../../workers/store/neighbourhood-cache'
 import { putNode } from '../../workers/store/nodes'
 import { putRelation } from '../../workers/store/relations'
 import { NeighboursScan, type Slice } from '../../workers/store/scans'
@@ -54,7 +54,7 @@ function keepAndMark(t: Test, store: ShardStore, sc: () => ShardContext): string
   const kept = cachedNeighbourhood(store.shard, KEY)
   if (kept === undefined) throw new Error('the neighbourhood was not kept')
   t.equal(kept.neighbours.length, 2)
-  keepNeighbourhood(store.shard, KEY, { ...kept, source: kept.source.replace('Secret Name', 'MARKED') })
+  keepNeighbourhood(store.shard, KEY, { ...kept, source: kept.source.replace('Secret Name', 'MARKED') }, observedWrites(store.shard)!)
   t.match(neighbours(sc()), /MARKED/, 'while nothing is written, the kept neighbourhood is served')
   return plain
 }
@@ -123,7 +123,7 @@ t.test('a consent drop, a failed transaction and a revocation each drop what is 
   t.notMatch(after, /MARKED|Secret Name/, 'revoked: nothing of the consent is served')
 })
 
-t.test('kept only when every piece is one the element cache holds, and only when read in one step', async (t) => {
+t.test('kept only when every piece is one the element cache holds; a large one too, sent as one slice', async (t) => {
   const s = tempShard(t)
   const ref = await s.consent('demo')
   const many = async (n: number): Promise<void> => {
@@ -141,9 +141,40 @@ t.test('kept only when every piece is one the element cache holds, and only when
   t.ok(cachedNeighbourhood(s.store.shard, KEY), 'the next read finds every piece cached and keeps it')
 
   await many(400)
-  for (let i = 0; i < 16; i++) neighbours(s.context())
+  let fresh = ''
+  for (let i = 0; i < 16; i++) fresh = neighbours(s.context())
   t.ok(s.store.cache.plain.size > 800, 'every element of the large neighbourhood is in the element cache')
-  t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, 'a neighbourhood read in more than one step is never kept')
+  t.ok(cachedNeighbourhood(s.store.shard, KEY), 'a neighbourhood read over several steps is kept too')
+  observeWrites([s.store.shard])
+  const scan = new NeighboursScan('demo', customer('c1'))
+  const first = scan.step(s.context())
+  t.ok(first.done, 'a kept one is sent whole in the first step')
+  t.equal(`[${first.chunks.join(',')}]`, fresh, 'the same answer')
+})
+
+t.test('a large neighbourhood is not kept when a commit is counted while it is read, nor past KEPT_CHARS_LIMIT', async (t) => {
+  const s = tempShard(t)
+  const ref = await s.consent('demo')
+  await s.write((sc) => {
+    putNode(sc, 'demo', customer('c1'), { name: 'Secret Name' }, writeCtx(ref))
+    for (let i = 0; i < 400; i++) putRelation(sc, 'demo', viewed('c1', `p${i}`), { views: i }, writeCtx(ref))
+  })
+  for (let i = 0; i < 16; i++) neighbours(s.context())
+  forgetNeighbourhoods()
+  observeWrites([s.store.shard])
+  const scan = new NeighboursScan('demo', customer('c1'))
+  t.notOk(scan.step(s.context()).done, 'read over several steps')
+  await s.write((sc) => putNode(sc, 'demo', product('elsewhere'), { title: 'x' }, writeCtx(ref)))
+  while (!scan.step(s.context()).done);
+  t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, 'a commit counted meanwhile: not kept')
+
+  await s.write((sc) => {
+    for (let i = 400; i < 1800; i++) putRelation(sc, 'demo', viewed('c1', `p${i}`), { views: i }, writeCtx(ref))
+  })
+  let text = ''
+  for (let i = 0; i < 64; i++) text = neighbours(s.context())
+  t.ok(text.length > KEPT_CHARS_LIMIT, `the answer is ${text.length} characters`)
+  t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, 'longer than KEPT_CHARS_LIMIT: not kept')
 })
 
 t.test('the element cache evicting: kept neighbourhoods stay while no rendered chunk goes, and go when one does', async (t) => {
@@ -169,7 +200,7 @@ t.test('the element cache evicting: kept neighbourhoods stay while no rendered c
 
 t.test('a shard this thread has not observed keeps nothing', async (t) => {
   forgetNeighbourhoods()
-  keepNeighbourhood(99, KEY, { source: 'x', neighbours: [] })
+  keepNeighbourhood(99, KEY, { source: 'x', neighbours: [] }, 0)
   t.equal(cachedNeighbourhood(99, KEY), undefined)
   t.ok(NEIGHBOURHOOD_LIMIT >= 10_000, 'the bound holds a 10,000-customer working set')
 })

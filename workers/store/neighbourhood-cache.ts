@@ -1,5 +1,5 @@
 // Whole neighbourhoods kept in memory per thread, for as long as their shard
-// is not written. A neighbours read that fits in one slice is kept as the
+// is not written. A neighbours read (of up to KEPT_CHARS_LIMIT) is kept as the
 // pieces it was joined from: the source's chunk and each neighbour's head
 // and relation chunks, all of them strings the decrypted-element cache holds
 // (chunk-cache.ts), so an entry costs a few pointers. Served again only while
@@ -13,6 +13,9 @@
 // an entry is stamped with that observed value and used only in a message
 // that observed the same value. A commit raises the counter before its
 // writes are answered, so no acknowledged write is ever hidden by an entry.
+//
+// A kept neighbourhood is sent as one slice, all in the message that found it,
+// so a write or revocation can never land in the middle of serving one.
 //
 // Memory: entries of a shard are dropped as soon as a message observes its
 // counter moved; all of them when the element cache evicts (their pieces
@@ -33,6 +36,10 @@ export interface Neighbourhood {
 
 /** Entries one thread keeps, over all its shards. */
 export const NEIGHBOURHOOD_LIMIT = 16_384
+/** Pieces (pointers) one thread's entries hold in all: a degree-1,000 neighbourhood holds ~2,000. */
+export const PIECE_LIMIT = 400_000
+/** A neighbourhood whose answer is longer is not kept: a hit is sent as one slice. */
+export const KEPT_CHARS_LIMIT = 1024 * 1024
 
 interface ShardEntries {
   /** the shard's write counter as this thread last observed it */
@@ -42,6 +49,9 @@ interface ShardEntries {
 
 const shards = new Map<number, ShardEntries>()
 let size = 0
+let pieces = 0
+
+const piecesOf = (n: Neighbourhood): number => n.neighbours.reduce((sum, { relations }) => sum + 1 + relations.length, 1)
 
 /** At the start of a message, before read snapshots are renewed: drops what a commit since made stale. */
 export function observeWrites(shardNumbers: Iterable<number>): void {
@@ -50,33 +60,53 @@ export function observeWrites(shardNumbers: Iterable<number>): void {
     const known = shards.get(shard)
     if (known === undefined) shards.set(shard, { observed: generation, entries: new Map() })
     else if (known.observed !== generation) {
-      size -= known.entries.size
-      known.entries.clear()
+      drop(known)
       known.observed = generation
     }
   }
+}
+
+function drop(known: ShardEntries): void {
+  size -= known.entries.size
+  for (const n of known.entries.values()) pieces -= piecesOf(n)
+  known.entries.clear()
+}
+
+/** The write counter this thread observed for `shard` at the start of the current message (undefined: not observed). */
+export function observedWrites(shard: number): number | undefined {
+  return shards.get(shard)?.observed
 }
 
 export function cachedNeighbourhood(shard: number, key: string): Neighbourhood | undefined {
   return shards.get(shard)?.entries.get(key)
 }
 
-/** Keeps a neighbourhood read in this message (after observeWrites of its shard). */
-export function keepNeighbourhood(shard: number, key: string, neighbourhood: Neighbourhood): void {
+/**
+ * Keeps a neighbourhood read entirely after this thread observed `observed`
+ * for its shard: kept only while that is still the counter, both as this
+ * thread last observed it and as it is now (a read over several steps spans
+ * turns in which a commit may have been counted).
+ */
+export function keepNeighbourhood(shard: number, key: string, neighbourhood: Neighbourhood, observed: number): void {
   const known = shards.get(shard)
-  if (known === undefined) return
-  if (size >= NEIGHBOURHOOD_LIMIT) forgetNeighbourhoods()
-  const before = known.entries.size
+  if (known === undefined || known.observed !== observed || writeGeneration(shard) !== observed) return
+  const added = piecesOf(neighbourhood)
+  if (size >= NEIGHBOURHOOD_LIMIT || pieces + added > PIECE_LIMIT) forgetNeighbourhoods()
+  const replaced = known.entries.get(key)
+  if (replaced !== undefined) {
+    size--
+    pieces -= piecesOf(replaced)
+  }
   known.entries.set(key, neighbourhood)
-  size += known.entries.size - before
+  size++
+  pieces += added
 }
 
 /** Drops every entry of `shard`, or of every shard. */
 export function forgetNeighbourhoods(shard?: number): void {
   for (const [number, known] of shards) {
     if (shard !== undefined && number !== shard) continue
-    size -= known.entries.size
-    known.entries.clear()
+    drop(known)
   }
 }
 

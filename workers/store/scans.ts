@@ -9,7 +9,7 @@ import { elementChunk, type CacheBudget } from './chunk-cache'
 import type { ShardContext } from './context'
 import { TENANT_OWNER } from './consents'
 import { elementId, openElement } from './sealing'
-import { cachedNeighbourhood, keepNeighbourhood, neighbourhoodChunks, type Neighbourhood } from './neighbourhood-cache'
+import { KEPT_CHARS_LIMIT, cachedNeighbourhood, keepNeighbourhood, neighbourhoodChunks, observedWrites, type Neighbourhood } from './neighbourhood-cache'
 
 export interface Slice {
   chunks: string[]
@@ -112,6 +112,8 @@ export class NeighboursScan implements Scan {
   private sentSource = false
   /** cache additions this scan may still make */
   private readonly budget: CacheBudget = { left: SCAN_CACHE_BUDGET, allKept: true }
+  /** What is read, to be kept once read entirely (neighbourhood-cache.ts); dropped past KEPT_CHARS_LIMIT. */
+  private whole: { key: string; pieces: Neighbourhood; observed: number; chars: number } | undefined
 
   constructor(private readonly tenant: string, private readonly source: NodeRef) {}
 
@@ -124,9 +126,8 @@ export class NeighboursScan implements Scan {
     const { tenant, source } = this
     const chunks: string[] = []
     let bytes = 0
-    // A neighbourhood read whole in its first step may be kept, and served from memory while its shard is not written.
-    let whole: { key: string; pieces: Neighbourhood } | undefined
     if (!this.sentSource) {
+      // A kept neighbourhood goes whole, in this message: nothing can change under it while it is sent.
       const key = elementId(nodeKey(tenant, source))
       const kept = cachedNeighbourhood(store.shard, key)
       if (kept !== undefined) return { chunks: neighbourhoodChunks(kept, closeNodeChunk), done: true }
@@ -135,7 +136,8 @@ export class NeighboursScan implements Scan {
       if (head === undefined) return { chunks, done: true, notFound: `node ${source.ns}/${source.type}/${source.id} not found` }
       chunks.push(closeNodeChunk(head, undefined))
       this.sentSource = true
-      whole = { key, pieces: { source: head, neighbours: [] } }
+      const observed = observedWrites(store.shard)
+      if (observed !== undefined) this.whole = { key, pieces: { source: head, neighbours: [] }, observed, chars: head.length }
     }
     const prefix = adjacencyPrefix(tenant, source)
     let group: { neighbour: NodeRef; relations: string[]; lastKey: Key } | undefined
@@ -146,7 +148,7 @@ export class NeighboursScan implements Scan {
         const json = closeNodeChunk(head, group.relations)
         chunks.push(json)
         bytes += json.length
-        whole?.pieces.neighbours.push({ head, relations: group.relations })
+        this.remember(head, group.relations, json.length)
       }
       this.lastKey = group.lastKey
       group = undefined
@@ -171,7 +173,16 @@ export class NeighboursScan implements Scan {
       if (json !== undefined) g.relations.push(json)
     }
     flush()
-    if (whole !== undefined && this.budget.allKept) keepNeighbourhood(store.shard, whole.key, whole.pieces)
+    const whole = this.whole
+    if (whole !== undefined && this.budget.allKept) keepNeighbourhood(store.shard, whole.key, whole.pieces, whole.observed)
     return { chunks, done: true }
+  }
+
+  private remember(head: string, relations: string[], chars: number): void {
+    const whole = this.whole
+    if (whole === undefined) return
+    whole.chars += chars
+    if (whole.chars > KEPT_CHARS_LIMIT) this.whole = undefined
+    else whole.pieces.neighbours.push({ head, relations })
   }
 }
