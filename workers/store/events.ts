@@ -59,7 +59,6 @@ export function readEvents(store: ShardStore, tenant: string, after: number, lim
   return { kind: 'events', events, next }
 }
 
-/** Drops events older than `cutoff` and beyond `maxCount` per tenant (inside a write transaction). */
 /**
  * Whether pruneEvents has anything to remove: each tenant's oldest event is
  * past the age or the count. Read outside a transaction, so that a prune
@@ -76,6 +75,7 @@ export function eventsToPrune(store: ShardStore, cutoff: number, maxCount: numbe
   return false
 }
 
+/** Drops events older than `cutoff` and beyond `maxCount` per tenant (inside a write transaction). */
 export function pruneEvents(store: ShardStore, cutoff: number, maxCount: number): void {
   for (const { key, value: h } of store.eventHeads.getRange()) {
     const tenant = eventHeadTenantOf(key)
