@@ -113,7 +113,7 @@ export type ActorRequest =
 export type ActorReply =
   | { kind: 'ok'; id: number; status: number; body: string | undefined; total: number | undefined }
   | { kind: 'error'; id: number; type: ErrorType; message: string; /** Seconds for Retry-After (cluster mode's 503: one lease period). */ retryAfter?: number }
-  /** A slice of a stream, as the bytes the front thread writes unchanged (handed over by transfer, not copied). */
+  /** A slice of a stream, as the text the front thread writes unchanged (one flat string: workers/actor/stream-body.ts says why not bytes). */
   | { kind: 'chunks'; id: number; body: string; done: boolean }
   | { kind: 'closed'; id: number }
   /** Unsolicited (id 0): the tenant's event log now ends at `last`; wakes long-polls and streams. */
