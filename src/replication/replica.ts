@@ -343,6 +343,9 @@ export class Replica {
         }
         try {
           await this.commit(appended)
+          // A read on this thread between the forget above and the commit cached what LMDB held before the
+          // batch (an event head: the next append would reuse a sequence and overwrite an event).
+          this.unit.forget()
         } catch (err) {
           // In the stream but not here: follow the stream, which brings it.
           this.resync(`LMDB did not commit an appended batch: ${(err as Error).message}`)

@@ -16,6 +16,7 @@ import { Recorder, shardDatabases } from '../../workers/actor/replication/record
 import { ShardLog } from '../../workers/actor/replication/shard-log'
 import { ShardReplica, type ReplicaHost } from '../../workers/actor/replication/shard-replica'
 import { appliedSequence } from '../../workers/actor/replication/apply'
+import { appendEvent, head, readEvents } from '../../workers/store/events'
 import { natsServerAvailable, startNatsServer } from '../helpers/nats-server'
 import { removeDir, tempDir } from '../helpers/server'
 import { until } from '../helpers/until'
@@ -95,4 +96,39 @@ t.test('claim, follow, take over, fence', { skip: natsServerAvailable() ? false 
   await until('a to follow b', () => nodes(a.store).get(['demo', 'n2']) !== undefined)
   t.equal(nodes(b.store).get(['demo', 'stale']), undefined, 'the stream holds nothing of the fenced batch')
   t.equal(appliedSequence(a.store), appliedSequence(b.store), 'a, now a standby, is at the same sequence: the stream did not diverge')
+})
+
+t.test('a read on the owner while its batch is appended caches nothing stale: every event keeps its sequence', { skip: natsServerAvailable() ? false : 'nats-server not installed' }, async (t) => {
+  const server = await startNatsServer()
+  const nc = await connect({ servers: server.url })
+  const kv = await leaseBucket(nc, 1)
+  const dir = tempDir('replica-')
+  const store = openShard(dir, 0, randomBytes(32))
+  const host: ReplicaHost = {
+    kv, nodeId: 'a', url: 'http://a', leaseMs: LEASE_MS, now: () => performance.now(),
+    ownership: () => undefined, destroyKeys: () => undefined, warn: () => undefined, info: () => undefined,
+  }
+  const replica = new ShardReplica(store, await ShardLog.open(nc, 0, 1, 2000), new Recorder(store, ABORT), host)
+  t.teardown(async () => {
+    await replica.close().catch(() => undefined)
+    await closeShard(store)
+    removeDir(dir)
+    await nc.close()
+    await server.stop()
+  })
+  await replica.start()
+  await replica.beat({ preferredHere: true, handOver: false })
+  t.ok(replica.serves(), 'the replica serves')
+  const seen: number[] = []
+  for (let i = 1; i <= 3; i++) {
+    const sequence = await replica.write(() => {
+      // Runs after the batch, before its append is acknowledged (so before LMDB commits it): a reader's event head.
+      queueMicrotask(() => seen.push(head(store, 'demo').last))
+      return appendEvent(store, 'demo', 'CREATE', 'core/customer', { id: `e${i}` }, undefined, i)
+    }, ABORT)
+    t.equal(sequence, i, `write ${i} appends event ${i}`)
+  }
+  t.same(seen, [0, 1, 2], 'each read saw the head before its batch')
+  const read = readEvents(store, 'demo', 0, 10)
+  t.same(read.kind === 'events' ? read.events.map((e) => (JSON.parse(e) as { payload: { id: string } }).payload.id) : read, ['e1', 'e2', 'e3'], 'no event was overwritten')
 })
