@@ -103,7 +103,6 @@ const replicated = async (): Promise<Replication> => {
 
 const readers = new Readers(config, wrapping)
 /** Every shard this thread may read: its own and the others'. */
-const servedShards = (): Iterable<number> => [...stores.keys(), ...readers.shards()]
 const streams = new Streams(outbox, context)
 const timers = new Timers([...stores.values()], { maxAgeMs: config.eventRetentionMs, maxCount: config.eventRetentionCount }, eventsAppended, () => outbox.flush(),
   replication === undefined ? undefined : { serves: (store) => servedHere.has(store.shard), write: async (store, fn) => (await replicated()).transact(store, fn) })
@@ -186,7 +185,8 @@ port.on('messageerror', (err) => console.error('shard actor: a request batch cou
 
 port.on('message', (wire: unknown) => {
   // Before the snapshots are renewed (neighbourhood-cache.ts says why the order).
-  observeWrites(servedShards())
+  observeWrites(stores.keys())
+  observeWrites(readers.shards())
   readers.renew()
   const time = now()
   const writes = new Map<ShardStore, WriteItem[]>()

@@ -59,6 +59,9 @@ export function readEvents(store: ShardStore, tenant: string, after: number, lim
   return { kind: 'events', events, next }
 }
 
+/** An event past the age (written before `cutoff`) or beyond the count (before sequence `byCount`): pruned. */
+const isStale = (time: number, sequence: number, cutoff: number, byCount: number): boolean => time < cutoff || sequence < byCount
+
 /**
  * Whether pruneEvents has anything to remove: each tenant's oldest event is
  * past the age or the count. Read outside a transaction, so that a prune
@@ -69,7 +72,7 @@ export function eventsToPrune(store: ShardStore, cutoff: number, maxCount: numbe
   for (const { key, value: h } of store.eventHeads.getRange()) {
     const tenant = eventHeadTenantOf(key)
     for (const { key: k, value } of store.events.getRange({ start: eventKey(tenant, h.first), end: prefixRange(tenantPrefix(tenant)).end, limit: 1 })) {
-      if (value.t < cutoff || eventSequenceOf(k) < h.last - maxCount + 1) return true
+      if (isStale(value.t, eventSequenceOf(k), cutoff, h.last - maxCount + 1)) return true
     }
   }
   return false
@@ -84,7 +87,7 @@ export function pruneEvents(store: ShardStore, cutoff: number, maxCount: number)
     const stale: Key[] = []
     for (const { key: k, value } of store.events.getRange({ start: eventKey(tenant, first), end: prefixRange(tenantPrefix(tenant)).end })) {
       const seq = eventSequenceOf(k)
-      if (value.t >= cutoff && seq >= byCount) break
+      if (!isStale(value.t, seq, cutoff, byCount)) break
       stale.push(k)
       first = seq + 1
     }

@@ -45,6 +45,8 @@ interface ShardEntries {
   /** the shard's write counter as this thread last observed it */
   observed: number
   entries: Map<string, Neighbourhood>
+  /** pieces its entries hold (counted when kept, so a drop need not walk them) */
+  pieces: number
 }
 
 const shards = new Map<number, ShardEntries>()
@@ -58,7 +60,7 @@ export function observeWrites(shardNumbers: Iterable<number>): void {
   for (const shard of shardNumbers) {
     const generation = writeGeneration(shard)
     const known = shards.get(shard)
-    if (known === undefined) shards.set(shard, { observed: generation, entries: new Map() })
+    if (known === undefined) shards.set(shard, { observed: generation, entries: new Map(), pieces: 0 })
     else if (known.observed !== generation) {
       drop(known)
       known.observed = generation
@@ -68,8 +70,9 @@ export function observeWrites(shardNumbers: Iterable<number>): void {
 
 function drop(known: ShardEntries): void {
   size -= known.entries.size
-  for (const n of known.entries.values()) pieces -= piecesOf(n)
+  pieces -= known.pieces
   known.entries.clear()
+  known.pieces = 0
 }
 
 /** The write counter this thread observed for `shard` at the start of the current message (undefined: not observed). */
@@ -95,11 +98,14 @@ export function keepNeighbourhood(shard: number, key: string, neighbourhood: Nei
   const replaced = known.entries.get(key)
   if (replaced !== undefined) {
     size--
-    pieces -= piecesOf(replaced)
+    const removed = piecesOf(replaced)
+    pieces -= removed
+    known.pieces -= removed
   }
   known.entries.set(key, neighbourhood)
   size++
   pieces += added
+  known.pieces += added
 }
 
 /** Drops every entry of `shard`, or of every shard. */
