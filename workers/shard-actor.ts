@@ -28,7 +28,7 @@ import { ShardDamage } from './store/shard-files'
 import { closeShard, type ShardStore } from './store/shard-store'
 import { webhookDb } from './store/webhooks'
 import { useWriteGenerations } from './store/write-generations'
-import { observeWrites } from './store/neighbourhood-cache'
+import { observeWrites } from './store/kept-reads'
 import { shredKeys } from './store/shred-keys'
 import { ShardUnavailable } from './store/unavailable'
 import type { Replication } from './actor/replication/start'
@@ -184,7 +184,7 @@ process.on('unhandledRejection', (reason) => console.error('shard actor: unhandl
 port.on('messageerror', (err) => console.error('shard actor: a request batch could not be read:', err))
 
 port.on('message', (wire: unknown) => {
-  // Before the snapshots are renewed (neighbourhood-cache.ts says why the order).
+  // Before the snapshots are renewed (kept-reads.ts says why the order).
   observeWrites(stores.keys())
   observeWrites(readers.shards())
   readers.renew()

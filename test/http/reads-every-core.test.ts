@@ -111,3 +111,31 @@ t.test('kept whole neighbourhoods on every thread: a change to a neighbour or a 
   t.equal((await g.delete('nodes/core/product/pk2')).status, 204)
   t.same(await wrong((x) => x.includes('"views":7') || x.includes('pk2')), [], 'a neighbour deleted')
 })
+
+t.test('kept get-node and get-relation answers on every thread: each change shows in every read after its answer', async (t) => {
+  const g = fixture.graph
+  const { url } = fixture.server
+  const auth = { authorization: `Bearer ${fixture.token}` }
+  const consent = (suffix: string): string => `${url}/graph/v1/demo/consents/${enc(g.consent)}${suffix}`
+  const node = 'nodes/core/customer/single'
+  const relation = 'relations/core/customer/single/core/product/ps/core/viewed/vs'
+  t.equal((await g.put(node, { name: 'Kept Name', email: 'kept@x.y' })).status, 204)
+  t.equal((await g.put(relation, { views: 1 })).status, 204)
+  /** 24 reads of each at once (spread over the three threads); the bodies that `bad` finds wrong. */
+  const wrong = async (bad: (node: string, relation: string) => boolean): Promise<string[]> => {
+    const pairs = await Promise.all(Array.from({ length: 24 }, async () => [(await g.get(node)).text, (await g.get(relation)).text] as const))
+    return pairs.filter(([n, r]) => bad(n, r)).map(([n, r]) => `${n.slice(0, 120)} | ${r.slice(0, 120)}`)
+  }
+  for (let round = 0; round < 3; round++) t.same(await wrong((n, r) => !n.includes('Kept Name') || !r.includes('"views":1')), [], `warm ${round}: kept on every thread`)
+  t.equal((await g.put(node, { name: 'New Name' })).status, 204)
+  t.same(await wrong((n) => !n.includes('New Name') || n.includes('Kept Name')), [], 'the node changed: no thread serves the kept answer')
+  t.equal((await g.put(relation, { views: 2 })).status, 204)
+  t.same(await wrong((_n, r) => !r.includes('"views":2')), [], 'the relation changed')
+  for (let round = 0; round < 3; round++) await wrong(() => false)
+  t.equal((await call('PUT', consent('/revokedProperties'), { ...auth, 'content-type': 'application/json' }, '["name"]')).status, 204)
+  t.same(await wrong((n) => n.includes('New Name') || !n.includes('kept@x.y')), [], 'a revoked property: left out by every thread')
+  t.equal((await call('PUT', consent('/revokedProperties'), { ...auth, 'content-type': 'application/json' }, '[]')).status, 204)
+  t.same(await wrong((n) => !n.includes('New Name')), [], 'given back: shown again')
+  t.equal((await g.delete(node)).status, 204)
+  t.same(await wrong((n) => !n.includes('element_not_found')), [], 'deleted: 404 on every thread')
+})

@@ -35,7 +35,7 @@ interface Decoding {
 /** How many elements a scan may still add to the cache (scans.ts, SCAN_CACHE_BUDGET). */
 export interface CacheBudget {
   left: number
-  /** every chunk returned so far is the string the cache keeps (neighbourhood-cache.ts shares them) */
+  /** every chunk returned so far is the string the cache keeps (kept-reads.ts shares them) */
   allKept: boolean
 }
 

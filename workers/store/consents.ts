@@ -8,7 +8,7 @@ import { NEXT_SLOT_KEY, consentKey, tenantSlotKey } from './keys'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
 import type { ConsentRecord } from './schema'
 import type { ShardStore } from './shard-store'
-import { forgetNeighbourhoods } from './neighbourhood-cache'
+import { forgetKeptReads } from './kept-reads'
 
 export const TENANT_OWNER = 'TENANT'
 
@@ -134,7 +134,7 @@ export function forgetConsent(store: ShardStore, tenant: string, ref: string): v
   if (current !== undefined) store.keys.forget(current.slot)
   records?.delete(ref)
   store.cache.plain.forEach((entry, id) => { if (entry.o === ref) store.cache.plain.delete(id) })
-  forgetNeighbourhoods()
+  forgetKeptReads()
 }
 
 /**

@@ -66,7 +66,7 @@ const isStale = (time: number, sequence: number, cutoff: number, byCount: number
  * Whether pruneEvents has anything to remove: each tenant's oldest event is
  * past the age or the count. Read outside a transaction, so that a prune
  * with nothing to do commits nothing (a commit drops every neighbourhood
- * the actors keep of the shard: neighbourhood-cache.ts).
+ * the actors keep of the shard: kept-reads.ts).
  */
 export function eventsToPrune(store: ShardStore, cutoff: number, maxCount: number): boolean {
   for (const { key, value: h } of store.eventHeads.getRange()) {

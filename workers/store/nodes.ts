@@ -9,7 +9,8 @@ import type { ShardContext } from './context'
 import { IN, OUT, adjacencyKey, adjacencyPrefix, nodeKey, ownedKey, ownedNodeOf, ownedPrefix, prefixRange, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
 import { LOCKED_PLACEHOLDER, nodeObject, type ElementRecord } from './records'
 import { NO_CONTENT, fail, ok, type OpError, type OpResult } from './result'
-import { meta, openElement, revokedPropertyWritten, sealElement, writeGrant } from './sealing'
+import { elementId, meta, openElement, revokedPropertyWritten, sealElement, writeGrant } from './sealing'
+import { keepAnswer, keptAnswer, observedWrites } from './kept-reads'
 import { reindex } from './search-index'
 import { appendEvent } from './events'
 import { addToCount } from './deferred-writes'
@@ -44,12 +45,19 @@ export function nodeOwnedBy(metamodel: Metamodel, tenant: string, n: NodeRef): '
 export function readElement(
   store: ShardStore, db: Database<StoredElement, Key>, tenant: string, key: Key, what: string, render: (r: ElementRecord) => string,
 ): OpResult {
+  // The answer as last read, while nothing was written to the shard since (kept-reads.ts says why that is enough).
+  const id = elementId(key)
+  const kept = keptAnswer(store.shard, id)
+  if (kept !== undefined) return ok(200, kept)
+  const observed = observedWrites(store.shard)
   const stored = db.get(key)
   if (stored === undefined) return fail('element_not_found', `${what} not found`)
-  const opened = openElement(store, tenant, key, stored, true)
+  const opened = openElement(store, tenant, key, stored, true, true, id)
   if (opened.kind === 'revoked') return consentRevoked(what)
   if (opened.kind === 'locked') return ok(200, LOCKED_PLACEHOLDER)
-  return ok(200, render(opened.record))
+  const answer = render(opened.record)
+  keepAnswer(store.shard, id, answer, observed)
+  return ok(200, answer)
 }
 
 export function getNode({ store, urls }: ShardContext, tenant: string, n: NodeRef): OpResult {

@@ -9,7 +9,7 @@ import { elementChunk, type CacheBudget } from './chunk-cache'
 import type { ShardContext } from './context'
 import { TENANT_OWNER } from './consents'
 import { elementId, openElement } from './sealing'
-import { KEPT_CHARS_LIMIT, cachedNeighbourhood, keepNeighbourhood, neighbourhoodChunks, observedWrites, type Neighbourhood } from './neighbourhood-cache'
+import { KEPT_CHARS_LIMIT, cachedNeighbourhood, keepNeighbourhood, neighbourhoodChunks, observedWrites, type Neighbourhood } from './kept-reads'
 
 export interface Slice {
   chunks: string[]
@@ -112,7 +112,7 @@ export class NeighboursScan implements Scan {
   private sentSource = false
   /** cache additions this scan may still make */
   private readonly budget: CacheBudget = { left: SCAN_CACHE_BUDGET, allKept: true }
-  /** What is read, to be kept once read entirely (neighbourhood-cache.ts); dropped past KEPT_CHARS_LIMIT. */
+  /** What is read, to be kept once read entirely (kept-reads.ts); dropped past KEPT_CHARS_LIMIT. */
   private whole: { key: string; pieces: Neighbourhood; observed: number; chars: number } | undefined
 
   constructor(private readonly tenant: string, private readonly source: NodeRef) {}

@@ -8,7 +8,7 @@ import type { ElementRecord } from './records'
 import type { ElementMeta, StoredElement } from './schema'
 import { fail, type OpError } from './result'
 import type { PlainEntry, ShardStore } from './shard-store'
-import { forgetNeighbourhoods } from './neighbourhood-cache'
+import { forgetKeptReads } from './kept-reads'
 
 export type Opened =
   | { kind: 'open'; record: ElementRecord; hidden: readonly string[] }
@@ -119,7 +119,7 @@ export function rememberPlain(cache: Map<string, PlainEntry>, id: string, entry:
   }
   // Kept neighbourhoods are made of rendered chunks: once one they may share is evicted, they would hold
   // their own copies, so they go too. Evicting elements no neighbours read rendered (written, listed) keeps them.
-  if (chunks) forgetNeighbourhoods()
+  if (chunks) forgetKeptReads()
 }
 
 /** What a permitted write seals with: the owner it records and the key slot. */

@@ -9,7 +9,7 @@ import { DataKeys } from '../crypto/data-keys'
 import { KeyFile } from '../crypto/key-file'
 import type { Key } from './keys'
 import type { ConsentRecord, EventHead, ShardValues } from './schema'
-import { forgetNeighbourhoods } from './neighbourhood-cache'
+import { forgetKeptReads } from './kept-reads'
 import { countCommits } from './write-generations'
 
 /** Head and count writes a group commit's batch holds back to its end (deferred-writes.ts). */
@@ -136,7 +136,7 @@ export function openShard(dataDir: string, shard: number, wrapping: Buffer | Wra
     schedules: sub('schedules'),
     scheduleIds: sub('scheduleIds'),
   }
-  if (!reader) countCommits(shard, env, Object.values(databases), () => forgetNeighbourhoods(shard))
+  if (!reader) countCommits(shard, env, Object.values(databases), () => forgetKeptReads(shard))
   return {
     shard,
     env,
@@ -162,13 +162,13 @@ const THREAD_PLAIN_CACHE = new Map<string, PlainEntry>()
 /** After a failed transaction: the caches may hold what it did not commit. */
 export function forgetUncommitted(store: ShardStore): void {
   for (const cache of Object.values(store.cache)) cache.clear()
-  forgetNeighbourhoods()
+  forgetKeptReads()
 }
 
 export async function closeShard(store: ShardStore): Promise<void> {
   // A shard opened again later (a restore, a migration) starts with nothing cached of it.
   store.cache.plain.clear()
-  forgetNeighbourhoods()
+  forgetKeptReads()
   await store.env.flushed
   await store.env.close()
   store.keyFile.close()

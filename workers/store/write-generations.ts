@@ -3,7 +3,7 @@
 // each commit. A reader that sees a shard's counter unchanged knows the shard
 // holds exactly what it held when the counter last had that value, without
 // reading it: that is what lets a whole neighbourhood be served from memory
-// (neighbourhood-cache.ts) and be dropped as soon as anything is written.
+// (kept-reads.ts) and be dropped as soon as anything is written.
 import type { RootDatabase } from 'lmdb'
 
 /** A thread with no pool (a tool, a bench, a unit test) counts for itself. */

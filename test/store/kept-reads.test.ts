@@ -1,18 +1,21 @@
-// Whole neighbourhoods served from memory while their shard is not written
-// (workers/store/neighbourhood-cache.ts, write-generations.ts). Each test
+// Whole reads served from memory while their shard is not written
+// (workers/store/kept-reads.ts, write-generations.ts): neighbourhoods and,
+// at the end, single get-node and get-relation answers. Each test
 // first shows a kept neighbourhood is what a read serves (a marked copy of
 // it comes back), then makes one change and finds the next read, in the next
 // message (observeWrites), reads the shard again: a write in a transaction, a
 // write outside one (transactionSync), a write seen by a read-only copy of
 // the shard opened on the same thread, a consent drop, a failed transaction.
 import t, { type Test } from 'tap'
-import { forgetConsent, revokeConsent } from '../../workers/store/consents'
-import { KEPT_CHARS_LIMIT, cachedNeighbourhood, forgetNeighbourhoods, keepNeighbourhood, NEIGHBOURHOOD_LIMIT, observedWrites, observeWrites } from '../../workers/store/neighbourhood-cache'
-import { putNode } from '../../workers/store/nodes'
-import { putRelation } from '../../workers/store/relations'
+import { forgetConsent, grantConsent, revokeConsent } from '../../workers/store/consents'
+import { ANSWER_LIMIT, KEPT_CHARS_LIMIT, cachedNeighbourhood, forgetKeptReads, keepAnswer, keepNeighbourhood, keptAnswer, NEIGHBOURHOOD_LIMIT, observedWrites, observeWrites } from '../../workers/store/kept-reads'
+import { getNode, putNode } from '../../workers/store/nodes'
+import { getRelation, putRelation } from '../../workers/store/relations'
+import { LOCKED_PLACEHOLDER } from '../../workers/store/records'
+import type { OpResult } from '../../workers/store/result'
 import { NeighboursScan, type Slice } from '../../workers/store/scans'
 import { PLAIN_CACHE_LIMIT, elementId, rememberPlain } from '../../workers/store/sealing'
-import { nodeKey } from '../../workers/store/keys'
+import { nodeKey, relationKey } from '../../workers/store/keys'
 import { closeShard, forgetUncommitted, openShard, type PlainEntry, type ShardStore } from '../../workers/store/shard-store'
 import type { ShardContext } from '../../workers/store/context'
 import { writeGeneration } from '../../workers/store/write-generations'
@@ -47,7 +50,7 @@ async function graph(s: TempShard): Promise<string> {
 
 /** Reads twice (the second keeps it whole), marks the kept entry, and checks the mark is what the next read serves. */
 function keepAndMark(t: Test, store: ShardStore, sc: () => ShardContext): string {
-  forgetNeighbourhoods()
+  forgetKeptReads()
   const plain = neighbours(sc())
   t.match(plain, /Secret Name/)
   t.equal(neighbours(sc()), plain, 'the second read gives the same answer')
@@ -59,14 +62,14 @@ function keepAndMark(t: Test, store: ShardStore, sc: () => ShardContext): string
   return plain
 }
 
-t.teardown(() => forgetNeighbourhoods())
+t.teardown(() => forgetKeptReads())
 
 t.test('a kept neighbourhood is the exact answer a fresh read gives', async (t) => {
   const s = tempShard(t)
   await graph(s)
   const fresh = neighbours(s.context())
   s.store.cache.plain.clear()
-  forgetNeighbourhoods()
+  forgetKeptReads()
   t.equal(neighbours(s.context()), fresh, 'cold')
   t.ok(cachedNeighbourhood(s.store.shard, KEY), 'kept')
   t.equal(neighbours(s.context()), fresh, 'from memory')
@@ -108,17 +111,22 @@ t.test('a read-only copy of the shard on this thread sees the writer\'s commits'
   t.match(after, /Other Name/)
 })
 
+/** Keeps and marks (`mark`), then drops it three ways in turn: a consent drop, a failed transaction, a revocation (committed last). */
+async function dropEachWay(t: Test, s: TempShard, ref: string, mark: () => void, kept: () => unknown): Promise<void> {
+  mark()
+  forgetConsent(s.store, 'demo', ref)
+  t.equal(kept(), undefined, 'a consent drop (every thread runs it before a change is answered)')
+  mark()
+  forgetUncommitted(s.store)
+  t.equal(kept(), undefined, 'a failed transaction')
+  mark()
+  await s.write((sc) => revokeConsent(sc.store, 'demo', ref, TENANT, sc.shred))
+}
+
 t.test('a consent drop, a failed transaction and a revocation each drop what is kept', async (t) => {
   const s = tempShard(t)
   const ref = await graph(s)
-  keepAndMark(t, s.store, () => s.context())
-  forgetConsent(s.store, 'demo', ref)
-  t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, 'a consent drop (every thread runs it before a change is answered)')
-  keepAndMark(t, s.store, () => s.context())
-  forgetUncommitted(s.store)
-  t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, 'a failed transaction')
-  keepAndMark(t, s.store, () => s.context())
-  await s.write((sc) => revokeConsent(sc.store, 'demo', ref, TENANT, sc.shred))
+  await dropEachWay(t, s, ref, () => keepAndMark(t, s.store, () => s.context()), () => cachedNeighbourhood(s.store.shard, KEY))
   const after = neighbours(s.context())
   t.notMatch(after, /MARKED|Secret Name/, 'revoked: nothing of the consent is served')
 })
@@ -134,7 +142,7 @@ t.test('kept only when every piece is one the element cache holds; a large one t
   }
   await many(40)
   s.store.cache.plain.clear()
-  forgetNeighbourhoods()
+  forgetKeptReads()
   neighbours(s.context())
   t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, '81 elements, a cold cache: one read adds only 64 of them, so it is not kept')
   neighbours(s.context())
@@ -160,7 +168,7 @@ t.test('a large neighbourhood is not kept when a commit is counted while it is r
     for (let i = 0; i < 400; i++) putRelation(sc, 'demo', viewed('c1', `p${i}`), { views: i }, writeCtx(ref))
   })
   for (let i = 0; i < 16; i++) neighbours(s.context())
-  forgetNeighbourhoods()
+  forgetKeptReads()
   observeWrites([s.store.shard])
   const scan = new NeighboursScan('demo', customer('c1'))
   t.notOk(scan.step(s.context()).done, 'read over several steps')
@@ -182,7 +190,7 @@ t.test('the element cache evicting: kept neighbourhoods stay while no rendered c
   await graph(s)
   const plain = s.store.cache.plain
   plain.clear()
-  forgetNeighbourhoods()
+  forgetKeptReads()
   const filler = (n: number): PlainEntry => ({ o: 'x', k: 0, f: '', p: `{"n":${n}}` })
   let next = 0
   // Elements a write or a list cached (no rendered chunk) fill the cache first, then the neighbourhood is read.
@@ -199,8 +207,90 @@ t.test('the element cache evicting: kept neighbourhoods stay while no rendered c
 })
 
 t.test('a shard this thread has not observed keeps nothing', async (t) => {
-  forgetNeighbourhoods()
+  forgetKeptReads()
   keepNeighbourhood(99, KEY, { source: 'x', neighbours: [] }, 0)
   t.equal(cachedNeighbourhood(99, KEY), undefined)
   t.ok(NEIGHBOURHOOD_LIMIT >= 10_000, 'the bound holds a 10,000-customer working set')
+})
+
+/** c1's get-node answer, read as one message of the actor reads it: observe first, then read. */
+function nodeAnswer(sc: ShardContext, id = 'c1'): OpResult {
+  observeWrites([sc.store.shard])
+  return getNode(sc, 'demo', customer(id))
+}
+
+const bodyOf = (r: OpResult): string | undefined => (r.kind === 'ok' ? r.body : r.type)
+
+/** Reads c1 once (kept), marks the kept answer, and checks the mark is what the next read serves. */
+function keepAndMarkAnswer(t: Test, store: ShardStore, sc: () => ShardContext): void {
+  forgetKeptReads()
+  t.match(bodyOf(nodeAnswer(sc())), /Secret Name/)
+  const kept = keptAnswer(store.shard, KEY)
+  if (kept === undefined) throw new Error('the answer was not kept')
+  keepAnswer(store.shard, KEY, kept.replace('Secret Name', 'MARKED'), observedWrites(store.shard))
+  t.match(bodyOf(nodeAnswer(sc())), /MARKED/, 'while nothing is written, the kept answer is served')
+}
+
+t.test('a kept single answer is the exact answer a fresh read gives, for a node and a relation', async (t) => {
+  const s = tempShard(t)
+  await graph(s)
+  forgetKeptReads()
+  s.store.cache.plain.clear()
+  const fresh = bodyOf(nodeAnswer(s.context()))
+  t.equal(keptAnswer(s.store.shard, KEY), fresh, 'kept as read')
+  t.equal(bodyOf(nodeAnswer(s.context())), fresh, 'from memory')
+  const relation = (): string | undefined => {
+    observeWrites([s.store.shard])
+    return bodyOf(getRelation(s.context(), 'demo', viewed('c1', 'p1')))
+  }
+  const freshRelation = relation()
+  t.match(freshRelation, /"views":3/)
+  t.equal(relation(), freshRelation, 'a relation from memory')
+  t.ok(keptAnswer(s.store.shard, elementId(relationKey('demo', viewed('c1', 'p1')))), 'the relation\'s answer is kept')
+})
+
+t.test('a kept single answer: a write, a read-only copy, a consent drop, a failed transaction and a revocation', async (t) => {
+  const s = tempShard(t)
+  const ref = await graph(s)
+  keepAndMarkAnswer(t, s.store, () => s.context())
+  await s.write((sc) => putNode(sc, 'demo', product('elsewhere'), { title: 'x' }, writeCtx(ref)))
+  t.match(bodyOf(nodeAnswer(s.context())), /Secret Name/, 'a write to another element of the shard: read again')
+
+  const reader = openShard(s.dir, 0, s.masterKey, 1_000_000, true)
+  t.teardown(() => closeShard(reader))
+  const readerContext = (): ShardContext => ({ ...s.context(), store: reader })
+  keepAndMarkAnswer(t, reader, readerContext)
+  await s.write((sc) => putNode(sc, 'demo', customer('c1'), { name: 'Other Name' }, writeCtx(ref)))
+  t.match(bodyOf(nodeAnswer(readerContext())), /Other Name/, 'a read-only copy on this thread sees the writer\'s commit')
+
+  await s.write((sc) => putNode(sc, 'demo', customer('c1'), { name: 'Secret Name' }, writeCtx(ref)))
+  await dropEachWay(t, s, ref, () => keepAndMarkAnswer(t, s.store, () => s.context()), () => keptAnswer(s.store.shard, KEY))
+  const revoked = nodeAnswer(s.context())
+  t.equal(revoked.kind, 'error', 'revoked: the consent error, not the data')
+  t.notMatch(bodyOf(revoked), /MARKED|Secret Name/)
+  t.equal(keptAnswer(s.store.shard, KEY), undefined, 'and a revoked answer is not kept')
+})
+
+t.test('404 and the locked placeholder are not kept; at ANSWER_LIMIT every kept answer goes', async (t) => {
+  const s = tempShard(t)
+  const ref = await graph(s)
+  forgetKeptReads()
+  t.equal(bodyOf(nodeAnswer(s.context(), 'missing')), 'element_not_found')
+  t.equal(keptAnswer(s.store.shard, elementId(nodeKey('demo', customer('missing')))), undefined, '404: not kept')
+  // Revoked, then granted again: what was sealed under the destroyed key stays locked.
+  await s.write((sc) => revokeConsent(sc.store, 'demo', ref, TENANT, sc.shred))
+  await s.write((sc) => grantConsent(sc.store, 'demo', ref, TENANT))
+  forgetConsent(s.store, 'demo', ref)
+  t.equal(bodyOf(nodeAnswer(s.context())), LOCKED_PLACEHOLDER, 'locked')
+  t.equal(keptAnswer(s.store.shard, KEY), undefined, 'the locked placeholder: not kept')
+
+  await s.write((sc) => putNode(sc, 'demo', customer('c2'), { name: 'Another' }, writeCtx(ref)))
+  const c2 = elementId(nodeKey('demo', customer('c2')))
+  nodeAnswer(s.context(), 'c2')
+  const observed = observedWrites(s.store.shard)
+  for (let i = 0; i < ANSWER_LIMIT - 1; i++) keepAnswer(s.store.shard, `filler-${i}`, '{}', observed)
+  t.ok(keptAnswer(s.store.shard, c2), 'c2 kept among ANSWER_LIMIT answers')
+  keepAnswer(s.store.shard, 'one-more', '{}', observed)
+  t.equal(keptAnswer(s.store.shard, c2), undefined, 'past the limit: all dropped')
+  t.equal(keptAnswer(s.store.shard, 'one-more'), '{}', 'and the new one kept')
 })

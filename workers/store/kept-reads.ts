@@ -1,11 +1,15 @@
-// Whole neighbourhoods kept in memory per thread, for as long as their shard
-// is not written. A neighbours read (of up to KEPT_CHARS_LIMIT) is kept as the
-// pieces it was joined from: the source's chunk and each neighbour's head
-// and relation chunks, all of them strings the decrypted-element cache holds
-// (chunk-cache.ts), so an entry costs a few pointers. Served again only while
-// the shard's write counter (write-generations.ts) is what it was when the
-// read ran: then nothing on disk changed (no element, consent or key slot),
-// and the read costs no LMDB read, comparison or consent check at all.
+// Whole reads kept in memory per thread, for as long as their shard is not
+// written: neighbourhoods and single-element answers (get-node,
+// get-relation). Served again only while the shard's write counter
+// (write-generations.ts) is what it was when the read ran: then nothing on
+// disk changed (no element, consent or key slot), and the read costs no LMDB
+// read, comparison or consent check at all.
+//
+// A neighbours read (of up to KEPT_CHARS_LIMIT) is kept as the pieces it was
+// joined from: the source's chunk and each neighbour's head and relation
+// chunks, all of them strings the decrypted-element cache holds
+// (chunk-cache.ts), so an entry costs a few pointers. A single answer is kept
+// as its text (a few hundred bytes; ANSWER_LIMIT of them per thread).
 //
 // Validity, step by step: the actor observes the counters at the start of
 // each message, before it renews its read snapshots (workers/shard-actor.ts),
@@ -18,9 +22,10 @@
 // so a write or revocation can never land in the middle of serving one.
 //
 // Memory: entries of a shard are dropped as soon as a message observes its
-// counter moved; all of them when the element cache evicts (their pieces
-// would no longer be shared), when a consent changes (consents.ts) and when a
-// transaction fails or the shard closes.
+// counter moved; all of them when the element cache evicts (the pieces of
+// neighbourhoods would no longer be shared), when a consent changes
+// (consents.ts) and when a transaction fails or the shard closes; all single
+// answers when ANSWER_LIMIT is reached.
 import { writeGeneration } from './write-generations'
 
 export interface NeighbourPieces {
@@ -36,6 +41,8 @@ export interface Neighbourhood {
 
 /** Entries one thread keeps, over all its shards. */
 export const NEIGHBOURHOOD_LIMIT = 16_384
+/** Single-element answers one thread keeps, over all its shards (each ~0.3-1 KB). */
+export const ANSWER_LIMIT = 16_384
 /** Pieces (pointers) one thread's entries hold in all: a degree-1,000 neighbourhood holds ~2,000. */
 export const PIECE_LIMIT = 400_000
 /** A neighbourhood whose answer is longer is not kept: a hit is sent as one slice. */
@@ -47,11 +54,14 @@ interface ShardEntries {
   entries: Map<string, Neighbourhood>
   /** pieces its entries hold (counted when kept, so a drop need not walk them) */
   pieces: number
+  /** single-element answers (get-node, get-relation), whole: their own strings */
+  answers: Map<string, string>
 }
 
 const shards = new Map<number, ShardEntries>()
 let size = 0
 let pieces = 0
+let answerCount = 0
 
 const piecesOf = (n: Neighbourhood): number => n.neighbours.reduce((sum, { relations }) => sum + 1 + relations.length, 1)
 
@@ -60,7 +70,7 @@ export function observeWrites(shardNumbers: Iterable<number>): void {
   for (const shard of shardNumbers) {
     const generation = writeGeneration(shard)
     const known = shards.get(shard)
-    if (known === undefined) shards.set(shard, { observed: generation, entries: new Map(), pieces: 0 })
+    if (known === undefined) shards.set(shard, { observed: generation, entries: new Map(), pieces: 0, answers: new Map() })
     else if (known.observed !== generation) {
       drop(known)
       known.observed = generation
@@ -71,7 +81,9 @@ export function observeWrites(shardNumbers: Iterable<number>): void {
 function drop(known: ShardEntries): void {
   size -= known.entries.size
   pieces -= known.pieces
+  answerCount -= known.answers.size
   known.entries.clear()
+  known.answers.clear()
   known.pieces = 0
 }
 
@@ -94,7 +106,7 @@ export function keepNeighbourhood(shard: number, key: string, neighbourhood: Nei
   const known = shards.get(shard)
   if (known === undefined || known.observed !== observed || writeGeneration(shard) !== observed) return
   const added = piecesOf(neighbourhood)
-  if (size >= NEIGHBOURHOOD_LIMIT || pieces + added > PIECE_LIMIT) forgetNeighbourhoods()
+  if (size >= NEIGHBOURHOOD_LIMIT || pieces + added > PIECE_LIMIT) forgetKeptReads()
   const replaced = known.entries.get(key)
   if (replaced !== undefined) {
     size--
@@ -108,8 +120,27 @@ export function keepNeighbourhood(shard: number, key: string, neighbourhood: Nei
   known.pieces += added
 }
 
+/** A single-element answer kept of `shard` while it is not written. */
+export function keptAnswer(shard: number, id: string): string | undefined {
+  return shards.get(shard)?.answers.get(id)
+}
+
+/** Keeps a single-element answer read after this thread observed `observed` for its shard (the rules of keepNeighbourhood). */
+export function keepAnswer(shard: number, id: string, answer: string, observed: number | undefined): void {
+  const known = shards.get(shard)
+  if (known === undefined || observed === undefined || known.observed !== observed || writeGeneration(shard) !== observed) return
+  if (answerCount >= ANSWER_LIMIT) {
+    for (const k of shards.values()) {
+      answerCount -= k.answers.size
+      k.answers.clear()
+    }
+  }
+  if (!known.answers.has(id)) answerCount++
+  known.answers.set(id, answer)
+}
+
 /** Drops every entry of `shard`, or of every shard. */
-export function forgetNeighbourhoods(shard?: number): void {
+export function forgetKeptReads(shard?: number): void {
   for (const [number, known] of shards) {
     if (shard !== undefined && number !== shard) continue
     drop(known)
