@@ -13,7 +13,7 @@ import { getNode, putNode } from '../../workers/store/nodes'
 import { getRelation, putRelation } from '../../workers/store/relations'
 import { LOCKED_PLACEHOLDER } from '../../workers/store/records'
 import type { OpResult } from '../../workers/store/result'
-import { NeighboursScan, type Slice } from '../../workers/store/scans'
+import { NeighboursScan, REPEAT_SCAN_CACHE_BUDGET, forgetReadSources, type Slice } from '../../workers/store/scans'
 import { PLAIN_CACHE_LIMIT, elementId, rememberPlain } from '../../workers/store/sealing'
 import { nodeKey, relationKey } from '../../workers/store/keys'
 import { closeShard, forgetUncommitted, openShard, type PlainEntry, type ShardStore } from '../../workers/store/shard-store'
@@ -143,8 +143,9 @@ t.test('kept only when every piece is one the element cache holds; a large one t
   await many(40)
   s.store.cache.plain.clear()
   forgetKeptReads()
+  forgetReadSources()
   neighbours(s.context())
-  t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, '81 elements, a cold cache: one read adds only 64 of them, so it is not kept')
+  t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, '81 elements, a cold cache: a first read adds only 64 of them, so it is not kept')
   neighbours(s.context())
   t.ok(cachedNeighbourhood(s.store.shard, KEY), 'the next read finds every piece cached and keeps it')
 
@@ -293,4 +294,28 @@ t.test('404 and the locked placeholder are not kept; at ANSWER_LIMIT every kept 
   keepAnswer(s.store.shard, 'one-more', '{}', observed)
   t.equal(keptAnswer(s.store.shard, c2), undefined, 'past the limit: all dropped')
   t.equal(keptAnswer(s.store.shard, 'one-more'), '{}', 'and the new one kept')
+})
+
+t.test('a hub read a second time on the thread is cached, and kept, whole; a first read of another adds only 64 elements', async (t) => {
+  const s = tempShard(t)
+  const ref = await s.consent('demo')
+  await s.write((sc) => {
+    for (const hub of ['c1', 'c2']) {
+      putNode(sc, 'demo', customer(hub), { name: 'Secret Name' }, writeCtx(ref))
+      for (let i = 0; i < 400; i++) putRelation(sc, 'demo', viewed(hub, `p${i}`), { views: i }, writeCtx(ref))
+    }
+  })
+  s.store.cache.plain.clear()
+  forgetKeptReads()
+  forgetReadSources()
+  const first = neighbours(s.context())
+  t.ok(s.store.cache.plain.size <= 64, `a first read of the hub (801 elements) added ${s.store.cache.plain.size} to the element cache`)
+  t.equal(neighbours(s.context()), first, 'the second read: the same answer')
+  t.ok(s.store.cache.plain.size >= 801 && 801 <= REPEAT_SCAN_CACHE_BUDGET, `read again, it added the rest (${s.store.cache.plain.size} cached)`)
+  t.ok(cachedNeighbourhood(s.store.shard, KEY), 'and was kept whole')
+  const before = s.store.cache.plain.size
+  observeWrites([s.store.shard])
+  const other = new NeighboursScan('demo', customer('c2'))
+  while (!other.step(s.context()).done);
+  t.ok(s.store.cache.plain.size - before <= 64, `a first read of another hub added ${s.store.cache.plain.size - before}`)
 })

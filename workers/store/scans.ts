@@ -41,6 +41,29 @@ export interface Scan {
  */
 const SCAN_CACHE_BUDGET = 64
 
+/**
+ * A neighbourhood read again on this thread (its source among the last
+ * RECENT_SOURCES first read) may add up to REPEAT_SCAN_CACHE_BUDGET elements:
+ * a hub that clients keep reading is cached whole by its second read, and
+ * then kept whole (kept-reads.ts), while a one-off read of a large
+ * neighbourhood still adds only SCAN_CACHE_BUDGET.
+ */
+export const REPEAT_SCAN_CACHE_BUDGET = 4096
+const RECENT_SOURCES = 1024
+const recentSources = new Set<string>()
+
+/** Forgets which neighbourhoods were read (a test starts from a thread that has read none). */
+export function forgetReadSources(): void {
+  recentSources.clear()
+}
+
+function readBefore(source: string): boolean {
+  if (recentSources.has(source)) return true
+  if (recentSources.size >= RECENT_SOURCES) recentSources.clear()
+  recentSources.add(source)
+  return false
+}
+
 /** A node that cannot be opened is listed as the spec's locked placeholder. */
 export class ListScan implements Scan {
   private lastKey: Key | undefined
@@ -131,6 +154,7 @@ export class NeighboursScan implements Scan {
       const key = elementId(nodeKey(tenant, source))
       const kept = cachedNeighbourhood(store.shard, key)
       if (kept !== undefined) return { chunks: neighbourhoodChunks(kept, closeNodeChunk), done: true }
+      if (readBefore(key)) this.budget.left = REPEAT_SCAN_CACHE_BUDGET
       // The source is read once, for its chunk: its absence is the 404 (the stream has sent nothing yet).
       const head = this.head(sc, source)
       if (head === undefined) return { chunks, done: true, notFound: `node ${source.ns}/${source.type}/${source.id} not found` }
