@@ -153,7 +153,7 @@ export function decodeRequests(wire: unknown): RequestBatch {
 export function encodeReplies(batch: ReplyBatch): unknown {
   const out: Wire = []
   for (const reply of batch) {
-    if (reply.kind === 'ok') out.push(reply.id, reply.status, reply.body, reply.total)
+    if (reply.kind === 'ok') out.push(reply.id, reply.status, reply.body, reply.total, reply.kept)
     else out.push(reply)
   }
   return out
@@ -163,7 +163,7 @@ export function decodeReplies(wire: unknown): ReplyBatch {
   const r = new Reader(wire as Wire)
   const batch: ReplyBatch = []
   while (r.more) {
-    if (r.flat) batch.push({ kind: 'ok', id: r.value<number>(), status: r.value<number>(), body: r.value<string | undefined>(), total: r.value<number | undefined>() })
+    if (r.flat) batch.push({ kind: 'ok', id: r.value<number>(), status: r.value<number>(), body: r.value<string | undefined>(), total: r.value<number | undefined>(), kept: r.value<number | undefined>() })
     else batch.push(r.value<ActorReply>())
   }
   return batch

@@ -111,7 +111,11 @@ export type ActorRequest =
 
 /** Actor -> front: the answer to a call, or the next part of a stream. */
 export type ActorReply =
-  | { kind: 'ok'; id: number; status: number; body: string | undefined; total: number | undefined }
+  | {
+    kind: 'ok'; id: number; status: number; body: string | undefined; total: number | undefined
+    /** The shard's write counter this answer stays true for (a kept single answer: workers/store/kept-reads.ts; src/shard/kept-answers.ts). */
+    kept?: number | undefined
+  }
   | { kind: 'error'; id: number; type: ErrorType; message: string; /** Seconds for Retry-After (cluster mode's 503: one lease period). */ retryAfter?: number }
   /** A slice of a stream, as the text the front thread writes unchanged (one flat string: workers/actor/stream-body.ts says why not bytes). */
   | { kind: 'chunks'; id: number; body: string; done: boolean }

@@ -15,6 +15,7 @@ import { logActorRecord, recordShardStats } from './shard-stats'
 import { log } from '../log'
 import type { RemoteShards } from './remote-shards'
 import type { ClusterOptions } from '../contract/cluster-options'
+import { KeptAnswers } from './kept-answers'
 
 export type ReplyHandler = ((reply: ActorReply) => void) & {
   /** true once nobody waits for the answer: a call not yet sent to its actor is then dropped, not applied. */
@@ -249,6 +250,8 @@ export class ActorPool {
   private readonly startedActors = new Set<number>()
   private startWaiters: { resolve: () => void; reject: (err: Error) => void }[] = []
   private refusal: string | undefined
+  /** Single answers kept on this thread (single machine only: kept-answers.ts). */
+  private readonly keptAnswers: KeptAnswers | undefined
 
   constructor(private readonly options: PoolOptions) {
     this.workerFile = options.workerFile ?? DEFAULT_WORKER_FILE
@@ -257,6 +260,7 @@ export class ActorPool {
     this.actors = []
     // One write counter per shard, shared by the actors (workers/store/write-generations.ts).
     const writeGenerations = new Int32Array(new SharedArrayBuffer(4 * options.shardCount))
+    this.keptAnswers = options.cluster === undefined ? new KeptAnswers(writeGenerations) : undefined
     for (let a = 0; a < options.workerCount; a++) {
       this.actors.push(new Actor(a, this, {
         dataDir: options.dataDir,
@@ -349,15 +353,20 @@ export class ActorPool {
    * its 503 counts as done).
    */
   private forgetEverywhere(owner: Actor, shard: number, tenant: string, ref: string, done: () => void): void {
+    // What this thread kept of the shard goes last: a reader may have answered from its cached consent until it dropped it.
+    const forgotten = (): void => {
+      this.keptAnswers?.forgetShard(shard)
+      done()
+    }
     const others = this.actors.filter((a) => a !== owner)
     let left = others.length
     if (left === 0) {
-      done()
+      forgotten()
       return
     }
     for (const actor of others) {
       actor.send({ kind: 'forgetConsent', id: this.nextId++, shard, tenant, ref }, () => {
-        if (--left === 0) done()
+        if (--left === 0) forgotten()
       })
     }
   }
@@ -396,6 +405,15 @@ export class ActorPool {
   /** A call answered by this host's actors whoever owns the shard (a forwarded call, checked by its receiver). */
   callHere(tenant: string, operation: Operation, handler: ReplyHandler): void {
     const { actor: owner, shard } = this.route(tenant)
+    const keptKey = this.keptAnswers === undefined ? undefined : KeptAnswers.keyOf(operation)
+    if (keptKey !== undefined) {
+      const body = this.keptAnswers!.find(shard, keptKey)
+      if (body !== undefined) {
+        handler({ kind: 'ok', id: 0, status: 200, body, total: undefined, kept: undefined })
+        return
+      }
+      handler = this.keeping(shard, keptKey, handler)
+    }
     // In cluster mode only the owning actor reads: the other threads' consent caches do not see what a standby applied.
     const actor = readsAnywhere(operation) && this.options.cluster === undefined ? this.reader(owner) : owner
     const id = this.nextId++
@@ -415,6 +433,18 @@ export class ActorPool {
     afterForget.abandoned = handler.abandoned
     afterForget.requestId = handler.requestId
     actor.send({ kind: 'call', id, shard, operation }, afterForget)
+  }
+
+  /** `handler`, after keeping a stamped answer (kept-answers.ts). */
+  private keeping(shard: number, key: string, handler: ReplyHandler): ReplyHandler {
+    const kept = this.keptAnswers!
+    const keeping: ReplyHandler = (reply) => {
+      if (reply.kind === 'ok' && reply.kept !== undefined && reply.body !== undefined) kept.keep(shard, key, reply.body, reply.kept)
+      handler(reply)
+    }
+    keeping.abandoned = handler.abandoned
+    keeping.requestId = handler.requestId
+    return keeping
   }
 
   /**

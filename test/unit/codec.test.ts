@@ -23,14 +23,14 @@ const requests: RequestBatch = [
 ]
 
 const replies: ReplyBatch = [
-  { kind: 'ok', id: 1, status: 200, body: '{"id":"a/b c✓","created":1}', total: undefined },
-  { kind: 'ok', id: 2, status: 204, body: undefined, total: undefined },
-  { kind: 'ok', id: 7, status: 200, body: undefined, total: 12 },
+  { kind: 'ok', id: 1, status: 200, body: '{"id":"a/b c✓","created":1}', total: undefined, kept: 41 },
+  { kind: 'ok', id: 2, status: 204, body: undefined, total: undefined, kept: undefined },
+  { kind: 'ok', id: 7, status: 200, body: undefined, total: 12, kept: undefined },
   { kind: 'error', id: 3, type: 'forbidden', message: 'consent reference "x" may not write' },
   { kind: 'chunks', id: 4, body: '[{"id":"1"},{"id":"2"}', done: false },
   { kind: 'chunks', id: 4, body: ']', done: true },
   { kind: 'closed', id: 4 },
-  { kind: 'ok', id: 9, status: 201, body: '{"id":"lone \udc00"}', total: undefined },
+  { kind: 'ok', id: 9, status: 201, body: '{"id":"lone \udc00"}', total: undefined, kept: undefined },
   { kind: 'events', id: 0, tenant: 'demo', last: 12 },
 ]
 
@@ -85,5 +85,5 @@ t.test('the hot calls and plain replies cross flat (no object per message), the 
   t.equal(wire.filter((v) => typeof v === 'object' && v !== null && !Array.isArray(v)).length, 1, 'getNode: no object; listNodes: one (the request itself)')
   t.same(wire.slice(0, 7), [1, 2, 0, 'demo', 'core', 'customer', 'a/b c✓'])
   const replyWire = encodeReplies([replies[0]!]) as unknown[]
-  t.same(replyWire, [1, 200, '{"id":"a/b c✓","created":1}', undefined])
+  t.same(replyWire, [1, 200, '{"id":"a/b c✓","created":1}', undefined, 41])
 })

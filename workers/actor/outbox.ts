@@ -8,7 +8,7 @@ import { logError } from './log'
 
 export function reply(id: number, r: OpResult): ActorReply {
   return r.kind === 'ok'
-    ? { kind: 'ok', id, status: r.status, body: r.body, total: r.total }
+    ? { kind: 'ok', id, status: r.status, body: r.body, total: r.total, kept: r.kept }
     : r.retryAfter === undefined ? { kind: 'error', id, type: r.type, message: r.message } : { kind: 'error', id, type: r.type, message: r.message, retryAfter: r.retryAfter }
 }
 

@@ -125,10 +125,14 @@ export function keptAnswer(shard: number, id: string): string | undefined {
   return shards.get(shard)?.answers.get(id)
 }
 
-/** Keeps a single-element answer read after this thread observed `observed` for its shard (the rules of keepNeighbourhood). */
-export function keepAnswer(shard: number, id: string, answer: string, observed: number | undefined): void {
+/**
+ * Keeps a single-element answer read after this thread observed `observed`
+ * for its shard (the rules of keepNeighbourhood); whether it was kept (the
+ * answer is then true for as long as the counter stays `observed`).
+ */
+export function keepAnswer(shard: number, id: string, answer: string, observed: number | undefined): boolean {
   const known = shards.get(shard)
-  if (known === undefined || observed === undefined || known.observed !== observed || writeGeneration(shard) !== observed) return
+  if (known === undefined || observed === undefined || known.observed !== observed || writeGeneration(shard) !== observed) return false
   if (answerCount >= ANSWER_LIMIT) {
     for (const k of shards.values()) {
       answerCount -= k.answers.size
@@ -137,6 +141,7 @@ export function keepAnswer(shard: number, id: string, answer: string, observed: 
   }
   if (!known.answers.has(id)) answerCount++
   known.answers.set(id, answer)
+  return true
 }
 
 /** Drops every entry of `shard`, or of every shard. */

@@ -47,17 +47,16 @@ export function readElement(
 ): OpResult {
   // The answer as last read, while nothing was written to the shard since (kept-reads.ts says why that is enough).
   const id = elementId(key)
-  const kept = keptAnswer(store.shard, id)
-  if (kept !== undefined) return ok(200, kept)
   const observed = observedWrites(store.shard)
+  const kept = keptAnswer(store.shard, id)
+  if (kept !== undefined) return ok(200, kept, undefined, observed)
   const stored = db.get(key)
   if (stored === undefined) return fail('element_not_found', `${what} not found`)
   const opened = openElement(store, tenant, key, stored, true, true, id)
   if (opened.kind === 'revoked') return consentRevoked(what)
   if (opened.kind === 'locked') return ok(200, LOCKED_PLACEHOLDER)
   const answer = render(opened.record)
-  keepAnswer(store.shard, id, answer, observed)
-  return ok(200, answer)
+  return ok(200, answer, undefined, keepAnswer(store.shard, id, answer, observed) ? observed : undefined)
 }
 
 export function getNode({ store, urls }: ShardContext, tenant: string, n: NodeRef): OpResult {

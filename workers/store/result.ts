@@ -3,7 +3,7 @@
 import type { ErrorType } from '../../src/errors'
 
 export type OpResult =
-  | { kind: 'ok'; status: number; body: string | undefined; total: number | undefined }
+  | { kind: 'ok'; status: number; body: string | undefined; total: number | undefined; /** see ActorReply */ kept: number | undefined }
   | { kind: 'error'; type: ErrorType; message: string; /** Seconds for Retry-After (cluster mode's 503). */ retryAfter?: number }
 
 /**
@@ -12,6 +12,6 @@ export type OpResult =
  */
 export type OpError = Extract<OpResult, { kind: 'error' }>
 
-export const ok = (status: number, body?: string, total?: number): OpResult => ({ kind: 'ok', status, body, total })
+export const ok = (status: number, body?: string, total?: number, kept?: number): OpResult => ({ kind: 'ok', status, body, total, kept })
 export const fail = (type: ErrorType, message: string): OpError => ({ kind: 'error', type, message })
 export const NO_CONTENT = ok(204)

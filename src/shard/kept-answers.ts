@@ -1,0 +1,81 @@
+// Single-element answers (get-node, get-relation) kept on the front thread,
+// so that a repeated read is answered without a message to an actor. The
+// actor stamps an answer it kept with the shard's write counter it observed
+// before reading it (workers/store/kept-reads.ts): the answer is true for as
+// long as the counter has that value. The front thread reads the same
+// counters (the pool made them), so:
+// - an answer is kept only if the counter is still its stamp when it arrives,
+//   and served only while the counter is still its stamp: a commit raises the
+//   counter before any of its writes is answered, so no read sent after a
+//   write's answer is served from before it;
+// - a consent change is a commit too, but a reading thread may have answered
+//   from what it cached of the consent before it dropped it; the pool drops
+//   the shard's kept answers once every thread dropped the consent, before
+//   the change is answered (forgetShard).
+// Single machine only: in cluster mode another host may own the shard.
+import type { Operation } from '../contract/messages'
+
+/** Answers kept in all, and their characters in all: past either, all are dropped. */
+export const KEPT_ANSWERS_LIMIT = 32_768
+export const KEPT_CHARS_LIMIT = 32 * 1024 * 1024
+
+interface Kept {
+  shard: number
+  stamp: number
+  body: string
+}
+
+export class KeptAnswers {
+  private readonly entries = new Map<string, Kept>()
+  private chars = 0
+
+  constructor(private readonly writeGenerations: Int32Array) {}
+
+  /** The key of an answer that may be kept, or undefined for any other operation. */
+  static keyOf(operation: Operation): string | undefined {
+    if (operation.op === 'getNode') return JSON.stringify([operation.tenant, operation.node.ns, operation.node.type, operation.node.id])
+    if (operation.op === 'getRelation') {
+      const { from, to, rel } = operation.relation
+      return JSON.stringify([operation.tenant, from.ns, from.type, from.id, to.ns, to.type, to.id, rel.ns, rel.type, rel.id])
+    }
+    return undefined
+  }
+
+  /** The kept answer, while the shard's counter is still its stamp. */
+  find(shard: number, key: string): string | undefined {
+    const kept = this.entries.get(key)
+    if (kept === undefined) return undefined
+    if (kept.shard === shard && Atomics.load(this.writeGenerations, shard) === kept.stamp) return kept.body
+    this.drop(key, kept)
+    return undefined
+  }
+
+  /** Keeps an answer the actor stamped, if the shard's counter has not moved since. */
+  keep(shard: number, key: string, body: string, stamp: number): void {
+    if (Atomics.load(this.writeGenerations, shard) !== stamp || body.length > KEPT_CHARS_LIMIT) return
+    const replaced = this.entries.get(key)
+    if (replaced !== undefined) this.drop(key, replaced)
+    if (this.entries.size >= KEPT_ANSWERS_LIMIT || this.chars + body.length > KEPT_CHARS_LIMIT) this.forgetAll()
+    this.entries.set(key, { shard, stamp, body })
+    this.chars += body.length
+  }
+
+  /** Drops every kept answer of the shard. */
+  forgetShard(shard: number): void {
+    for (const [key, kept] of this.entries) if (kept.shard === shard) this.drop(key, kept)
+  }
+
+  forgetAll(): void {
+    this.entries.clear()
+    this.chars = 0
+  }
+
+  get size(): number {
+    return this.entries.size
+  }
+
+  private drop(key: string, kept: Kept): void {
+    this.entries.delete(key)
+    this.chars -= kept.body.length
+  }
+}

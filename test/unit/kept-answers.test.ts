@@ -1,0 +1,65 @@
+// The front thread's kept single answers (src/shard/kept-answers.ts): kept
+// and served only while the shard's write counter is the actor's stamp,
+// dropped per shard after a consent change, bounded in count and size.
+import t from 'tap'
+import { KEPT_ANSWERS_LIMIT, KEPT_CHARS_LIMIT, KeptAnswers } from '../../src/shard/kept-answers'
+import type { Operation } from '../../src/contract/messages'
+
+const node = (id: string, tenant = 'demo'): Operation => ({ op: 'getNode', tenant, node: { ns: 'core', type: 'customer', id } })
+
+function setup(): { counters: Int32Array; kept: KeptAnswers; key: (op: Operation) => string } {
+  const counters = new Int32Array(new SharedArrayBuffer(16))
+  return { counters, kept: new KeptAnswers(counters), key: (op) => KeptAnswers.keyOf(op)! }
+}
+
+t.test('served while the counter is the stamp; a commit makes it a miss, and it is dropped', async (t) => {
+  const { counters, kept, key } = setup()
+  Atomics.store(counters, 1, 7)
+  kept.keep(1, key(node('a')), '{"id":"a"}', 7)
+  t.equal(kept.find(1, key(node('a'))), '{"id":"a"}')
+  Atomics.add(counters, 1, 1)
+  t.equal(kept.find(1, key(node('a'))), undefined, 'the counter moved: not served')
+  t.equal(kept.size, 0, 'and dropped')
+})
+
+t.test('an answer whose stamp is already old when it arrives is not kept', async (t) => {
+  const { counters, kept, key } = setup()
+  Atomics.store(counters, 0, 3)
+  kept.keep(0, key(node('a')), '{"id":"a"}', 2)
+  t.equal(kept.find(0, key(node('a'))), undefined)
+  t.equal(kept.size, 0)
+})
+
+t.test('a consent change drops the shard\'s answers, not the others\'', async (t) => {
+  const { kept, key } = setup()
+  kept.keep(0, key(node('a', 't0')), 'A', 0)
+  kept.keep(1, key(node('b', 't1')), 'B', 0)
+  kept.forgetShard(0)
+  t.equal(kept.find(0, key(node('a', 't0'))), undefined)
+  t.equal(kept.find(1, key(node('b', 't1'))), 'B')
+})
+
+t.test('keys: one per element, none for other operations', async (t) => {
+  const relation: Operation = { op: 'getRelation', tenant: 'demo', relation: { from: { ns: 'core', type: 'customer', id: 'a' }, to: { ns: 'core', type: 'product', id: 'b' }, rel: { ns: 'core', type: 'viewed', id: 'r' } } }
+  t.not(KeptAnswers.keyOf(node('a|b')), KeptAnswers.keyOf(node('a', 'demo|core')), 'separators in ids do not collide')
+  t.not(KeptAnswers.keyOf(relation), undefined)
+  t.equal(KeptAnswers.keyOf({ op: 'countNodes', tenant: 'demo', ns: 'core', type: 'customer' }), undefined)
+})
+
+t.test('past the count or the characters allowed, everything kept goes', async (t) => {
+  const { kept, key } = setup()
+  for (let i = 0; i < KEPT_ANSWERS_LIMIT; i++) kept.keep(0, key(node(`n${i}`)), '{}', 0)
+  t.equal(kept.size, KEPT_ANSWERS_LIMIT)
+  kept.keep(0, key(node('one-more')), '{}', 0)
+  t.equal(kept.size, 1, 'the count: all dropped, the new one kept')
+  const big = 'x'.repeat(KEPT_CHARS_LIMIT / 2 + 1)
+  kept.keep(0, key(node('big1')), big, 0)
+  kept.keep(0, key(node('big1')), big, 0)
+  t.equal(kept.size, 2, 'replacing an answer counts its characters once')
+  kept.keep(0, key(node('big2')), big, 0)
+  t.equal(kept.find(0, key(node('big1'))), undefined, 'the characters: all dropped')
+  t.equal(kept.find(0, key(node('big2'))), big)
+  kept.keep(0, key(node('huge')), 'x'.repeat(KEPT_CHARS_LIMIT + 1), 0)
+  t.equal(kept.find(0, key(node('huge'))), undefined, 'an answer longer than all allowed is not kept')
+  t.equal(kept.find(0, key(node('big2'))), big, 'and drops nothing')
+})
