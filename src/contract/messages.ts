@@ -118,7 +118,14 @@ export type ActorReply =
   }
   | { kind: 'error'; id: number; type: ErrorType; message: string; /** Seconds for Retry-After (cluster mode's 503: one lease period). */ retryAfter?: number }
   /** A slice of a stream, as the text the front thread writes unchanged (one flat string: workers/actor/stream-body.ts says why not bytes). */
-  | { kind: 'chunks'; id: number; body: string; done: boolean }
+  | {
+    kind: 'chunks'; id: number
+    /** Bytes only when the front thread serves a neighbourhood it kept (src/shard/kept-answers.ts). */
+    body: string | Uint8Array
+    done: boolean
+    /** With done, on a stream's one slice: the whole answer is kept, true while the shard's write counter is this. */
+    kept?: number | undefined
+  }
   | { kind: 'closed'; id: number }
   /** Unsolicited (id 0): the tenant's event log now ends at `last`; wakes long-polls and streams. */
   | { kind: 'events'; id: 0; tenant: string; last: number }

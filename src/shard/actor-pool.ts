@@ -56,6 +56,9 @@ const DEFAULT_WORKER_FILE = join(__dirname, '..', '..', 'workers', 'shard-actor.
 
 const UNAVAILABLE = (id: number, message: string): ActorReply => ({ kind: 'error', id, type: 'service_unavailable', message })
 
+/** The handle of a stream answered whole at once (a kept neighbourhood). */
+const NO_STREAM: StreamHandle = { more: () => undefined, cancel: () => undefined }
+
 const RESTART_WINDOW_MS = 60_000
 const DEFAULT_MAX_RESTARTS = 5
 /** How long ending a thread waits for its readers' open to finish. */
@@ -408,7 +411,7 @@ export class ActorPool {
     const keptKey = this.keptAnswers === undefined ? undefined : KeptAnswers.keyOf(operation)
     if (keptKey !== undefined) {
       const body = this.keptAnswers!.find(shard, keptKey)
-      if (body !== undefined) {
+      if (typeof body === 'string') {
         handler({ kind: 'ok', id: 0, status: 200, body, total: undefined, kept: undefined })
         return
       }
@@ -435,11 +438,17 @@ export class ActorPool {
     actor.send({ kind: 'call', id, shard, operation }, afterForget)
   }
 
-  /** `handler`, after keeping a stamped answer (kept-answers.ts). */
+  /** `handler`, after keeping a stamped answer (kept-answers.ts): a single answer as text, a neighbourhood as the bytes it then writes. */
   private keeping(shard: number, key: string, handler: ReplyHandler): ReplyHandler {
     const kept = this.keptAnswers!
     const keeping: ReplyHandler = (reply) => {
       if (reply.kind === 'ok' && reply.kept !== undefined && reply.body !== undefined) kept.keep(shard, key, reply.body, reply.kept)
+      else if (reply.kind === 'chunks' && reply.done && reply.kept !== undefined) {
+        const bytes = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body
+        kept.keep(shard, key, bytes, reply.kept)
+        handler({ kind: 'chunks', id: reply.id, body: bytes, done: true, kept: reply.kept })
+        return
+      }
       handler(reply)
     }
     keeping.abandoned = handler.abandoned
@@ -461,6 +470,15 @@ export class ActorPool {
   /** A stream read by this host's actors (a forwarded stream, checked by its receiver). */
   openStreamHere(tenant: string, operation: StreamOp, handler: ReplyHandler): StreamHandle {
     const { actor: owner, shard } = this.route(tenant)
+    const keptKey = this.keptAnswers === undefined ? undefined : KeptAnswers.streamKeyOf(operation)
+    if (keptKey !== undefined) {
+      const body = this.keptAnswers!.find(shard, keptKey)
+      if (body !== undefined) {
+        handler({ kind: 'chunks', id: 0, body, done: true, kept: undefined })
+        return NO_STREAM
+      }
+      handler = this.keeping(shard, keptKey, handler)
+    }
     const actor = this.reader(owner)
     const id = this.nextId++
     if (actor.pending.size >= this.maxPending) {

@@ -1,6 +1,8 @@
-// Single-element answers (get-node, get-relation) kept on the front thread,
-// so that a repeated read is answered without a message to an actor. The
-// actor stamps an answer it kept with the shard's write counter it observed
+// Single-element answers (get-node, get-relation) and whole neighbourhoods
+// kept on the front thread, so that a repeated read is answered without a
+// message to an actor (a neighbourhood as the bytes written, so it is not
+// converted again either). The actor stamps an answer it kept with the
+// shard's write counter it observed
 // before reading it (workers/store/kept-reads.ts): the answer is true for as
 // long as the counter has that value. The front thread reads the same
 // counters (the pool made them), so:
@@ -13,16 +15,19 @@
 //   the shard's kept answers once every thread dropped the consent, before
 //   the change is answered (forgetShard).
 // Single machine only: in cluster mode another host may own the shard.
-import type { Operation } from '../contract/messages'
+import type { Operation, StreamOp } from '../contract/messages'
 
-/** Answers kept in all, and their characters in all: past either, all are dropped. */
+/** Answers kept in all, and their characters (bytes for a neighbourhood) in all: past either, all are dropped. */
 export const KEPT_ANSWERS_LIMIT = 32_768
 export const KEPT_CHARS_LIMIT = 32 * 1024 * 1024
+
+/** A single answer's text, or a neighbourhood's bytes. */
+export type KeptBody = string | Uint8Array
 
 interface Kept {
   shard: number
   stamp: number
-  body: string
+  body: KeptBody
 }
 
 export class KeptAnswers {
@@ -41,8 +46,14 @@ export class KeptAnswers {
     return undefined
   }
 
+  /** The key of a neighbours answer in its format; undefined for any other stream. */
+  static streamKeyOf(operation: StreamOp): string | undefined {
+    if (operation.op !== 'neighbours') return undefined
+    return JSON.stringify(['neighbours', operation.format, operation.tenant, operation.node.ns, operation.node.type, operation.node.id])
+  }
+
   /** The kept answer, while the shard's counter is still its stamp. */
-  find(shard: number, key: string): string | undefined {
+  find(shard: number, key: string): KeptBody | undefined {
     const kept = this.entries.get(key)
     if (kept === undefined) return undefined
     if (kept.shard === shard && Atomics.load(this.writeGenerations, shard) === kept.stamp) return kept.body
@@ -51,7 +62,7 @@ export class KeptAnswers {
   }
 
   /** Keeps an answer the actor stamped, if the shard's counter has not moved since. */
-  keep(shard: number, key: string, body: string, stamp: number): void {
+  keep(shard: number, key: string, body: KeptBody, stamp: number): void {
     if (Atomics.load(this.writeGenerations, shard) !== stamp || body.length > KEPT_CHARS_LIMIT) return
     const replaced = this.entries.get(key)
     if (replaced !== undefined) this.drop(key, replaced)

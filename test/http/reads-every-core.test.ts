@@ -110,6 +110,10 @@ t.test('kept whole neighbourhoods on every thread: a change to a neighbour or a 
   t.same(await wrong((x) => !x.includes('"views":7')), [], 'a relation added')
   t.equal((await g.delete('nodes/core/product/pk2')).status, 204)
   t.same(await wrong((x) => x.includes('"views":7') || x.includes('pk2')), [], 'a neighbour deleted')
+  const ndjson = await call('GET', `${fixture.server.url}/graph/v1/demo/neighbours/core/customer/kept`, { authorization: `Bearer ${fixture.token}`, accept: 'application/x-ndjson' })
+  t.equal(ndjson.headers['content-type'], 'application/x-ndjson', 'the JSON answer kept is not served for another format')
+  t.equal(ndjson.text.trim().split('\n').length, 2, 'one line per chunk')
+  t.same(ndjson.text.trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id), ['kept', 'pk'])
 })
 
 t.test('kept get-node and get-relation answers on every thread: each change shows in every read after its answer', async (t) => {

@@ -39,6 +39,17 @@ t.test('a consent change drops the shard\'s answers, not the others\'', async (t
   t.equal(kept.find(1, key(node('b', 't1'))), 'B')
 })
 
+t.test('a neighbourhood is kept as its bytes, one per format', async (t) => {
+  const { kept } = setup()
+  const json = KeptAnswers.streamKeyOf({ op: 'neighbours', tenant: 'demo', node: { ns: 'core', type: 'customer', id: 'a' }, format: 'json' })!
+  const ndjson = KeptAnswers.streamKeyOf({ op: 'neighbours', tenant: 'demo', node: { ns: 'core', type: 'customer', id: 'a' }, format: 'ndjson' })!
+  t.not(json, ndjson)
+  t.equal(KeptAnswers.streamKeyOf({ op: 'exportTenant', tenant: 'demo', format: 'ndjson' }), undefined, 'no other stream')
+  kept.keep(0, json, Buffer.from('[{"id":"a"}]'), 0)
+  t.same(kept.find(0, json), Buffer.from('[{"id":"a"}]'))
+  t.equal(kept.find(0, ndjson), undefined)
+})
+
 t.test('keys: one per element, none for other operations', async (t) => {
   const relation: Operation = { op: 'getRelation', tenant: 'demo', relation: { from: { ns: 'core', type: 'customer', id: 'a' }, to: { ns: 'core', type: 'product', id: 'b' }, rel: { ns: 'core', type: 'viewed', id: 'r' } } }
   t.not(KeptAnswers.keyOf(node('a|b')), KeptAnswers.keyOf(node('a', 'demo|core')), 'separators in ids do not collide')

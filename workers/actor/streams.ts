@@ -72,7 +72,7 @@ export class Streams {
         return
       }
       const body = open.body.slice(slice.chunks, slice.done)
-      this.outbox.send({ kind: 'chunks', id, body, done: slice.done })
+      this.outbox.send({ kind: 'chunks', id, body, done: slice.done, kept: slice.kept })
       if (slice.done) {
         this.open.delete(id)
         return

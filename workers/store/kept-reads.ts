@@ -102,9 +102,9 @@ export function cachedNeighbourhood(shard: number, key: string): Neighbourhood |
  * thread last observed it and as it is now (a read over several steps spans
  * turns in which a commit may have been counted).
  */
-export function keepNeighbourhood(shard: number, key: string, neighbourhood: Neighbourhood, observed: number): void {
+export function keepNeighbourhood(shard: number, key: string, neighbourhood: Neighbourhood, observed: number): boolean {
   const known = shards.get(shard)
-  if (known === undefined || known.observed !== observed || writeGeneration(shard) !== observed) return
+  if (known === undefined || known.observed !== observed || writeGeneration(shard) !== observed) return false
   const added = piecesOf(neighbourhood)
   if (size >= NEIGHBOURHOOD_LIMIT || pieces + added > PIECE_LIMIT) forgetKeptReads()
   const replaced = known.entries.get(key)
@@ -118,6 +118,7 @@ export function keepNeighbourhood(shard: number, key: string, neighbourhood: Nei
   size++
   pieces += added
   known.pieces += added
+  return true
 }
 
 /** A single-element answer kept of `shard` while it is not written. */

@@ -16,6 +16,8 @@ export interface Slice {
   done: boolean
   /** Set (with done) when a neighbours scan's source node does not exist: the spec's 404, this message. */
   notFound?: string
+  /** Set (with done, on a first step) when the whole answer is one this thread keeps: true while the shard's write counter is this. */
+  kept?: number
 }
 
 /** How much one step may read: whichever limit is reached first. */
@@ -149,11 +151,12 @@ export class NeighboursScan implements Scan {
     const { tenant, source } = this
     const chunks: string[] = []
     let bytes = 0
-    if (!this.sentSource) {
+    const firstStep = !this.sentSource
+    if (firstStep) {
       // A kept neighbourhood goes whole, in this message: nothing can change under it while it is sent.
       const key = elementId(nodeKey(tenant, source))
       const kept = cachedNeighbourhood(store.shard, key)
-      if (kept !== undefined) return { chunks: neighbourhoodChunks(kept, closeNodeChunk), done: true }
+      if (kept !== undefined) return { chunks: neighbourhoodChunks(kept, closeNodeChunk), done: true, kept: observedWrites(store.shard) }
       if (readBefore(key)) this.budget.left = REPEAT_SCAN_CACHE_BUDGET
       // The source is read once, for its chunk: its absence is the 404 (the stream has sent nothing yet).
       const head = this.head(sc, source)
@@ -198,7 +201,10 @@ export class NeighboursScan implements Scan {
     }
     flush()
     const whole = this.whole
-    if (whole !== undefined && this.budget.allKept) keepNeighbourhood(store.shard, whole.key, whole.pieces, whole.observed)
+    // Kept, and read in one step: the answer is this one slice, which the front thread may keep too (src/shard/kept-answers.ts).
+    if (whole !== undefined && this.budget.allKept && keepNeighbourhood(store.shard, whole.key, whole.pieces, whole.observed) && firstStep) {
+      return { chunks, done: true, kept: whole.observed }
+    }
     return { chunks, done: true }
   }
 
