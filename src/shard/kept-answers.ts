@@ -17,7 +17,7 @@
 // Single machine only: in cluster mode another host may own the shard.
 import type { Operation, StreamOp } from '../contract/messages'
 
-/** Answers kept in all, and their characters (bytes for a neighbourhood) in all: past either, all are dropped. */
+/** Answers kept in all, and their characters (bytes for a neighbourhood) in all: past either, the oldest tenth goes. */
 export const KEPT_ANSWERS_LIMIT = 32_768
 export const KEPT_CHARS_LIMIT = 32 * 1024 * 1024
 
@@ -66,7 +66,7 @@ export class KeptAnswers {
     if (Atomics.load(this.writeGenerations, shard) !== stamp || body.length > KEPT_CHARS_LIMIT) return
     const replaced = this.entries.get(key)
     if (replaced !== undefined) this.drop(key, replaced)
-    if (this.entries.size >= KEPT_ANSWERS_LIMIT || this.chars + body.length > KEPT_CHARS_LIMIT) this.forgetAll()
+    if (this.entries.size >= KEPT_ANSWERS_LIMIT || this.chars + body.length > KEPT_CHARS_LIMIT) this.evictOldest(body.length)
     this.entries.set(key, { shard, stamp, body })
     this.chars += body.length
   }
@@ -83,6 +83,16 @@ export class KeptAnswers {
 
   get size(): number {
     return this.entries.size
+  }
+
+  /** Drops the oldest answers (a Map iterates in insertion order) until a tenth of each limit is free besides `room`, in one pass. */
+  private evictOldest(room: number): void {
+    const count = Math.floor(KEPT_ANSWERS_LIMIT * 0.9)
+    const chars = KEPT_CHARS_LIMIT * 0.9 - room
+    for (const [key, kept] of this.entries) {
+      if (this.entries.size <= count && this.chars <= chars) break
+      this.drop(key, kept)
+    }
   }
 
   private drop(key: string, kept: Kept): void {
