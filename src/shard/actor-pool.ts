@@ -253,7 +253,7 @@ export class ActorPool {
   private readonly startedActors = new Set<number>()
   private startWaiters: { resolve: () => void; reject: (err: Error) => void }[] = []
   private refusal: string | undefined
-  /** Single answers kept on this thread (single machine only: kept-answers.ts). */
+  /** Single answers and whole neighbourhoods kept on this thread (single machine only: kept-answers.ts). */
   private readonly keptAnswers: KeptAnswers | undefined
 
   constructor(private readonly options: PoolOptions) {
