@@ -19,7 +19,7 @@ import type { Operation, StreamOp } from '../contract/messages'
 
 /** Answers kept in all, and their characters (bytes for a neighbourhood) in all: past either, the oldest tenth goes. */
 export const KEPT_ANSWERS_LIMIT = 32_768
-export const KEPT_CHARS_LIMIT = 32 * 1024 * 1024
+export const KEPT_CHARS_LIMIT = 16 * 1024 * 1024
 
 /** A single answer's text, or a neighbourhood's bytes. */
 export type KeptBody = string | Uint8Array

@@ -42,7 +42,7 @@ export interface Neighbourhood {
 /** Entries one thread keeps, over all its shards. */
 export const NEIGHBOURHOOD_LIMIT = 16_384
 /** Single-element answers one thread keeps, over all its shards (each ~0.3-1 KB). */
-export const ANSWER_LIMIT = 16_384
+export const ANSWER_LIMIT = 8_192
 /** Pieces (pointers) one thread's entries hold in all: a degree-1,000 neighbourhood holds ~2,000. */
 export const PIECE_LIMIT = 400_000
 /** A neighbourhood whose answer is longer is not kept: a hit is sent as one slice. */
