@@ -138,6 +138,8 @@ class Actor {
     worker.on('exit', (code) => {
       if (this.worker !== worker) return
       this.up = false
+      // A shard whose actor is down answers as it (a 503 now, or after a restart what the restarted writer reads), not from memory.
+      this.pool.actorExited()
       // Everything in flight, and everything queued for the dead thread, gets a 503.
       const lost = [...this.pending.entries()]
       this.pending.clear()
@@ -372,6 +374,11 @@ export class ActorPool {
         if (--left === 0) forgotten()
       })
     }
+  }
+
+  /** @internal An actor thread exited: nothing kept on this thread is served until its shards answer again. */
+  actorExited(): void {
+    this.keptAnswers?.forgetAll()
   }
 
   /** @internal */

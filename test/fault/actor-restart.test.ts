@@ -95,10 +95,16 @@ t.test('an actor that keeps dying is stopped: its shards answer 503 with the rea
   const logged: string[] = []
   log.error = ((...args: unknown[]) => { logged.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')) }) as typeof log.error
   t.teardown(() => { log.error = errors })
+  const created = await call(pool, { op: 'createConsent', tenant: 't', subject: 's' })
+  if (created.kind !== 'ok') throw new Error('no consent')
+  const ctx: WriteContext = { consent: (JSON.parse(created.body!) as { consentReference: string }).consentReference, client: 'test', trace: undefined, schedule: undefined, decay: undefined }
+  t.equal((await call(pool, { op: 'putNode', tenant: 't', node: node('k'), props: { v: 1 }, ctx })).kind, 'ok')
   for (let kill = 0; kill < 3; kill++) {
     // Each kill waits for the restarted actor to answer first.
     const before = await call(pool, { op: 'getNode', tenant: 't', node: node('x') })
     t.equal(before.kind === 'error' && before.type, 'element_not_found', `actor alive before kill ${kill + 1}`)
+    const read = await call(pool, { op: 'getNode', tenant: 't', node: node('k') })
+    t.ok(read.kind === 'ok' && read.kept !== undefined, 'a node read, and kept by the front thread')
     await readersOpen(pool)
     await Promise.all(pool.workers().map((w) => w.terminate()))
     await new Promise((r) => setTimeout(r, 50))
@@ -106,6 +112,8 @@ t.test('an actor that keeps dying is stopped: its shards answer 503 with the rea
   const after = await call(pool, { op: 'getNode', tenant: 't', node: node('x') })
   t.equal(after.kind === 'error' && after.type, 'service_unavailable')
   t.match(after.kind === 'error' ? after.message : '', /stopped \(it exited 3 times within 60 s/)
+  const kept = await call(pool, { op: 'getNode', tenant: 't', node: node('k') })
+  t.equal(kept.kind === 'error' && kept.type, 'service_unavailable', 'the node read before the last kill is not served from memory: the stopped shard answers 503')
   t.ok(logged.some((l) => /shard actor 0 stopped, its shards answer 503/.test(l)), 'the reason is logged')
   t.equal(pool.restartCount(), 2, 'restarted twice, then stopped')
 })
@@ -124,7 +132,11 @@ t.test('a shard damaged while the server runs is refused at the restart, not ser
   await pool.started()
   await readersOpen(pool)
   const created = await call(pool, { op: 'createConsent', tenant: 't1', subject: 's' })
-  t.equal(created.kind, 'ok')
+  if (created.kind !== 'ok') throw new Error('no consent')
+  const ctx: WriteContext = { consent: (JSON.parse(created.body!) as { consentReference: string }).consentReference, client: 'test', trace: undefined, schedule: undefined, decay: undefined }
+  t.equal((await call(pool, { op: 'putNode', tenant: 't1', node: node('k'), props: { v: 1 }, ctx })).kind, 'ok')
+  const read = await call(pool, { op: 'getNode', tenant: 't1', node: node('k') })
+  t.ok(read.kind === 'ok' && read.kept !== undefined, 'the answer is kept (by the front thread too)')
   const errors = console.error
   console.error = () => undefined
   t.teardown(() => { console.error = errors })
@@ -134,6 +146,8 @@ t.test('a shard damaged while the server runs is refused at the restart, not ser
   const after = await call(pool, { op: 'getNode', tenant: 't1', node: node('x') })
   t.equal(after.kind === 'error' && after.type, 'service_unavailable')
   t.match(after.kind === 'error' ? after.message : '', /keys\.bin is missing or truncated/)
+  const kept = await call(pool, { op: 'getNode', tenant: 't1', node: node('k') })
+  t.equal(kept.kind === 'error' && kept.type, 'service_unavailable', 'a node read before is not served from memory once its actor is down')
 })
 
 t.test('closing the pool while the actors open each other\'s shards for reading does not abort the process', async (t) => {
