@@ -102,7 +102,6 @@ const replicated = async (): Promise<Replication> => {
 }
 
 const readers = new Readers(config, wrapping)
-/** Every shard this thread may read: its own and the others'. */
 const streams = new Streams(outbox, context)
 const timers = new Timers([...stores.values()], { maxAgeMs: config.eventRetentionMs, maxCount: config.eventRetentionCount }, eventsAppended, () => outbox.flush(),
   replication === undefined ? undefined : { serves: (store) => servedHere.has(store.shard), write: async (store, fn) => (await replicated()).transact(store, fn) })

@@ -97,14 +97,21 @@ export function cachedNeighbourhood(shard: number, key: string): Neighbourhood |
 }
 
 /**
- * Keeps a neighbourhood read entirely after this thread observed `observed`
- * for its shard: kept only while that is still the counter, both as this
- * thread last observed it and as it is now (a read over several steps spans
- * turns in which a commit may have been counted).
+ * The shard's entries, if a read after this thread observed `observed` for
+ * it may be kept: only while that is still the counter, both as this thread
+ * last observed it and as it is now (a read over several steps spans turns
+ * in which a commit may have been counted).
  */
-export function keepNeighbourhood(shard: number, key: string, neighbourhood: Neighbourhood, observed: number): boolean {
+function entriesStillAt(shard: number, observed: number | undefined): ShardEntries | undefined {
   const known = shards.get(shard)
-  if (known === undefined || known.observed !== observed || writeGeneration(shard) !== observed) return false
+  if (known === undefined || observed === undefined || known.observed !== observed || writeGeneration(shard) !== observed) return undefined
+  return known
+}
+
+/** Keeps a neighbourhood read entirely after this thread observed `observed` for its shard (entriesStillAt); whether it was kept. */
+export function keepNeighbourhood(shard: number, key: string, neighbourhood: Neighbourhood, observed: number): boolean {
+  const known = entriesStillAt(shard, observed)
+  if (known === undefined) return false
   const added = piecesOf(neighbourhood)
   if (size >= NEIGHBOURHOOD_LIMIT || pieces + added > PIECE_LIMIT) forgetKeptReads()
   const replaced = known.entries.get(key)
@@ -128,12 +135,12 @@ export function keptAnswer(shard: number, id: string): string | undefined {
 
 /**
  * Keeps a single-element answer read after this thread observed `observed`
- * for its shard (the rules of keepNeighbourhood); whether it was kept (the
- * answer is then true for as long as the counter stays `observed`).
+ * for its shard (entriesStillAt); whether it was kept (the answer is then
+ * true for as long as the counter stays `observed`).
  */
 export function keepAnswer(shard: number, id: string, answer: string, observed: number | undefined): boolean {
-  const known = shards.get(shard)
-  if (known === undefined || observed === undefined || known.observed !== observed || writeGeneration(shard) !== observed) return false
+  const known = entriesStillAt(shard, observed)
+  if (known === undefined) return false
   if (answerCount >= ANSWER_LIMIT) {
     for (const k of shards.values()) {
       answerCount -= k.answers.size
