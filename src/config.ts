@@ -14,6 +14,8 @@ export interface Config {
   /** Absolute path of the bootstrap JSON file, or undefined for none. */
   bootstrap: string | undefined
   workers: number
+  /** The V8 old generation of each shard actor thread at most, MB: bounds the process's private memory (docs/operations.md). */
+  actorHeapMb: number
   /** Shard count used only when the data directory is created. */
   shards: number
   maxBody: number
@@ -97,6 +99,7 @@ const OPTIONS = {
   dataDir: { flag: '--data-dir', env: 'DATA_DIR' },
   bootstrap: { flag: '--bootstrap', env: 'BOOTSTRAP' },
   workers: { flag: '--workers', env: 'WORKERS' },
+  actorHeapMb: { flag: '--actor-heap-mb', env: 'ACTOR_HEAP_MB' },
   shards: { flag: '--shards', env: 'SHARDS' },
   maxBody: { flag: '--max-body', env: 'MAX_BODY' },
   maxJsonDepth: { flag: '--max-json-depth', env: 'MAX_JSON_DEPTH' },
@@ -141,6 +144,7 @@ const HELP: Partial<Record<OptionName, string>> = {
   dataDir: 'data directory, locked while the server runs (default ./data)',
   bootstrap: 'bootstrap JSON file applied at every start (default the demo; empty for none)',
   workers: 'shard actor threads (default min(2, cores))',
+  actorHeapMb: 'V8 old generation of each shard actor thread at most, in MB (default 192)',
   shards: 'shard count of a new data directory (default 4)',
   maxBody: 'request body limit in bytes (default 1048576)',
   masterKeyFile: 'master key file (default ./secrets/master.key)',
@@ -293,6 +297,10 @@ function httpUrl(name: string, raw: string | undefined): string | undefined {
 /** The snapshot options as given (cluster mode only). */
 interface SnapshotFlags { entries: string | undefined; interval: string | undefined; kept: string | undefined }
 
+// Each actor's caches hold about 60 MB at their limits (bench/README.md, "Memory"); without a cap V8 lets a
+// busy thread's heap grow to several times what is live before it collects.
+const DEFAULT_ACTOR_HEAP_MB = 192
+
 const orDefault = (v: string | undefined, d: string): string => (v === undefined || v === '' ? d : v)
 
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool = false): Config {
@@ -309,6 +317,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool
     dataDir: resolve(get('dataDir') ?? './data'),
     bootstrap: bootstrap === undefined ? DEMO_BOOTSTRAP : bootstrap === '' ? undefined : resolve(bootstrap),
     workers: integer('--workers', get('workers') ?? String(Math.min(2, availableParallelism())), 1, 64),
+    actorHeapMb: integer('--actor-heap-mb', get('actorHeapMb') ?? String(DEFAULT_ACTOR_HEAP_MB), 64, 1024 * 1024),
     shards: integer('--shards', get('shards') ?? '4', 1, 256),
     maxBody: integer('--max-body', get('maxBody') ?? String(1024 * 1024), 1, 1024 * 1024 * 1024),
     // Deep enough for real nested enricher data, far below what overflows a recursive walk (~3,000 levels).

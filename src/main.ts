@@ -114,7 +114,7 @@ async function main(): Promise<void> {
   const clusterStart = config.cluster === undefined ? undefined : await import('./cluster/start')
   const clusterConnection = config.cluster === undefined ? undefined : await clusterStart!.connectClusterFront(config.cluster)
   const pool = new ActorPool({
-    dataDir: config.dataDir, shardCount: manifest.shards, workerCount: config.workers, publicUrl, metamodel: boot.metamodel, masterKey,
+    dataDir: config.dataDir, shardCount: manifest.shards, workerCount: config.workers, actorHeapMb: config.actorHeapMb, publicUrl, metamodel: boot.metamodel, masterKey,
     eventRetentionMs: config.eventRetentionMs, eventRetentionCount: config.eventRetentionCount,
     existing: !created, formatOnDisk: opened.formatOnDisk,
     shredLog: config.shredLog, generation: manifest.generation ?? '', restore: opened.restore,

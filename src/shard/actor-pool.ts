@@ -3,7 +3,7 @@
 // calls of one event-loop turn into one message per actor, and restarts an
 // actor that dies (its in-flight calls get 503; its shards are intact because
 // every acknowledged write was flushed).
-import { Worker } from 'node:worker_threads'
+import { Worker, type ResourceLimits } from 'node:worker_threads'
 import { join } from 'node:path'
 import type { MetamodelDoc } from '../model/metamodel'
 import { decodeReplies, encodeRequests } from '../contract/codec'
@@ -39,6 +39,8 @@ export interface PoolOptions {
   formatOnDisk?: number
   /** An actor that exits this many times within RESTART_WINDOW_MS is stopped, not restarted. */
   maxRestarts?: number
+  /** Each actor thread's V8 old generation at most, MB (--actor-heap-mb); V8's own limit when undefined. */
+  actorHeapMb?: number
   /** Compiled actor entry; defaults to dist/workers/shard-actor.js beside this file. */
   workerFile?: string
   /** Calls in flight per actor before new ones get 503. */
@@ -86,7 +88,7 @@ class Actor {
   }
 
   spawn(): void {
-    const worker = new Worker(this.pool.workerFile, { workerData: this.config })
+    const worker = new Worker(this.pool.workerFile, { workerData: this.config, resourceLimits: this.pool.resourceLimits })
     this.worker = worker
     this.readersOpen = false
     this.openingReaders = undefined
@@ -134,7 +136,10 @@ class Actor {
     })
     // A reply that cannot be deserialized: its request stays pending until the actor restarts or shuts down.
     worker.on('messageerror', (err) => log.error({ err, actor: this.index }, `shard actor ${this.index}: a reply could not be read`))
-    worker.on('error', (err) => log.error({ err, actor: this.index }, `shard actor ${this.index} crashed`))
+    worker.on('error', (err) => {
+      const outOfHeap = (err as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY'
+      log.error({ err, actor: this.index }, outOfHeap ? `shard actor ${this.index} ran out of its heap (--actor-heap-mb ${this.pool.resourceLimits?.maxOldGenerationSizeMb ?? 'unset'})` : `shard actor ${this.index} crashed`)
+    })
     worker.on('exit', (code) => {
       if (this.worker !== worker) return
       this.up = false
@@ -248,6 +253,7 @@ export interface StreamHandle {
 
 export class ActorPool {
   readonly workerFile: string
+  readonly resourceLimits: ResourceLimits | undefined
   private readonly actors: Actor[]
   private nextId = 1
   private readonly maxPending: number
@@ -260,6 +266,7 @@ export class ActorPool {
 
   constructor(private readonly options: PoolOptions) {
     this.workerFile = options.workerFile ?? DEFAULT_WORKER_FILE
+    this.resourceLimits = options.actorHeapMb === undefined ? undefined : { maxOldGenerationSizeMb: options.actorHeapMb }
     this.maxPending = options.maxPending ?? 20_000
     this.maxRestarts = options.maxRestarts ?? DEFAULT_MAX_RESTARTS
     this.actors = []
