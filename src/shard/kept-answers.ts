@@ -27,14 +27,20 @@ export type KeptBody = string | Uint8Array
 interface Kept {
   shard: number
   stamp: number
+  /** The shard's forget count when kept (forgetShard). */
+  forgets: number
   body: KeptBody
 }
 
 export class KeptAnswers {
   private readonly entries = new Map<string, Kept>()
   private chars = 0
+  /** By shard: how many times forgetShard dropped its answers; an answer kept before the last one is not served. */
+  private readonly forgets: Uint32Array
 
-  constructor(private readonly writeGenerations: Int32Array) {}
+  constructor(private readonly writeGenerations: Int32Array) {
+    this.forgets = new Uint32Array(writeGenerations.length)
+  }
 
   /** The key of an answer that may be kept, or undefined for any other operation. */
   static keyOf(operation: Operation): string | undefined {
@@ -56,7 +62,7 @@ export class KeptAnswers {
   find(shard: number, key: string): KeptBody | undefined {
     const kept = this.entries.get(key)
     if (kept === undefined) return undefined
-    if (kept.shard === shard && Atomics.load(this.writeGenerations, shard) === kept.stamp) return kept.body
+    if (kept.shard === shard && Atomics.load(this.writeGenerations, shard) === kept.stamp && this.forgets[shard] === kept.forgets) return kept.body
     this.drop(key, kept)
     return undefined
   }
@@ -67,13 +73,13 @@ export class KeptAnswers {
     const replaced = this.entries.get(key)
     if (replaced !== undefined) this.drop(key, replaced)
     if (this.entries.size >= KEPT_ANSWERS_LIMIT || this.chars + body.length > KEPT_CHARS_LIMIT) this.evictOldest(body.length)
-    this.entries.set(key, { shard, stamp, body })
+    this.entries.set(key, { shard, stamp, forgets: this.forgets[shard]!, body })
     this.chars += body.length
   }
 
-  /** Drops every kept answer of the shard. */
+  /** Drops every kept answer of the shard: in one step, so a consent change does not walk every answer kept (they go when next looked up, or as the oldest). */
   forgetShard(shard: number): void {
-    for (const [key, kept] of this.entries) if (kept.shard === shard) this.drop(key, kept)
+    this.forgets[shard]!++
   }
 
   forgetAll(): void {

@@ -36,7 +36,10 @@ t.test('a consent change drops the shard\'s answers, not the others\'', async (t
   kept.keep(1, key(node('b', 't1')), 'B', 0)
   kept.forgetShard(0)
   t.equal(kept.find(0, key(node('a', 't0'))), undefined)
+  t.equal(kept.size, 1, 'the dropped answer is gone once looked up')
   t.equal(kept.find(1, key(node('b', 't1'))), 'B')
+  kept.keep(0, key(node('a', 't0')), 'A2', 0)
+  t.equal(kept.find(0, key(node('a', 't0'))), 'A2', 'an answer kept after the drop is served')
 })
 
 t.test('a neighbourhood is kept as its bytes, one per format', async (t) => {
