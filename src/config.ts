@@ -14,7 +14,7 @@ export interface Config {
   /** Absolute path of the bootstrap JSON file, or undefined for none. */
   bootstrap: string | undefined
   workers: number
-  /** The V8 old generation of each shard actor thread at most, MB: bounds the process's private memory (docs/operations.md). */
+  /** The V8 old generation of each shard actor thread at most, MB: bounds the process's private memory (docs/architecture.md, "In-memory state of an actor"). */
   actorHeapMb: number
   /** Shard count used only when the data directory is created. */
   shards: number
