@@ -429,7 +429,7 @@ export class ActorPool {
         handler({ kind: 'ok', id: 0, status: 200, body, total: undefined, kept: undefined })
         return
       }
-      handler = this.keeping(shard, keptKey, handler)
+      if (this.keptAnswers!.wantedAgain(keptKey)) handler = this.keeping(shard, keptKey, handler)
     }
     // In cluster mode only the owning actor reads: the other threads' consent caches do not see what a standby applied.
     const actor = readsAnywhere(operation) && this.options.cluster === undefined ? this.reader(owner) : owner
@@ -491,7 +491,7 @@ export class ActorPool {
         handler({ kind: 'chunks', id: 0, body, done: true, kept: undefined })
         return NO_STREAM
       }
-      handler = this.keeping(shard, keptKey, handler)
+      if (this.keptAnswers!.wantedAgain(keptKey)) handler = this.keeping(shard, keptKey, handler)
     }
     const actor = this.reader(owner)
     const id = this.nextId++

@@ -14,12 +14,17 @@
 //   from what it cached of the consent before it dropped it; the pool drops
 //   the shard's kept answers once every thread dropped the consent, before
 //   the change is answered (forgetShard).
+// - an answer is kept only when asked for a second time (wantedAgain): reads
+//   that never repeat (a walk over a large graph) fill neither the memory nor
+//   the limits, and what is read again gets the room.
 // Single machine only: in cluster mode another host may own the shard.
 import type { Operation, StreamOp } from '../contract/messages'
 
 /** Answers kept in all, and their characters (bytes for a neighbourhood) in all: past either, the oldest tenth goes. */
 export const KEPT_ANSWERS_LIMIT = 32_768
-export const KEPT_CHARS_LIMIT = 16 * 1024 * 1024
+export const KEPT_CHARS_LIMIT = 64 * 1024 * 1024
+/** Keys remembered as asked for once (wantedAgain); past this many they are forgotten at once. */
+export const ASKED_ONCE_LIMIT = 32_768
 
 /** A single answer's text, or a neighbourhood's bytes. */
 export type KeptBody = string | Uint8Array
@@ -37,6 +42,8 @@ export class KeptAnswers {
   private chars = 0
   /** By shard: how many times forgetShard dropped its answers; an answer kept before the last one is not served. */
   private readonly forgets: Uint32Array
+  /** Keys asked for once and not kept since. */
+  private readonly askedOnce = new Set<string>()
 
   constructor(private readonly writeGenerations: Int32Array) {
     this.forgets = new Uint32Array(writeGenerations.length)
@@ -64,7 +71,17 @@ export class KeptAnswers {
     if (kept === undefined) return undefined
     if (kept.shard === shard && Atomics.load(this.writeGenerations, shard) === kept.stamp && this.forgets[shard] === kept.forgets) return kept.body
     this.drop(key, kept)
+    // It was kept, so it is read again: its next answer is wanted at once.
+    this.askedOnce.add(key)
     return undefined
+  }
+
+  /** After a miss: whether to keep the answer now asked for, which is only when it was asked for before. */
+  wantedAgain(key: string): boolean {
+    if (this.askedOnce.delete(key)) return true
+    if (this.askedOnce.size >= ASKED_ONCE_LIMIT) this.askedOnce.clear()
+    this.askedOnce.add(key)
+    return false
   }
 
   /** Keeps an answer the actor stamped, if the shard's counter has not moved since. */
@@ -84,6 +101,7 @@ export class KeptAnswers {
 
   forgetAll(): void {
     this.entries.clear()
+    this.askedOnce.clear()
     this.chars = 0
   }
 

@@ -103,6 +103,8 @@ t.test('an actor that keeps dying is stopped: its shards answer 503 with the rea
     // Each kill waits for the restarted actor to answer first.
     const before = await call(pool, { op: 'getNode', tenant: 't', node: node('x') })
     t.equal(before.kind === 'error' && before.type, 'element_not_found', `actor alive before kill ${kill + 1}`)
+    // Read twice: the front thread keeps an answer asked for again (src/shard/kept-answers.ts).
+    await call(pool, { op: 'getNode', tenant: 't', node: node('k') })
     const read = await call(pool, { op: 'getNode', tenant: 't', node: node('k') })
     t.ok(read.kind === 'ok' && read.kept !== undefined, 'a node read, and kept by the front thread')
     await readersOpen(pool)
@@ -135,6 +137,8 @@ t.test('a shard damaged while the server runs is refused at the restart, not ser
   if (created.kind !== 'ok') throw new Error('no consent')
   const ctx: WriteContext = { consent: (JSON.parse(created.body!) as { consentReference: string }).consentReference, client: 'test', trace: undefined, schedule: undefined, decay: undefined }
   t.equal((await call(pool, { op: 'putNode', tenant: 't1', node: node('k'), props: { v: 1 }, ctx })).kind, 'ok')
+  // Read twice: the front thread keeps an answer asked for again (src/shard/kept-answers.ts).
+  await call(pool, { op: 'getNode', tenant: 't1', node: node('k') })
   const read = await call(pool, { op: 'getNode', tenant: 't1', node: node('k') })
   t.ok(read.kind === 'ok' && read.kept !== undefined, 'the answer is kept (by the front thread too)')
   const errors = console.error

@@ -1,8 +1,9 @@
 // The front thread's kept single answers (src/shard/kept-answers.ts): kept
 // and served only while the shard's write counter is the actor's stamp,
-// dropped per shard after a consent change, bounded in count and size.
+// dropped per shard after a consent change, bounded in count and size, and
+// kept only when asked for a second time.
 import t from 'tap'
-import { KEPT_ANSWERS_LIMIT, KEPT_CHARS_LIMIT, KeptAnswers } from '../../src/shard/kept-answers'
+import { ASKED_ONCE_LIMIT, KEPT_ANSWERS_LIMIT, KEPT_CHARS_LIMIT, KeptAnswers } from '../../src/shard/kept-answers'
 import type { Operation } from '../../src/contract/messages'
 
 const node = (id: string, tenant = 'demo'): Operation => ({ op: 'getNode', tenant, node: { ns: 'core', type: 'customer', id } })
@@ -79,4 +80,20 @@ t.test('past the count or the characters allowed, the oldest tenth goes', async 
   kept.keep(0, key(node('huge')), 'x'.repeat(KEPT_CHARS_LIMIT + 1), 0)
   t.equal(kept.find(0, key(node('huge'))), undefined, 'an answer longer than all allowed is not kept')
   t.equal(kept.find(0, key(node('big2'))), big, 'and drops nothing')
+})
+
+t.test('an answer is wanted only when asked for again', async (t) => {
+  const { counters, kept, key } = setup()
+  t.notOk(kept.wantedAgain(key(node('a'))), 'asked once: not kept')
+  t.notOk(kept.wantedAgain(key(node('b'))))
+  t.ok(kept.wantedAgain(key(node('a'))), 'asked again: kept')
+  kept.keep(0, key(node('a')), 'A', 0)
+  t.equal(kept.find(0, key(node('a'))), 'A')
+  Atomics.add(counters, 0, 1)
+  t.equal(kept.find(0, key(node('a'))), undefined, 'the counter moved')
+  t.ok(kept.wantedAgain(key(node('a'))), 'an answer that was kept and went stale is wanted at its next miss')
+  for (let n = 0; n < ASKED_ONCE_LIMIT; n++) kept.wantedAgain(`k${n}`)
+  t.notOk(kept.wantedAgain(key(node('b'))), 'past the limit, the keys asked for once are forgotten')
+  kept.forgetAll()
+  t.notOk(kept.wantedAgain(key(node('b'))), 'forgetAll forgets them too')
 })
