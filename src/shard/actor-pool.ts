@@ -15,7 +15,7 @@ import { logActorRecord, recordShardStats } from './shard-stats'
 import { log } from '../log'
 import type { RemoteShards } from './remote-shards'
 import type { ClusterOptions } from '../contract/cluster-options'
-import { KeptAnswers } from './kept-answers'
+import { KEPT_ANSWER_LIMIT, KeptAnswers } from './kept-answers'
 
 export type ReplyHandler = ((reply: ActorReply) => void) & {
   /** true once nobody waits for the answer: a call not yet sent to its actor is then dropped, not applied. */
@@ -455,12 +455,19 @@ export class ActorPool {
   /** `handler`, after keeping a stamped answer (kept-answers.ts): a single answer as text, a neighbourhood as the bytes it then writes. */
   private keeping(shard: number, key: string, handler: ReplyHandler): ReplyHandler {
     const kept = this.keptAnswers!
+    // A neighbourhood's slices so far (its last one says whether the whole may be kept); undefined past KEPT_ANSWER_LIMIT.
+    let slices: Uint8Array[] | undefined = []
+    let bytesSoFar = 0
     const keeping: ReplyHandler = (reply) => {
       if (reply.kind === 'ok' && reply.kept !== undefined && reply.body !== undefined) kept.keep(shard, key, reply.body, reply.kept)
-      else if (reply.kind === 'chunks' && reply.done && reply.kept !== undefined) {
+      else if (reply.kind === 'chunks') {
+        // The bytes are made here once, and written as they are.
         const bytes = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body
-        kept.keep(shard, key, bytes, reply.kept)
-        handler({ kind: 'chunks', id: reply.id, body: bytes, done: true, kept: reply.kept })
+        bytesSoFar += bytes.length
+        if (bytesSoFar > KEPT_ANSWER_LIMIT) slices = undefined
+        if (slices !== undefined && !reply.done) slices.push(bytes)
+        if (slices !== undefined && reply.done && reply.kept !== undefined) kept.keep(shard, key, slices.length === 0 ? bytes : Buffer.concat([...slices, bytes]), reply.kept)
+        handler({ kind: 'chunks', id: reply.id, body: bytes, done: reply.done, kept: reply.kept })
         return
       }
       handler(reply)

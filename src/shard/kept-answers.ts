@@ -23,6 +23,8 @@ import type { Operation, StreamOp } from '../contract/messages'
 /** Answers kept in all, and their characters (bytes for a neighbourhood) in all: past either, the oldest tenth goes. */
 export const KEPT_ANSWERS_LIMIT = 32_768
 export const KEPT_CHARS_LIMIT = 64 * 1024 * 1024
+/** One answer longer than this is not kept (a neighbourhood of degree 1,000 is ~0.75 MB). */
+export const KEPT_ANSWER_LIMIT = 4 * 1024 * 1024
 /** Keys remembered as asked for once (wantedAgain); past this many they are forgotten at once. */
 export const ASKED_ONCE_LIMIT = 32_768
 
@@ -86,7 +88,7 @@ export class KeptAnswers {
 
   /** Keeps an answer the actor stamped, if the shard's counter has not moved since. */
   keep(shard: number, key: string, body: KeptBody, stamp: number): void {
-    if (Atomics.load(this.writeGenerations, shard) !== stamp || body.length > KEPT_CHARS_LIMIT) return
+    if (Atomics.load(this.writeGenerations, shard) !== stamp || body.length > KEPT_ANSWER_LIMIT) return
     const replaced = this.entries.get(key)
     if (replaced !== undefined) this.drop(key, replaced)
     if (this.entries.size >= KEPT_ANSWERS_LIMIT || this.chars + body.length > KEPT_CHARS_LIMIT) this.evictOldest(body.length)

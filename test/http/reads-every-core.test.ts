@@ -3,7 +3,7 @@
 // yet a read sent after a write's 2xx sees the write, and no read sent after
 // a revocation's 204 shows the revoked data, whichever thread answers it.
 import t from 'tap'
-import { Graph, call, createConsent, enc } from '../helpers/client'
+import { Graph, call, createConsent, enc, pool } from '../helpers/client'
 import { serverForFile } from '../helpers/server'
 
 const fixture = serverForFile(t, { args: ['--workers', '3'] })
@@ -114,6 +114,33 @@ t.test('kept whole neighbourhoods on every thread: a change to a neighbour or a 
   t.equal(ndjson.headers['content-type'], 'application/x-ndjson', 'the JSON answer kept is not served for another format')
   t.equal(ndjson.text.trim().split('\n').length, 2, 'one line per chunk')
   t.same(ndjson.text.trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id), ['kept', 'pk'])
+})
+
+t.test('a neighbourhood sent in several slices, kept on the front thread: whole, and a change shows in every read after its answer', async (t) => {
+  const g = fixture.graph
+  const N = 600
+  t.equal((await g.put('nodes/core/customer/hub', { name: 'Hub' })).status, 204)
+  await pool(N, 32, async (i) => {
+    const res = await g.put(`relations/core/customer/hub/core/product/hp${i}/core/viewed/hv${i}`, { views: i })
+    if (res.status !== 204) throw new Error(`PUT ${i}: ${res.status}`)
+  })
+  t.equal((await g.put('nodes/core/product/hp7', { title: 'Old Title' })).status, 204)
+  const reads = async (): Promise<string[]> => Promise.all(Array.from({ length: 24 }, async () => (await g.get('neighbours/core/customer/hub')).text))
+  let first = ''
+  for (let round = 0; round < 3; round++) {
+    const texts = await reads()
+    first ||= texts[0]!
+    t.equal(new Set(texts).size, 1, `warm ${round}: every read the same answer`)
+  }
+  const chunks = JSON.parse(first) as { id: string }[]
+  t.equal(chunks.length, N + 1, 'the source and every neighbour, whole')
+  t.ok(first.length > 64 * 1024, `more than one slice (${first.length} bytes)`)
+  t.equal((await g.put('nodes/core/product/hp7', { title: 'New Title' })).status, 204)
+  const after = await reads()
+  t.same(after.filter((x) => !x.includes('New Title') || x.includes('Old Title')).map((x) => x.slice(0, 200)), [], 'the neighbour changed: nothing kept is served')
+  t.equal((await g.put('relations/core/customer/hub/core/product/hp600/core/viewed/hv600', { views: 600 })).status, 204)
+  for (let round = 0; round < 2; round++) await reads()
+  t.same((await reads()).filter((x) => (JSON.parse(x) as unknown[]).length !== N + 2), [], 'a relation added shows, once kept again too')
 })
 
 t.test('kept get-node and get-relation answers on every thread: each change shows in every read after its answer', async (t) => {

@@ -186,6 +186,46 @@ t.test('a large neighbourhood is not kept when a commit is counted while it is r
   t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, 'longer than KEPT_CHARS_LIMIT: not kept')
 })
 
+/** c1's neighbours read from a cold cache, as the actor does, one step per message; its slices. */
+function slicesOfRead(sc: () => ShardContext, between?: () => Promise<void>): Promise<Slice[]> {
+  sc().store.cache.plain.clear()
+  forgetKeptReads()
+  forgetReadSources()
+  observeWrites([sc().store.shard])
+  const scan = new NeighboursScan('demo', customer('c1'))
+  const slices = [scan.step(sc())]
+  return (async () => {
+    if (between !== undefined) await between()
+    while (!slices[slices.length - 1]!.done) slices.push(scan.step(sc()))
+    return slices
+  })()
+}
+
+t.test('the last slice of a neighbours read carries its stamp when no commit was counted during it, kept on this thread or not', async (t) => {
+  const s = tempShard(t)
+  const ref = await s.consent('demo')
+  await s.write((sc) => {
+    putNode(sc, 'demo', customer('c1'), { name: 'Secret Name' }, writeCtx(ref))
+    for (let i = 0; i < 400; i++) putRelation(sc, 'demo', viewed('c1', `p${i}`), { views: i }, writeCtx(ref))
+  })
+  const quiet = await slicesOfRead(() => s.context())
+  t.ok(quiet.length > 1, `read over ${quiet.length} steps`)
+  t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, 'a cold cache: this thread did not keep it')
+  t.equal(quiet[quiet.length - 1]!.kept, writeGeneration(s.store.shard), 'the last slice says the whole answer is true at this count')
+  t.ok(quiet.slice(0, -1).every((slice) => slice.kept === undefined), 'no other slice says so')
+
+  const written = await slicesOfRead(() => s.context(), () => s.write((sc) => { putNode(sc, 'demo', product('elsewhere'), { title: 'x' }, writeCtx(ref)) }))
+  t.equal(written[written.length - 1]!.kept, undefined, 'a commit counted while it was read: no stamp')
+
+  // Revoked, then granted again: what was sealed under the destroyed key is locked.
+  await s.write((sc) => revokeConsent(sc.store, 'demo', ref, TENANT, sc.shred))
+  await s.write((sc) => grantConsent(sc.store, 'demo', ref, TENANT))
+  forgetConsent(s.store, 'demo', ref)
+  const locked = await slicesOfRead(() => s.context())
+  t.match(locked.map((slice) => slice.chunks.join(',')).join(','), /"locked":true/)
+  t.equal(locked[locked.length - 1]!.kept, undefined, 'an answer with a locked element: no stamp')
+})
+
 t.test('the element cache evicting: kept neighbourhoods stay while no rendered chunk goes, and go when one does', async (t) => {
   const s = tempShard(t)
   await graph(s)

@@ -3,7 +3,7 @@
 // dropped per shard after a consent change, bounded in count and size, and
 // kept only when asked for a second time.
 import t from 'tap'
-import { ASKED_ONCE_LIMIT, KEPT_ANSWERS_LIMIT, KEPT_CHARS_LIMIT, KeptAnswers } from '../../src/shard/kept-answers'
+import { ASKED_ONCE_LIMIT, KEPT_ANSWERS_LIMIT, KEPT_ANSWER_LIMIT, KEPT_CHARS_LIMIT, KeptAnswers } from '../../src/shard/kept-answers'
 import type { Operation } from '../../src/contract/messages'
 
 const node = (id: string, tenant = 'demo'): Operation => ({ op: 'getNode', tenant, node: { ns: 'core', type: 'customer', id } })
@@ -70,16 +70,19 @@ t.test('past the count or the characters allowed, the oldest tenth goes', async 
   t.equal(kept.find(0, key(node('n0'))), undefined, 'the oldest went')
   t.equal(kept.find(0, key(node(`n${KEPT_ANSWERS_LIMIT - 1}`))), '{}', 'the newest stayed')
   kept.forgetAll()
-  const big = 'x'.repeat(KEPT_CHARS_LIMIT / 2 + 1)
-  kept.keep(0, key(node('big1')), big, 0)
-  kept.keep(0, key(node('big1')), big, 0)
-  t.equal(kept.size, 1, 'replacing an answer counts its characters once')
-  kept.keep(0, key(node('big2')), big, 0)
-  t.equal(kept.find(0, key(node('big1'))), undefined, 'the characters: the oldest went')
-  t.equal(kept.find(0, key(node('big2'))), big)
-  kept.keep(0, key(node('huge')), 'x'.repeat(KEPT_CHARS_LIMIT + 1), 0)
-  t.equal(kept.find(0, key(node('huge'))), undefined, 'an answer longer than all allowed is not kept')
-  t.equal(kept.find(0, key(node('big2'))), big, 'and drops nothing')
+  const big = 'x'.repeat(KEPT_ANSWER_LIMIT)
+  const fit = KEPT_CHARS_LIMIT / KEPT_ANSWER_LIMIT
+  for (let i = 0; i < fit; i++) kept.keep(0, key(node(`big${i}`)), big, 0)
+  kept.keep(0, key(node(`big${fit - 1}`)), big, 0)
+  t.equal(kept.size, fit, 'replacing an answer counts its characters once')
+  t.equal(kept.find(0, key(node('big0'))), big, 'all fit')
+  kept.keep(0, key(node('big-more')), big, 0)
+  t.equal(kept.find(0, key(node('big0'))), undefined, 'the characters: the oldest went')
+  t.equal(kept.find(0, key(node('big-more'))), big)
+  const before = kept.size
+  kept.keep(0, key(node('huge')), 'x'.repeat(KEPT_ANSWER_LIMIT + 1), 0)
+  t.equal(kept.find(0, key(node('huge'))), undefined, 'an answer longer than one may be is not kept')
+  t.equal(kept.size, before, 'and drops nothing')
 })
 
 t.test('an answer is wanted only when asked for again', async (t) => {

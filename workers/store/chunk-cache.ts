@@ -37,6 +37,8 @@ export interface CacheBudget {
   left: number
   /** every chunk returned so far is the string the cache keeps (kept-reads.ts shares them) */
   allKept: boolean
+  /** no element returned so far was locked (an answer with a locked element is not kept anywhere) */
+  allOpen?: boolean
 }
 
 /**
@@ -63,6 +65,7 @@ export function elementChunk(store: ShardStore, db: Database<StoredElement, Key>
   const opened = openElement(store, tenant, key, stored, true, budget.left > 0, id)
   if (opened.kind !== 'open') {
     budget.allKept = false
+    budget.allOpen = false
     return render(stored, undefined)
   }
   if (!cached) budget.left--

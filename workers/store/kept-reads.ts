@@ -108,6 +108,11 @@ function entriesStillAt(shard: number, observed: number | undefined): ShardEntri
   return known
 }
 
+/** Whether no commit to `shard` was counted since this thread observed `observed` (a read begun then still shows the shard as it is). */
+export function unchangedSince(shard: number, observed: number): boolean {
+  return entriesStillAt(shard, observed) !== undefined
+}
+
 /** Keeps a neighbourhood read entirely after this thread observed `observed` for its shard (entriesStillAt); whether it was kept. */
 export function keepNeighbourhood(shard: number, key: string, neighbourhood: Neighbourhood, observed: number): boolean {
   const known = entriesStillAt(shard, observed)

@@ -9,14 +9,14 @@ import { elementChunk, type CacheBudget } from './chunk-cache'
 import type { ShardContext } from './context'
 import { TENANT_OWNER } from './consents'
 import { elementId, openElement } from './sealing'
-import { KEPT_CHARS_LIMIT, cachedNeighbourhood, keepNeighbourhood, neighbourhoodChunks, observedWrites, type Neighbourhood } from './kept-reads'
+import { KEPT_CHARS_LIMIT, cachedNeighbourhood, keepNeighbourhood, neighbourhoodChunks, observedWrites, unchangedSince, type Neighbourhood } from './kept-reads'
 
 export interface Slice {
   chunks: string[]
   done: boolean
   /** Set (with done) when a neighbours scan's source node does not exist: the spec's 404, this message. */
   notFound?: string
-  /** Set (with done, on a first step) when the whole answer is one this thread keeps: true while the shard's write counter is this. */
+  /** Set (with done) on a neighbours read no commit was counted during, with no locked element: the answer is true while the shard's write counter is this. */
   kept?: number
 }
 
@@ -139,6 +139,8 @@ export class NeighboursScan implements Scan {
   private readonly budget: CacheBudget = { left: SCAN_CACHE_BUDGET, allKept: true }
   /** What is read, to be kept once read entirely (kept-reads.ts); dropped past KEPT_CHARS_LIMIT. */
   private whole: { key: string; pieces: Neighbourhood; observed: number; chars: number } | undefined
+  /** The shard's write counter this thread observed when the read began. */
+  private observed: number | undefined
 
   constructor(private readonly tenant: string, private readonly source: NodeRef) {}
 
@@ -164,6 +166,7 @@ export class NeighboursScan implements Scan {
       chunks.push(closeNodeChunk(head, undefined))
       this.sentSource = true
       const observed = observedWrites(store.shard)
+      this.observed = observed
       if (observed !== undefined) this.whole = { key, pieces: { source: head, neighbours: [] }, observed, chars: head.length }
     }
     const prefix = adjacencyPrefix(tenant, source)
@@ -201,10 +204,10 @@ export class NeighboursScan implements Scan {
     }
     flush()
     const whole = this.whole
-    // Kept, and read in one step: the answer is this one slice, which the front thread may keep too (src/shard/kept-answers.ts).
-    if (whole !== undefined && this.budget.allKept && keepNeighbourhood(store.shard, whole.key, whole.pieces, whole.observed) && firstStep) {
-      return { chunks, done: true, kept: whole.observed }
-    }
+    if (whole !== undefined && this.budget.allKept) keepNeighbourhood(store.shard, whole.key, whole.pieces, whole.observed)
+    // No commit was counted since the read began, so its slices are one answer true at that count: the last
+    // one says so, and the front thread may keep the answer (src/shard/kept-answers.ts), whether or not this thread did.
+    if (this.observed !== undefined && this.budget.allOpen !== false && unchangedSince(store.shard, this.observed)) return { chunks, done: true, kept: this.observed }
     return { chunks, done: true }
   }
 
