@@ -131,16 +131,18 @@ t.test('a consent drop, a failed transaction and a revocation each drop what is 
   t.notMatch(after, /MARKED|Secret Name/, 'revoked: nothing of the consent is served')
 })
 
+/** c1 with a relation to each of p0..p(n-1). */
+async function hub(s: TempShard, ref: string, n: number): Promise<void> {
+  await s.write((sc) => {
+    putNode(sc, 'demo', customer('c1'), { name: 'Secret Name' }, writeCtx(ref))
+    for (let i = 0; i < n; i++) putRelation(sc, 'demo', viewed('c1', `p${i}`), { views: i }, writeCtx(ref))
+  })
+}
+
 t.test('kept only when every piece is one the element cache holds; a large one too, sent as one slice', async (t) => {
   const s = tempShard(t)
   const ref = await s.consent('demo')
-  const many = async (n: number): Promise<void> => {
-    await s.write((sc) => {
-      putNode(sc, 'demo', customer('c1'), { name: 'Secret Name' }, writeCtx(ref))
-      for (let i = 0; i < n; i++) putRelation(sc, 'demo', viewed('c1', `p${i}`), { views: i }, writeCtx(ref))
-    })
-  }
-  await many(40)
+  await hub(s, ref, 40)
   s.store.cache.plain.clear()
   forgetKeptReads()
   forgetReadSources()
@@ -149,7 +151,7 @@ t.test('kept only when every piece is one the element cache holds; a large one t
   neighbours(s.context())
   t.ok(cachedNeighbourhood(s.store.shard, KEY), 'the next read finds every piece cached and keeps it')
 
-  await many(400)
+  await hub(s, ref, 400)
   let fresh = ''
   for (let i = 0; i < 16; i++) fresh = neighbours(s.context())
   t.ok(s.store.cache.plain.size > 800, 'every element of the large neighbourhood is in the element cache')
@@ -164,10 +166,7 @@ t.test('kept only when every piece is one the element cache holds; a large one t
 t.test('a large neighbourhood is not kept when a commit is counted while it is read, nor past KEPT_CHARS_LIMIT', async (t) => {
   const s = tempShard(t)
   const ref = await s.consent('demo')
-  await s.write((sc) => {
-    putNode(sc, 'demo', customer('c1'), { name: 'Secret Name' }, writeCtx(ref))
-    for (let i = 0; i < 400; i++) putRelation(sc, 'demo', viewed('c1', `p${i}`), { views: i }, writeCtx(ref))
-  })
+  await hub(s, ref, 400)
   for (let i = 0; i < 16; i++) neighbours(s.context())
   forgetKeptReads()
   observeWrites([s.store.shard])
@@ -204,10 +203,7 @@ function slicesOfRead(sc: () => ShardContext, between?: () => Promise<void>): Pr
 t.test('the last slice of a neighbours read carries its stamp when no commit was counted during it, kept on this thread or not', async (t) => {
   const s = tempShard(t)
   const ref = await s.consent('demo')
-  await s.write((sc) => {
-    putNode(sc, 'demo', customer('c1'), { name: 'Secret Name' }, writeCtx(ref))
-    for (let i = 0; i < 400; i++) putRelation(sc, 'demo', viewed('c1', `p${i}`), { views: i }, writeCtx(ref))
-  })
+  await hub(s, ref, 400)
   const quiet = await slicesOfRead(() => s.context())
   t.ok(quiet.length > 1, `read over ${quiet.length} steps`)
   t.equal(cachedNeighbourhood(s.store.shard, KEY), undefined, 'a cold cache: this thread did not keep it')

@@ -38,7 +38,7 @@ export interface CacheBudget {
   /** every chunk returned so far is the string the cache keeps (kept-reads.ts shares them) */
   allKept: boolean
   /** no element returned so far was locked (an answer with a locked element is not kept anywhere) */
-  allOpen?: boolean
+  allOpen: boolean
 }
 
 /**

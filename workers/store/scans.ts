@@ -136,9 +136,9 @@ export class NeighboursScan implements Scan {
   private lastKey: Key | undefined
   private sentSource = false
   /** cache additions this scan may still make */
-  private readonly budget: CacheBudget = { left: SCAN_CACHE_BUDGET, allKept: true }
+  private readonly budget: CacheBudget = { left: SCAN_CACHE_BUDGET, allKept: true, allOpen: true }
   /** What is read, to be kept once read entirely (kept-reads.ts); dropped past KEPT_CHARS_LIMIT. */
-  private whole: { key: string; pieces: Neighbourhood; observed: number; chars: number } | undefined
+  private whole: { key: string; pieces: Neighbourhood; chars: number } | undefined
   /** The shard's write counter this thread observed when the read began. */
   private observed: number | undefined
 
@@ -167,7 +167,7 @@ export class NeighboursScan implements Scan {
       this.sentSource = true
       const observed = observedWrites(store.shard)
       this.observed = observed
-      if (observed !== undefined) this.whole = { key, pieces: { source: head, neighbours: [] }, observed, chars: head.length }
+      if (observed !== undefined) this.whole = { key, pieces: { source: head, neighbours: [] }, chars: head.length }
     }
     const prefix = adjacencyPrefix(tenant, source)
     let group: { neighbour: NodeRef; relations: string[]; lastKey: Key } | undefined
@@ -203,11 +203,12 @@ export class NeighboursScan implements Scan {
       if (json !== undefined) g.relations.push(json)
     }
     flush()
-    const whole = this.whole
-    if (whole !== undefined && this.budget.allKept) keepNeighbourhood(store.shard, whole.key, whole.pieces, whole.observed)
+    const { whole, observed } = this
+    if (observed === undefined) return { chunks, done: true }
+    if (whole !== undefined && this.budget.allKept) keepNeighbourhood(store.shard, whole.key, whole.pieces, observed)
     // No commit was counted since the read began, so its slices are one answer true at that count: the last
     // one says so, and the front thread may keep the answer (src/shard/kept-answers.ts), whether or not this thread did.
-    if (this.observed !== undefined && this.budget.allOpen !== false && unchangedSince(store.shard, this.observed)) return { chunks, done: true, kept: this.observed }
+    if (this.budget.allOpen && unchangedSince(store.shard, observed)) return { chunks, done: true, kept: observed }
     return { chunks, done: true }
   }
 
