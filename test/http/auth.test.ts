@@ -24,7 +24,7 @@ t.test('client_credentials with Basic: the spec token response', async (t) => {
   const body = res.json<Body>()
   t.equal(body.token_type, 'Bearer')
   t.equal(body.expires_in, 3600)
-  t.match(body.access_token, /^[A-Za-z0-9_-]{43}$/, '256 random bits, base64url')
+  t.match(body.access_token, /^[A-Za-z0-9_-]{51}$/, 'issue time and 256 random bits, base64url')
   t.same((body.scope as string).split(' ').sort(), ['platform.profile_graph_manage', 'platform.profile_graph_view', 'platform.tenant=demo'])
   t.equal(body.refresh_token, undefined)
 })

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AccessTokens } from '../../src/auth/models/access-tokens'
 import { openAuthStore, type AuthStore } from '../../src/auth/models/auth-store'
-import { sha256 } from '../../src/auth/helpers/secrets'
+import { randomToken, sha256, tokenKey } from '../../src/auth/helpers/secrets'
 import { useClock } from '../../src/clock'
 
 /** An auth store in a temporary directory and a clock the test moves; both undone at teardown. */
@@ -29,7 +29,8 @@ t.test('expiry, revocation and sweep follow the injected clock', async (t) => {
   const { token, record } = await tokens.issue({ client: 'c', tenant: 'demo', scopes: ['s'], sub: undefined })
   t.equal(record.exp, f.time + 3600 * 1000)
   t.equal(store.accessTokens.get(token), undefined, 'the raw token is not a key')
-  t.ok(store.accessTokens.get(sha256(token)), 'its SHA-256 is')
+  t.equal(store.accessTokens.get(sha256(token)), undefined, 'nor its bare SHA-256')
+  t.ok(store.accessTokens.get(tokenKey(token)), 'its key (issue time and SHA-256) is')
   t.same(tokens.verify(token)?.scopes, ['s'])
   f.time += 3599 * 1000
   t.ok(tokens.verify(token), 'valid one second before expiry')
@@ -74,7 +75,7 @@ t.test('the sweep reads the expiry index: it removes expired tokens and their en
   t.equal(await tokens.sweep(), 1, 'only the expired old token is swept')
   t.equal(store.accessTokens.get(old.hash), undefined)
   t.ok(tokens.verify(live.token), 'the live token stays')
-  t.same([...store.accessTokenExpiry.getKeys()], [[live.record.exp, sha256(live.token)]])
+  t.same([...store.accessTokenExpiry.getKeys()], [[live.record.exp, tokenKey(live.token)]])
   f.time += 3600_000
   t.equal(await tokens.sweep(), 1)
   t.equal(store.accessTokens.getKeysCount() + store.accessTokenExpiry.getKeysCount(), 0, 'nothing left in either')
@@ -117,4 +118,29 @@ t.test('a token being revoked is refused at once: a read before the removal comm
   t.equal(await removingClient, 1)
   t.equal(tokens.verify(a.token), undefined, 'and after')
   t.equal(tokens.verify(b.token), undefined)
+})
+
+t.test('a token an earlier build issued (256 random bits, stored under its SHA-256) still verifies, is revoked and is swept', async (t) => {
+  const f = fixture(t, 1_000_000)
+  const tokens = new AccessTokens(f.store, 3600)
+  const token = randomToken()
+  const record = { client: 'c', tenant: 'demo', scopes: ['s'], sub: undefined, clientAuthenticated: true, iat: f.time, exp: f.time + 3600_000 }
+  await f.store.accessTokens.put(sha256(token), record)
+  await f.store.accessTokenExpiry.put([record.exp, sha256(token)], 1)
+  t.same(tokens.verify(token)?.scopes, ['s'])
+  t.equal(await tokens.revoke(token), true)
+  t.equal(tokens.verify(token), undefined, 'revoked')
+  t.equal(f.store.accessTokens.getKeysCount(), 0)
+})
+
+t.test('tokens issued later are stored under later keys, so the tokens of one commit share pages', async (t) => {
+  const f = fixture(t, 1_700_000_000_000)
+  const tokens = new AccessTokens(f.store, 3600)
+  const issued: string[] = []
+  for (let i = 0; i < 20; i++) {
+    issued.push((await tokens.issue({ client: 'c', tenant: 'demo', scopes: [], sub: undefined })).token)
+    f.time += 1 + i * 997
+  }
+  const keys = [...f.store.accessTokens.getKeys()] as string[]
+  t.same(keys, issued.map(tokenKey), 'the store order is the issue order')
 })

@@ -13,7 +13,6 @@ import { oauthMethod, type AuthServices } from '../services'
 import { tokenClient, type CallingClient } from '../helpers/client-authentication'
 import { requireClientOrigin } from '../helpers/client-cors'
 import { invalidRequest, single } from '../helpers/oauth-errors'
-import { sha256 } from '../helpers/secrets'
 import { NO_STORE } from '../helpers/token-response'
 import { tokenInfo } from './tokeninfo'
 
@@ -23,14 +22,13 @@ type Found = { kind: 'access'; record: AccessTokenRecord } | { kind: 'refresh'; 
 
 /** The live token, looked up first where the hint points (RFC 7662 2.1: the hint only speeds the search). */
 function find(s: AuthServices, token: string, hint: string | undefined): Found | undefined {
-  const hash = sha256(token)
   const access = (): Found | undefined => {
-    const record = s.tokens.verifyHash(hash)
+    const record = s.tokens.verify(token)
     return record === undefined ? undefined : { kind: 'access', record }
   }
   const refresh = (): Found | undefined => {
-    const record = s.oauth.refreshTokens.findHash(hash)
-    return record === undefined ? undefined : { kind: 'refresh', record }
+    const found = s.oauth.refreshTokens.find(token)
+    return found === undefined ? undefined : { kind: 'refresh', record: found.record }
   }
   return hint === 'refresh_token' ? refresh() ?? access() : access() ?? refresh()
 }

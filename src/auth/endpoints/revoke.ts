@@ -14,17 +14,17 @@ import type { ClientRecord, GrantFields } from '../models/auth-store'
 import { authenticateClient, invalidClient, presentedCredentials } from '../helpers/client-authentication'
 import { invalidRequest, oauthError } from '../helpers/oauth-errors'
 import { requireClientOrigin } from '../helpers/client-cors'
-import { sha256 } from '../helpers/secrets'
 import { NO_STORE } from '../helpers/token-response'
 
 type Found = { kind: 'access' | 'refresh'; hash: string; record: GrantFields }
 
+/** `hash`: the key the token is stored under (an access token's tokenKey, a refresh token's SHA-256). */
 function find(s: AuthServices, token: string): Found | undefined {
-  const hash = sha256(token)
-  const access = s.tokens.verifyHash(hash)
-  if (access !== undefined) return { kind: 'access', hash, record: access }
-  const refresh = s.oauth.refreshTokens.findHash(hash)
-  return refresh === undefined ? undefined : { kind: 'refresh', hash, record: refresh }
+  const accessKey = s.tokens.keyOf(token)
+  const access = s.tokens.verifyHash(accessKey)
+  if (access !== undefined) return { kind: 'access', hash: accessKey, record: access }
+  const refresh = s.oauth.refreshTokens.find(token)
+  return refresh === undefined ? undefined : { kind: 'refresh', hash: refresh.hash, record: refresh.record }
 }
 
 async function revokeFound(s: AuthServices, found: Found): Promise<void> {

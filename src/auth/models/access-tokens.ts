@@ -1,12 +1,15 @@
-// Opaque access tokens: 256 random bits handed to the client, only their
-// SHA-256 stored. Verified tokens are cached in memory by their hash; every
+// Opaque access tokens: their issue time and 256 random bits handed to the
+// client, stored under their key (tokenKey: the issue time and the token's
+// SHA-256; the token itself is never stored). The key is called `hash` below
+// and wherever it is kept (a refresh token's access tokens, the expiry
+// index). Verified tokens are cached in memory by their key; every
 // revocation goes through `revoke`/`revokeHash` so the cache forgets at once.
-// The hash of a presented token is remembered too (token-hashes.ts).
+// The key of a presented token is remembered too (token-hashes.ts).
 // An index by expiry lets the sweep read only the tokens that have expired.
 import { durable } from './auth-store'
 import { now } from '../../clock'
 import type { AccessTokenRecord, AuthStore, GrantFields } from './auth-store'
-import { randomToken, sha256 } from '../helpers/secrets'
+import { timedToken, tokenKey } from '../helpers/secrets'
 import { TokenHashes } from './token-hashes'
 
 const CACHE_LIMIT = 100_000
@@ -23,8 +26,8 @@ export class AccessTokens {
   private readonly removing = new Set<string>()
   private readonly hashes: TokenHashes
 
-  /** `hash`: SHA-256; a test passes a counting one. */
-  constructor(private readonly store: AuthStore, private readonly ttlSeconds: number, private readonly hash: (token: string) => string = sha256) {
+  /** `hash`: the storage key of a token (tokenKey); a test passes a counting one. */
+  constructor(private readonly store: AuthStore, private readonly ttlSeconds: number, private readonly hash: (token: string) => string = tokenKey) {
     this.hashes = new TokenHashes(hash)
     indexTokensOfEarlierBuilds(store)
   }
@@ -35,8 +38,8 @@ export class AccessTokens {
 
   /** A new token and its record, not yet stored (see `put`). */
   mint(fields: GrantFields & { refresh?: string }): MintedToken<AccessTokenRecord> {
-    const token = randomToken()
     const t = now()
+    const token = timedToken(t)
     const record: AccessTokenRecord = { clientAuthenticated: true, ...fields, iat: t, exp: t + this.ttlSeconds * 1000 }
     return { token, hash: this.hash(token), record }
   }
@@ -55,9 +58,14 @@ export class AccessTokens {
     return { token: minted.token, record: minted.record }
   }
 
+  /** The key a token is stored under (remembered for tokens presented again). */
+  keyOf(token: string): string {
+    return this.hashes.of(token)
+  }
+
   /** The live record of a token, or undefined when unknown, revoked or expired. */
   verify(token: string): AccessTokenRecord | undefined {
-    return this.verifyHash(this.hashes.of(token))
+    return this.verifyHash(this.keyOf(token))
   }
 
   verifyHash(hash: string): AccessTokenRecord | undefined {
@@ -83,7 +91,7 @@ export class AccessTokens {
   }
 
   async revoke(token: string): Promise<boolean> {
-    return this.revokeHash(this.hashes.of(token))
+    return this.revokeHash(this.keyOf(token))
   }
 
   async revokeHash(hash: string): Promise<boolean> {

@@ -38,12 +38,8 @@ export class RefreshTokens {
 
   find(token: string): StoredRefreshToken | undefined {
     const hash = sha256(token)
-    const record = this.findHash(hash)
+    const record = this.store.refreshTokens.get(hash)
     return record === undefined ? undefined : { hash, record }
-  }
-
-  findHash(hash: string): RefreshTokenRecord | undefined {
-    return this.store.refreshTokens.get(hash)
   }
 
   /**
