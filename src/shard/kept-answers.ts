@@ -51,12 +51,22 @@ export class KeptAnswers {
     this.forgets = new Uint32Array(writeGenerations.length)
   }
 
-  /** The key of an answer that may be kept, or undefined for any other operation. */
+  /**
+   * The key of an answer that may be kept, or undefined for any other
+   * operation. Keys are the parts' lengths, then the parts: no two lists of
+   * parts share a key, whatever the parts hold (the last part's length is
+   * implied), and a template costs about half a JSON.stringify, which
+   * escapes (once per get-node).
+   */
   static keyOf(operation: Operation): string | undefined {
-    if (operation.op === 'getNode') return JSON.stringify([operation.tenant, operation.node.ns, operation.node.type, operation.node.id])
+    if (operation.op === 'getNode') {
+      const { tenant, node: { ns, type, id } } = operation
+      return `${tenant.length},${ns.length},${type.length}:${tenant}${ns}${type}${id}`
+    }
     if (operation.op === 'getRelation') {
-      const { from, to, rel } = operation.relation
-      return JSON.stringify([operation.tenant, from.ns, from.type, from.id, to.ns, to.type, to.id, rel.ns, rel.type, rel.id])
+      const { tenant, relation: { from, to, rel } } = operation
+      return `r${tenant.length},${from.ns.length},${from.type.length},${from.id.length},${to.ns.length},${to.type.length},${to.id.length},${rel.ns.length},${rel.type.length}:` +
+        `${tenant}${from.ns}${from.type}${from.id}${to.ns}${to.type}${to.id}${rel.ns}${rel.type}${rel.id}`
     }
     return undefined
   }
@@ -64,7 +74,8 @@ export class KeptAnswers {
   /** The key of a neighbours answer in its format; undefined for any other stream. */
   static streamKeyOf(operation: StreamOp): string | undefined {
     if (operation.op !== 'neighbours') return undefined
-    return JSON.stringify(['neighbours', operation.format, operation.tenant, operation.node.ns, operation.node.type, operation.node.id])
+    const { format, tenant, node: { ns, type, id } } = operation
+    return `n${format.length},${tenant.length},${ns.length},${type.length}:${format}${tenant}${ns}${type}${id}`
   }
 
   /** The kept answer, while the shard's counter is still its stamp. */

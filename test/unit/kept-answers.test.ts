@@ -57,6 +57,12 @@ t.test('a neighbourhood is kept as its bytes, one per format', async (t) => {
 t.test('keys: one per element, none for other operations', async (t) => {
   const relation: Operation = { op: 'getRelation', tenant: 'demo', relation: { from: { ns: 'core', type: 'customer', id: 'a' }, to: { ns: 'core', type: 'product', id: 'b' }, rel: { ns: 'core', type: 'viewed', id: 'r' } } }
   t.not(KeptAnswers.keyOf(node('a|b')), KeptAnswers.keyOf(node('a', 'demo|core')), 'separators in ids do not collide')
+  const parts = (tenant: string, ns: string, type: string, id: string): Operation => ({ op: 'getNode', tenant, node: { ns, type, id } })
+  const lists = [['ab', 'c', 't', 'i'], ['a', 'bc', 't', 'i'], ['a', 'b', 'ct', 'i'], ['a', 'b', 'c', 'ti'], ['2,1', '1:', 'x', 'y'], ['2', ',1', '1:x', 'y'], ['', '', '', '']]
+  const keys = new Set(lists.map(([a, b, c, d]) => KeptAnswers.keyOf(parts(a!, b!, c!, d!))))
+  t.equal(keys.size, lists.length, 'the same characters split otherwise, commas and colons in the parts: all distinct keys')
+  const neighbours = KeptAnswers.streamKeyOf({ op: 'neighbours', tenant: 'demo', node: { ns: 'core', type: 'customer', id: 'a' }, format: 'json' })
+  t.not(neighbours, KeptAnswers.keyOf(node('a')), 'a node and its neighbourhood: two keys')
   t.not(KeptAnswers.keyOf(relation), undefined)
   t.equal(KeptAnswers.keyOf({ op: 'countNodes', tenant: 'demo', ns: 'core', type: 'customer' }), undefined)
 })
