@@ -45,6 +45,8 @@ export interface ReadFigures {
   errors: number
   /** CPU of other processes during the window (noise), in cores. */
   otherCores: number
+  /** The service's peak private memory (RssAnon) during the pass, warm-up included; absent in results of earlier builds. */
+  peakRssAnonMb?: number
 }
 
 export interface ScaleResults {
@@ -94,8 +96,9 @@ function* sliceRelations(from: number, size: number, per: number, h: readonly Te
   }
 }
 
-async function reads(child: Child, loaded: number, h: readonly TenantHeaders[], durationMs: number, log: (l: string) => void): Promise<{ getNode: ReadFigures; neighbours: ReadFigures }> {
+async function reads(child: Child, memory: MemorySampler, loaded: number, h: readonly TenantHeaders[], durationMs: number, log: (l: string) => void): Promise<{ getNode: ReadFigures; neighbours: ReadFigures }> {
   const figures = async (name: string, path: (t: string, id: string) => string): Promise<ReadFigures> => {
+    memory.newWindow()
     const random = seeded(loaded + name.length)
     const serviceCpu = new CpuMeter(child.pid)
     const machineCpu = new MachineCpuMeter()
@@ -118,8 +121,9 @@ async function reads(child: Child, loaded: number, h: readonly TenantHeaders[], 
       },
     })
     otherCores = Math.max(0, otherCores - r.generatorCores)
-    log(`    ${name} at ${loaded} nodes: ${Math.round(r.okRps)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}, errors ${r.errors}, other CPU ${otherCores.toFixed(2)}`)
-    return { rps: r.okRps, latency: r.latency, non2xx: r.non2xx, errors: r.errors, otherCores }
+    const peakRssAnonMb = memory.newWindow()
+    log(`    ${name} at ${loaded} nodes: ${Math.round(r.okRps)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}, errors ${r.errors}, other CPU ${otherCores.toFixed(2)}; RssAnon peak ${Math.round(peakRssAnonMb)} MB`)
+    return { rps: r.okRps, latency: r.latency, non2xx: r.non2xx, errors: r.errors, otherCores, peakRssAnonMb }
   }
   return {
     getNode: await figures('get-node', (t, id) => nodePath(t, 'customer', id)),
@@ -202,9 +206,9 @@ export async function runScale(o: Options, shape: ScaleShape, log: (l: string) =
       slices.push(report)
       log(`  slice ${report.slice}: ${Math.round(report.nodesPerS)} nodes/s, ${Math.round(report.relationsPerS)} relations/s, `
         + `${report.seconds.toFixed(0)} s; service CPU ${serviceCores.toFixed(2)}, other ${otherCores.toFixed(2)}; RssAnon ${Math.round(report.rssAnonMb)} MB (peak ${Math.round(report.peakRssAnonMb)}), RssFile ${Math.round(report.rssFileMb)} MB, disk ${Math.round(report.diskMb)} MB`)
-      if (s === 0) before = await reads(child, from + size, h, o.durationMs, log)
+      if (s === 0) before = await reads(child, memory, from + size, h, o.durationMs, log)
     }
-    const after = await reads(child, shape.nodes, h, o.durationMs, log)
+    const after = await reads(child, memory, shape.nodes, h, o.durationMs, log)
     const peakRssAnonMb = memory.peakAnonMb
     const peakRssFileMb = memory.peakFileMb
     memory.stop()
@@ -264,12 +268,13 @@ export function scaleMarkdown(r: ScaleResults): string {
   lines.push(`Disk: ${Math.round(r.bytesPerNode)} B per node, ${Math.round(r.bytesPerRelation)} B per relation (growth of the data directory during the node and relation phases), ${Math.round(r.diskMb)} MB in all.`)
   lines.push(`Peak private memory (RssAnon): ${Math.round(r.peakRssAnonMb)} MB (goal < 600 MB: ${r.peakRssAnonMb < 600 ? 'met' : 'missed'}); peak RssFile (LMDB map pages): ${Math.round(r.peakRssFileMb)} MB.`)
   lines.push('')
-  lines.push(`| read (${READ_SHAPE.connections} connections) | at ${r.slices[0]!.nodesTotal} nodes: req/s | p50 ms | p99 ms | other CPU | at ${r.shape.nodes} nodes: req/s | p50 ms | p99 ms | other CPU |`)
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+  lines.push(`| read (${READ_SHAPE.connections} connections) | at ${r.slices[0]!.nodesTotal} nodes: req/s | p50 ms | p99 ms | other CPU | RssAnon peak MB | at ${r.shape.nodes} nodes: req/s | p50 ms | p99 ms | other CPU | RssAnon peak MB |`)
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
   // Results written before the noise was measured have no otherCores.
   const noise = (f: ReadFigures): string => (typeof f.otherCores === 'number' ? f.otherCores.toFixed(2) : '-')
+  const peak = (f: ReadFigures): string => (f.peakRssAnonMb === undefined ? '-' : String(Math.round(f.peakRssAnonMb)))
   const row = (name: string, b: ReadFigures, a: ReadFigures): string =>
-    `| ${name} | ${Math.round(b.rps)} | ${b.latency.p50} | ${b.latency.p99} | ${noise(b)} | ${Math.round(a.rps)} | ${a.latency.p50} | ${a.latency.p99} | ${noise(a)} |`
+    `| ${name} | ${Math.round(b.rps)} | ${b.latency.p50} | ${b.latency.p99} | ${noise(b)} | ${peak(b)} | ${Math.round(a.rps)} | ${a.latency.p50} | ${a.latency.p99} | ${noise(a)} | ${peak(a)} |`
   lines.push(row('get-node', r.before.getNode, r.after.getNode))
   lines.push(row('neighbours (~10)', r.before.neighbours, r.after.neighbours))
   lines.push('')
