@@ -16,9 +16,9 @@ import { invalidRequest, oauthError } from '../helpers/oauth-errors'
 import { requireClientOrigin } from '../helpers/client-cors'
 import { NO_STORE } from '../helpers/token-response'
 
+/** `hash`: the key the token is stored under (an access token's tokenKey, a refresh token's SHA-256). */
 type Found = { kind: 'access' | 'refresh'; hash: string; record: GrantFields }
 
-/** `hash`: the key the token is stored under (an access token's tokenKey, a refresh token's SHA-256). */
 function find(s: AuthServices, token: string): Found | undefined {
   const accessKey = s.tokens.keyOf(token)
   const access = s.tokens.verifyHash(accessKey)
