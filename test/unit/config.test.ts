@@ -16,6 +16,7 @@ t.test('defaults with no flags and an empty environment', async (t) => {
   t.equal(c.dataDir, resolve('./data'))
   t.equal(c.workers, Math.min(2, availableParallelism()))
   t.equal(c.actorHeapMb, 192, 'each actor thread\'s V8 old generation is capped')
+  t.equal(c.heapGrowthPercent, 30, 'every thread\'s heap grows at most 30% past what is live before V8 collects')
   t.equal(c.shards, 4)
   t.equal(c.maxBody, 1024 * 1024)
   t.equal(c.masterKeyFile, resolve('./secrets/master.key'))
@@ -32,7 +33,7 @@ t.test('defaults with no flags and an empty environment', async (t) => {
 
 t.test('environment variables set every option', async (t) => {
   const c = loadConfig([], {
-    PORT: '9000', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', BOOTSTRAP: 'b.json', WORKERS: '3', ACTOR_HEAP_MB: '512', SHARDS: '16',
+    PORT: '9000', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', BOOTSTRAP: 'b.json', WORKERS: '3', ACTOR_HEAP_MB: '512', HEAP_GROWTH_PERCENT: '50', SHARDS: '16',
     MAX_BODY: '2048', MASTER_KEY_FILE: 'k/master.key', ACCESS_TOKEN_TTL: '60', EVENT_RETENTION: '12h',
     EVENT_RETENTION_COUNT: '5000', MAX_STREAMS_PER_TENANT: '7', PUBLIC_URL: 'https://graph.example.com',
     MAX_JSON_DEPTH: '10', MAX_JSON_ELEMENTS: '500', WEBHOOK_RETRY_BASE_MS: '50',
@@ -43,7 +44,7 @@ t.test('environment variables set every option', async (t) => {
     SHRED_LOG_FILE: 's/shred.log',
   })
   t.same(c, {
-    port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', bootstrap: resolve('b.json'), workers: 3, actorHeapMb: 512, shards: 16,
+    port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', bootstrap: resolve('b.json'), workers: 3, actorHeapMb: 512, heapGrowthPercent: 50, shards: 16,
     maxBody: 2048, maxJsonDepth: 10, maxJsonElements: 500, masterKeyFile: resolve('k/master.key'), accessTokenTtl: 60, eventRetentionMs: 12 * 3_600_000,
     eventRetentionCount: 5000, maxStreamsPerTenant: 7, publicUrl: 'https://graph.example.com',
     webhookAllow: ['127.0.0.1', 'hooks.internal', '*.corp.example', '10.0.0.0/8', 'fd00::/8'], trustProxy: ['10.0.0.1', '::1'], shutdownTimeoutMs: 10_000,
@@ -113,6 +114,9 @@ t.test('other numeric ranges', async (t) => {
   configError(t, () => loadConfig(['--actor-heap-mb', '63'], {}), /--actor-heap-mb must be between 64 and 1048576, got 63/)
   configError(t, () => loadConfig([], { ACTOR_HEAP_MB: '1e3' }), /--actor-heap-mb must be a whole number/)
   t.equal(loadConfig(['--actor-heap-mb', '64'], {}).actorHeapMb, 64)
+  t.equal(loadConfig(['--heap-growth-percent', '0'], {}).heapGrowthPercent, 0, '0 leaves V8 its own factor')
+  configError(t, () => loadConfig(['--heap-growth-percent', '401'], {}), /--heap-growth-percent must be between 0 and 400, got 401/)
+  configError(t, () => loadConfig([], { HEAP_GROWTH_PERCENT: '-1' }), /--heap-growth-percent/)
   configError(t, () => loadConfig(['--max-body', '0'], {}), /--max-body/)
   configError(t, () => loadConfig([], { ACCESS_TOKEN_TTL: '0' }), /ACCESS_TOKEN_TTL/)
   t.equal(loadConfig(['--workers', '64', '--shards', '256'], {}).shards, 256, 'the bounds themselves are accepted')
