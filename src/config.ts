@@ -305,7 +305,7 @@ interface SnapshotFlags { entries: string | undefined; interval: string | undefi
 // busy thread's heap grow to several times what is live before it collects.
 const DEFAULT_ACTOR_HEAP_MB = 192
 // The front thread has no cap: V8 let it grow to up to 4x what is live (100-180 MB at 50-60 MB live in the
-// scale run's read passes). 30 is the factor V8 already picks for a capped actor (bench/README.md, "Memory").
+// scale run's read passes). 30 is the most V8 allows a 192 MB actor on its own (bench/README.md, "Memory").
 const DEFAULT_HEAP_GROWTH_PERCENT = 30
 
 const orDefault = (v: string | undefined, d: string): string => (v === undefined || v === '' ? d : v)
