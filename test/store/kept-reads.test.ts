@@ -25,8 +25,19 @@ const TENANT = { kind: 'tenant' } as const
 const KEY = elementId(nodeKey('demo', customer('c1')))
 
 /** c1's whole neighbours answer, read as one message of the actor reads it: observe first, then scan. */
-function neighbours(sc: ShardContext): string {
+/**
+ * What the actor does at the start of each message (workers/shard-actor.ts):
+ * observe the shard's write counter, then renew a read-only copy's snapshot
+ * (lmdb-js keeps it until a zero timeout fires, which may not have fired yet
+ * after the writer's commit: workers/actor/readers.ts).
+ */
+function beginMessage(sc: ShardContext): void {
   observeWrites([sc.store.shard])
+  if (sc.store.reader) sc.store.env.resetReadTxn()
+}
+
+function neighbours(sc: ShardContext): string {
+  beginMessage(sc)
   const scan = new NeighboursScan('demo', customer('c1'))
   const chunks: string[] = []
   for (let slice: Slice = scan.step(sc); ; slice = scan.step(sc)) {
@@ -250,9 +261,9 @@ t.test('a shard this thread has not observed keeps nothing', async (t) => {
   t.ok(NEIGHBOURHOOD_LIMIT >= 10_000, 'the bound holds a 10,000-customer working set')
 })
 
-/** c1's get-node answer, read as one message of the actor reads it: observe first, then read. */
+/** c1's get-node answer, read as one message of the actor reads it: begin the message, then read. */
 function nodeAnswer(sc: ShardContext, id = 'c1'): OpResult {
-  observeWrites([sc.store.shard])
+  beginMessage(sc)
   return getNode(sc, 'demo', customer(id))
 }
 
