@@ -90,3 +90,14 @@ t.test('a write pipelined into a connection the library closes is not applied', 
   await new Promise((r) => setTimeout(r, 300))
   t.equal((await fixture.graph.get('nodes/core/customer/pipelined-write')).status, 404, 'the unanswered write was dropped before it reached its shard')
 })
+
+t.test('request headers: names in any case, and the first of a repeated header is the one read', async (t) => {
+  const path = '/graph/v1/demo/nodes/core/customer/headers-read'
+  t.equal((await fixture.graph.put('nodes/core/customer/headers-read', { name: 'h' })).status, 204)
+  const get = (head: string) => rawExchange(url(), [`GET ${path} HTTP/1.1\r\nHost: x\r\n${head}\r\n`], 10_000, 300)
+  const good = `Bearer ${fixture.token}`
+  t.same(statuses((await get(`aUtHoRiZaTiOn: ${good}\r\n`)).text), [200], 'a name in mixed case is read')
+  t.same(statuses((await get(`Authorization: ${good}\r\nAuthorization: Bearer nonsense\r\n`)).text), [200], 'the first value counts')
+  t.same(statuses((await get(`Authorization: Bearer nonsense\r\nAuthorization: ${good}\r\n`)).text), [401], 'not a later one')
+  t.same(statuses((await get(`X-Unrelated: 1\r\nAccept: application/json\r\nAuthorization: ${good}\r\n`)).text), [200], 'among headers the routes do not read')
+})
