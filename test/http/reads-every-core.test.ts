@@ -170,3 +170,21 @@ t.test('kept get-node and get-relation answers on every thread: each change show
   t.equal((await g.delete(node)).status, 204)
   t.same(await wrong((n) => !n.includes('element_not_found')), [], 'deleted: 404 on every thread')
 })
+
+t.test('a kept answer is written byte for byte as the first one: text beyond ASCII, its length and its headers', async (t) => {
+  const g = fixture.graph
+  const node = 'nodes/core/customer/unicode-kept'
+  t.equal((await g.put(node, { name: 'Zoë Ångström 名前 🚀 a\u2028b' })).status, 204)
+  const first = await g.get(node)
+  t.equal(first.status, 200)
+  // Asked again and again: kept on the front thread after the second ask, then served from there.
+  const later = []
+  for (let i = 0; i < 12; i++) later.push(await g.get(node))
+  for (const res of later) {
+    t.equal(res.status, 200)
+    t.equal(res.text, first.text)
+    t.equal(res.headers['content-type'], 'application/json')
+    t.equal(res.headers['content-length'], String(Buffer.byteLength(first.text)))
+  }
+  t.equal((JSON.parse(later[11]!.text) as { name: string }).name, 'Zoë Ångström 名前 🚀 a\u2028b')
+})
