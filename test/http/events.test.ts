@@ -114,6 +114,20 @@ t.test('STORE events: payload, schema and scheduleId shapes for the four subject
   }
 })
 
+t.test('a header value is read as UTF-8: a schedule parameter beyond ASCII arrives as sent, bytes that are not UTF-8 as U+FFFD', async (t) => {
+  await newEvents()
+  const at = '2030-01-02T03:04:05Z'
+  // Header values travel as bytes: a string of one character per byte sends exactly these bytes.
+  const asBytes = (b: Buffer): string => b.toString('latin1')
+  const put = (id: string, value: Buffer) => g.put(`nodes/core/customer/${id}`, { name: 'U' }, { 'platform-schedule-event-at': at, 'platform-schedule-event-parameter': asBytes(value) })
+  await put('u1', Buffer.from('café ☕ 名前!'))
+  await put('u2', Buffer.from([0x61, 0xff, 0x62]))
+  // uWebSockets.js's parser trims a value's trailing bytes beyond ASCII as if they were spaces (README, "HTTP edges").
+  await put('u3', Buffer.from('ends in é'))
+  const stores = (await newEvents()).filter((e) => e.operation === 'STORE')
+  t.same(stores.map((e) => e.payload.scheduleParameter), ['café ☕ 名前!', 'a\ufffdb', 'ends in'])
+})
+
 t.test('a 2 s schedule fires on time; a later call with the same scheduleId replaces it', async (t) => {
   await newEvents()
   const start = Date.now()
