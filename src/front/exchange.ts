@@ -63,7 +63,7 @@ const HEADER_BIT = new Map((Object.keys(noHeaders()) as HeaderName[]).map((name,
 let reading = noHeaders()
 let seen = 0
 
-/** The first value of each header read, as getHeader would give it (uWebSockets.js hands names in lower case). */
+/** The first value of each header the routes read (uWebSockets.js hands names in lower case, values decoded as UTF-8). */
 function readHeader(name: string, value: string): void {
   const bit = HEADER_BIT.get(name)
   if (bit === undefined || (seen & bit) !== 0) return
@@ -73,8 +73,9 @@ function readHeader(name: string, value: string): void {
 
 /**
  * One pass over the headers the request has (a client sends a handful):
- * sixteen getHeader calls cost ~0.6 us a request more on this machine, as
- * each converts its name argument (bench/README.md, "front thread").
+ * sixteen getHeader calls cost ~0.6 µs a request more here, as each
+ * converts its name argument (bench/README.md, "The front thread on a
+ * faster host").
  */
 function readHeaders(req: HttpRequest): RequestHeaders {
   const headers = noHeaders()
