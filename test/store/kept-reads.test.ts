@@ -24,7 +24,6 @@ import { customer, product, tempShard, viewed, writeCtx, type TempShard } from '
 const TENANT = { kind: 'tenant' } as const
 const KEY = elementId(nodeKey('demo', customer('c1')))
 
-/** c1's whole neighbours answer, read as one message of the actor reads it: observe first, then scan. */
 /**
  * What the actor does at the start of each message (workers/shard-actor.ts):
  * observe the shard's write counter, then renew a read-only copy's snapshot
@@ -36,6 +35,7 @@ function beginMessage(sc: ShardContext): void {
   if (sc.store.reader) sc.store.env.resetReadTxn()
 }
 
+/** c1's whole neighbours answer, read as one message of the actor reads it: begin the message, then scan. */
 function neighbours(sc: ShardContext): string {
   beginMessage(sc)
   const scan = new NeighboursScan('demo', customer('c1'))
