@@ -16,7 +16,7 @@ export interface Config {
   workers: number
   /** The V8 old generation of each shard actor thread at most, MB: bounds the process's private memory (docs/architecture.md, "In-memory state of an actor"). */
   actorHeapMb: number
-  /** How far V8 lets a thread's heap grow past what is live before it collects, in percent (src/lifecycle/heap-growth.ts); 0 leaves V8's own choice. */
+  /** How far V8 lets a thread's heap grow past what is live before it collects, in percent (src/lifecycle/v8-heap.ts); 0 leaves V8's own choice. */
   heapGrowthPercent: number
   /** Shard count used only when the data directory is created. */
   shards: number

@@ -22,7 +22,7 @@ import { WebhookPolicy } from './net/webhook-policy'
 import { listen } from './server'
 import { drain, inFlight } from './front/in-flight'
 import { lockDataDir } from './lifecycle/data-dir-lock'
-import { limitHeapGrowth } from './lifecycle/heap-growth'
+import { tuneHeap } from './lifecycle/v8-heap'
 import { privateDataDir, privateUmask } from './lifecycle/file-modes'
 import type { Services } from './services'
 import { Metamodel } from './model/metamodel'
@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   // Before anything is created: files 0600, directories 0700 (LMDB's too).
   privateUmask()
   const config = loadConfig(argv, process.env)
-  limitHeapGrowth(config.heapGrowthPercent)
+  tuneHeap(config.heapGrowthPercent)
   setLogLevel(config.logLevel)
   startLogThread()
   const webhookPolicy = new WebhookPolicy(config.webhookAllow)
