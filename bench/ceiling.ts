@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs'
 import uWS from 'uWebSockets.js'
 import { BUILT_IN_BODIES, isCeilingBodies, type CeilingBodies } from './ceiling-bodies'
+import { turnOffPretenuring } from '../src/lifecycle/v8-heap'
 
 function loadBodies(argv: readonly string[]): CeilingBodies {
   const i = argv.indexOf('--bodies')
@@ -54,6 +55,8 @@ export function ceilingApp(bodies: CeilingBodies): uWS.TemplatedApp {
 }
 
 function main(): void {
+  // The same V8 setting as the service's threads (src/lifecycle/v8-heap.ts).
+  turnOffPretenuring()
   const bodies = loadBodies(process.argv.slice(2))
   const app = ceilingApp(bodies)
   app.listen('127.0.0.1', 0, (socket) => {

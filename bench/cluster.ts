@@ -28,6 +28,7 @@ import { writeJson } from './report'
 import { ROOT, prepareService, startService, tempDir } from './service'
 import { SCENARIOS, scenarioSeed, type Scenario, type ScenarioContext } from './scenarios'
 import { fetchCredentials } from './tokens'
+import { turnOffPretenuring } from '../src/lifecycle/v8-heap'
 
 const log = (line: string): void => console.log(line)
 
@@ -126,6 +127,8 @@ function table(single: ModeResult, cluster: ModeResult): string {
 }
 
 async function main(): Promise<number> {
+  // The same V8 setting as the service's threads (src/lifecycle/v8-heap.ts).
+  turnOffPretenuring()
   const command = readCommandLine(process.argv.slice(2))
   if (command === undefined) return 2
   const { o } = command

@@ -20,5 +20,10 @@ import { setFlagsFromString } from 'node:v8'
 /** Sets V8's heap growing factor to 1 + growthPercent/100 for every thread (0 leaves V8's own factor), and turns allocation-site pretenuring off. */
 export function tuneHeap(growthPercent: number): void {
   setFlagsFromString(`--heap-growing-percent=${growthPercent}`)
+  turnOffPretenuring()
+}
+
+/** Also for the bench's load generator and ceiling, which allocate per request the same way (bench/README.md, "Pretenuring"). */
+export function turnOffPretenuring(): void {
   setFlagsFromString('--no-allocation-site-pretenuring')
 }
