@@ -13,8 +13,8 @@
 // once enough objects of its allocation site survived a scavenge. Under load
 // it took that decision for the front thread's per-request `Exchange`, which
 // then filled the old generation with ~280 bytes of garbage per request: a
-// full mark-compact every ~1.1 s at 30k get-node/s, pauses of 2-8 ms, and a
-// p99 of 12 ms in the open-loop bench (bench/README.md, "Pretenuring").
+// full mark-compact every ~1.1 s at 30k get-node/s, pauses of 2-8 ms, and
+// an open-loop p99 of 12-15 ms at that rate (bench/README.md, "Pretenuring").
 import { setFlagsFromString } from 'node:v8'
 
 /** Sets V8's heap growing factor to 1 + growthPercent/100 for every thread (0 leaves V8's own factor), and turns allocation-site pretenuring off. */
