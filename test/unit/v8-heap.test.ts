@@ -10,12 +10,12 @@ import { ROOT } from '../helpers/server'
 
 const MODULE = join(ROOT, 'dist', 'src', 'lifecycle', 'v8-heap.js')
 
-// argv: the setting ('v8': V8's defaults, no call; 'growth-only': V8's own factor with pretenuring off; else
+// argv: the setting ('v8': V8's defaults, no call; 'growth-only': V8's own factor, turnOffPretenuring alone; else
 // tuneHeap(percent)), and how many batches of 10,000 churned objects stay reachable.
 const CHILD = `
 const v8 = require('node:v8')
 const [setting, keptBatches] = [process.argv[1], Number(process.argv[2])]
-if (setting === 'growth-only') v8.setFlagsFromString('--no-allocation-site-pretenuring')
+if (setting === 'growth-only') require(${JSON.stringify(MODULE)}).turnOffPretenuring()
 else if (setting !== 'v8') require(${JSON.stringify(MODULE)}).tuneHeap(Number(setting))
 const live = []
 for (let i = 0; i < 300000; i++) live.push({ i, s: ('live-' + i + '-').padEnd(60, 'x') })
