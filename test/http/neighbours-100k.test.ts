@@ -25,8 +25,8 @@ t.test(`${N} neighbours stream to a slow reader with bounded server memory`, asy
     if (res.status !== 204) throw new Error(`PUT ${i}: ${res.status}`)
   })
   // Two reads first, so that every actor has rendered into its decrypted-element cache what it will
-  // (the owner's cache holds up to PLAIN_CACHE_LIMIT of the elements just written, and a read attaches
-  // each one's rendered chunk: tens of MB, bounded by the cache, not by the answer). The third read
+  // (a read caches up to PLAIN_CACHE_LIMIT of the elements it decrypts, each with its rendered
+  // chunk: tens of MB, bounded by the cache, not by the answer). The third read
   // then shows only what streaming itself holds.
   for (let i = 0; i < 2; i++) {
     const warm = await request(g.url('neighbours/core/customer/star'), { headers: { authorization: `Bearer ${g.token}`, accept: 'application/x-ndjson' } })

@@ -60,7 +60,9 @@ t.test("revoking destroys the consent's key after the commit; its data answers c
     putRelation(sc, 'demo', viewed('c1', 'p1'), { views: 1 }, writeCtx(ref))
   })
   const slot = getConsentRecord(s.store, 'demo', ref)!.slot
-  t.ok([...s.store.cache.plain.values()].some((e) => e.o === ref), 'its elements are in the decrypted cache')
+  getNode(s.context(), 'demo', customer('c1'))
+  getRelation(s.context(), 'demo', viewed('c1', 'p1'))
+  t.ok([...s.store.cache.plain.values()].some((e) => e.o === ref), 'its elements, once read, are in the decrypted cache')
   const revoked = await s.write((sc) => {
     const r = revokeConsent(sc.store, 'demo', ref, TENANT, sc.shred)
     t.same(sc.shred, [slot], 'the slot is named for destruction')

@@ -6,12 +6,13 @@ import t from 'tap'
 import { applyIsolated } from '../../workers/store/isolated-write'
 import { createConsent, getConsentRecord, tenantSlot } from '../../workers/store/consents'
 import { getNode, putNode } from '../../workers/store/nodes'
-import { nodeKey } from '../../workers/store/keys'
+import { nodeKey, relationKey } from '../../workers/store/keys'
+import { incrementCounter, putRelation } from '../../workers/store/relations'
 import { LOCKED_PLACEHOLDER } from '../../workers/store/records'
 import { PLAIN_CACHE_LIMIT, openElement, rememberPlain, revokedPropertyWritten, sealElement, withoutProperties, writeGrant } from '../../workers/store/sealing'
 import type { PlainEntry } from '../../workers/store/shard-store'
 import { NO_CONTENT, type OpResult } from '../../workers/store/result'
-import { bodyOf, customer, outcome, product, tempShard, writeCtx } from '../helpers/temp-shard'
+import { bodyOf, customer, outcome, product, tempShard, viewed, writeCtx } from '../helpers/temp-shard'
 
 /** Silences the rollback's log line while `fn` runs. */
 async function quietly<T>(fn: () => Promise<T>): Promise<T> {
@@ -49,17 +50,22 @@ t.test('an altered sealed value is locked once it is not served from memory', as
   t.match(getNode(s.context(), 'demo', customer('c1')), { kind: 'ok', body: LOCKED_PLACEHOLDER })
 })
 
-t.test('a read fills the cache, and a cached entry is used only for the stored value it was made from', async (t) => {
+t.test('a read fills the cache, a write only refreshes it, and a cached entry is used only for the stored value it was made from', async (t) => {
   const s = tempShard(t)
   const ref = await s.consent('demo')
   await s.write((sc) => putNode(sc, 'demo', customer('c1'), { name: 'Ada' }, writeCtx(ref)))
+  await s.write((sc) => putNode(sc, 'demo', customer('c1'), { age: 36 }, writeCtx(ref)))
   const key = nodeKey('demo', customer('c1'))
   const id = JSON.stringify(key)
-  t.match(s.store.cache.plain.get(id), { o: ref, p: '{"name":"Ada"}' }, 'a write caches what it sealed')
+  t.equal(s.store.cache.plain.size, 0, 'a write adds nothing to the cache, nor does its merge with the stored value')
+  t.match(bodyOf(getNode(s.context(), 'demo', customer('c1'))), { name: 'Ada', age: 36 })
+  t.match(s.store.cache.plain.get(id), { o: ref, p: '{"name":"Ada","age":36}' }, 'a read adds what it decrypted')
+  await s.write((sc) => putNode(sc, 'demo', customer('c1'), { age: 37 }, writeCtx(ref)))
+  t.match(s.store.cache.plain.get(id), { o: ref, p: '{"name":"Ada","age":37}' }, 'a write refreshes a cached element')
   s.store.cache.plain.clear()
   const stored = s.store.nodes.get(key)!
   const opened = openElement(s.store, 'demo', key, stored, true, false)
-  t.match(opened, { kind: 'open', record: { p: '{"name":"Ada"}' } })
+  t.match(opened, { kind: 'open', record: { p: '{"name":"Ada","age":37}' } })
   t.equal(s.store.cache.plain.size, 0, 'keep=false does not cache')
   openElement(s.store, 'demo', key, stored, true)
   t.equal(s.store.cache.plain.size, 1)
@@ -79,12 +85,25 @@ t.test('a read fills the cache, and a cached entry is used only for the stored v
   t.match(bodyOf(getNode(s.context(), 'demo', customer('c1'))), { name: 'Grace' }, 'another owner: decrypted from disk')
 })
 
+t.test('a counter stays in the cache while it is incremented; a relation upsert adds nothing', async (t) => {
+  const s = tempShard(t)
+  const ref = await s.consent('demo')
+  const counted = JSON.stringify(relationKey('demo', viewed('c1', 'p1')))
+  for (let i = 0; i < 3; i++) await s.write((sc) => incrementCounter(sc, 'demo', viewed('c1', 'p1'), 'views', writeCtx(ref)))
+  t.match(s.store.cache.plain.get(counted), { p: '{"views":3}' }, 'kept from its second increment on, and fresh')
+  await s.write((sc) => putRelation(sc, 'demo', viewed('c2', 'p1'), { views: 1 }, writeCtx(ref)))
+  await s.write((sc) => putRelation(sc, 'demo', viewed('c2', 'p1'), { note: 'x' }, writeCtx(ref)))
+  t.notOk(s.store.cache.plain.has(JSON.stringify(relationKey('demo', viewed('c2', 'p1')))), 'an upserted relation is not cached')
+})
+
 t.test('a write rolled back after it sealed leaves the committed value readable', async (t) => {
   const s = tempShard(t)
   const ref = await s.consent('demo')
   await s.write((sc) => putNode(sc, 'demo', customer('c1'), { name: 'Ada' }, writeCtx(ref)))
-  // The write runs in a child transaction that is rolled back after it sealed and cached its
-  // value; nothing clears the cache (the actor would: forgetUncommitted), the fingerprint guards it.
+  getNode(s.context(), 'demo', customer('c1'))
+  // The element is cached (read above). The write runs in a child transaction that is rolled back after
+  // it sealed and refreshed the cached value; nothing clears the cache (the actor would: forgetUncommitted),
+  // the fingerprint guards it.
   await s.write((sc) => {
     try {
       sc.store.env.childTransaction(() => {
@@ -127,9 +146,14 @@ t.test('the decrypted cache is bounded: at its limit the oldest tenth goes first
   const ref = await s.consent('demo')
   const slot = getConsentRecord(s.store, 'demo', ref)!.slot
   const id = (i: number): string => JSON.stringify(nodeKey('demo', customer(`c${i}`)))
-  for (let i = 0; i < PLAIN_CACHE_LIMIT; i++) sealElement(s.store, nodeKey('demo', customer(`c${i}`)), slot, { c: 1, b: 'x', o: ref, p: '{}' })
+  // A read caches what it opens (a write would not add it).
+  const read = (i: number): void => {
+    const key = nodeKey('demo', customer(`c${i}`))
+    openElement(s.store, 'demo', key, sealElement(s.store, key, slot, { c: 1, b: 'x', o: ref, p: '{}' }), true)
+  }
+  for (let i = 0; i < PLAIN_CACHE_LIMIT; i++) read(i)
   t.equal(s.store.cache.plain.size, PLAIN_CACHE_LIMIT, 'full')
-  sealElement(s.store, nodeKey('demo', customer(`c${PLAIN_CACHE_LIMIT}`)), slot, { c: 1, b: 'x', o: ref, p: '{}' })
+  read(PLAIN_CACHE_LIMIT)
   t.equal(s.store.cache.plain.size, PLAIN_CACHE_LIMIT * 0.9 + 1, 'past the limit the oldest tenth went; the newest came in')
   t.notOk(s.store.cache.plain.has(id(0)), 'the first is evicted')
   t.notOk(s.store.cache.plain.has(id(PLAIN_CACHE_LIMIT / 10 - 1)), 'and the last of the oldest tenth')

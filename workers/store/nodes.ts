@@ -122,7 +122,7 @@ export function putNode(sc: ShardContext, tenant: string, n: NodeRef, props: Rec
     changeEvent(sc, tenant, 'CREATE', sc.urls.nodeSchema(tenant, n.ns, n.type), { id: n.id, consentRefId: ctx.consent }, ctx.trace)
   } else {
     // A locked element (sealed under a destroyed key) starts afresh (docs/contracts.md).
-    const opened = openElement(store, tenant, key, existing, false)
+    const opened = openElement(store, tenant, key, existing, false, false)
     if (opened.kind === 'open') before = JSON.parse(opened.record.p) as Record<string, unknown>
   }
   const after = { ...before, ...props }
@@ -162,7 +162,7 @@ export function deleteNode(sc: ShardContext, tenant: string, n: NodeRef, trace: 
     store.adjacency.removeSync(adjacencyKey(tenant, neighbour, n, direction === OUT ? IN : OUT, relation.rel))
     store.adjacency.removeSync(adj)
   }
-  const opened = openElement(store, tenant, key, existing, false)
+  const opened = openElement(store, tenant, key, existing, false, false)
   if (opened.kind === 'open') reindex(store, metamodel, blind, tenant, n, JSON.parse(opened.record.p) as Record<string, unknown>, {})
   store.nodes.removeSync(key)
   store.owned.removeSync(ownedKey(tenant, existing.o, n))

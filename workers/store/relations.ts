@@ -32,8 +32,11 @@ interface Prepared {
   before: Record<string, unknown>
 }
 
-/** The consent and ownership checks of a relation write, and what it merges with. */
-function prepare(sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteContext, names: Record<string, unknown>): Prepared | OpError {
+/**
+ * The consent and ownership checks of a relation write, and what it merges with.
+ * `keep`: cache what is decrypted (a counter, written again soon; sealing.ts keeps it fresh).
+ */
+function prepare(sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteContext, names: Record<string, unknown>, keep: boolean): Prepared | OpError {
   const key = relationKey(tenant, rel)
   const existing = sc.store.relations.get(key)
   const grant = writeGrant(sc.store, tenant, ctx.consent, relationOwnedBy(sc, tenant, rel), existing?.o, describe(rel))
@@ -42,7 +45,7 @@ function prepare(sc: ShardContext, tenant: string, rel: RelationRef, ctx: WriteC
   if (refused !== undefined) return refused
   let before: Record<string, unknown> = {}
   if (existing !== undefined) {
-    const opened = openElement(sc.store, tenant, key, existing, false)
+    const opened = openElement(sc.store, tenant, key, existing, false, keep)
     if (opened.kind === 'open') before = JSON.parse(opened.record.p) as Record<string, unknown>
   }
   return { kind: 'prepared', key, grant, existing, before }
@@ -76,7 +79,7 @@ function write(
 }
 
 export function putRelation(sc: ShardContext, tenant: string, rel: RelationRef, props: Record<string, unknown>, ctx: WriteContext): OpResult {
-  const prep = prepare(sc, tenant, rel, ctx, props)
+  const prep = prepare(sc, tenant, rel, ctx, props, false)
   if (prep.kind === 'error') return prep
   const done = write(sc, tenant, rel, ctx, prep, { ...prep.before, ...props }, undefined)
   return done.kind === 'written' ? NO_CONTENT : done
@@ -100,7 +103,7 @@ export function deleteRelation(sc: ShardContext, tenant: string, rel: RelationRe
  * applies every write of its shard in order inside one write transaction.
  */
 export function incrementCounter(sc: ShardContext, tenant: string, rel: RelationRef, name: string, ctx: WriteContext): OpResult {
-  const prep = prepare(sc, tenant, rel, ctx, { [name]: 1 })
+  const prep = prepare(sc, tenant, rel, ctx, { [name]: 1 }, true)
   if (prep.kind === 'error') return prep
   const value = prep.before[name]
   if (value !== undefined && !Number.isSafeInteger(value)) {

@@ -68,7 +68,11 @@ export function sealElement(store: ShardStore, key: Key, slot: number, record: E
   if (dataKey === undefined) throw new Error(`data key slot ${slot} is destroyed`)
   const id = elementId(key)
   const stored = { c: record.c, b: record.b, o: record.o, k: slot, s: seal(dataKey, record.p, id) }
-  remember(store, id, stored, record.p)
+  // A write refreshes a cached element but adds none. An enricher's upserts on
+  // many ids are rarely read back soon, and caching each one made entries that
+  // died in the old generation, whose collections paused the actor for 20-30 ms
+  // (bench/README.md, "A write adds nothing to the element cache").
+  if (store.cache.plain.has(id)) remember(store, id, stored, record.p)
   return stored
 }
 
