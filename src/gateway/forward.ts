@@ -17,6 +17,8 @@ import { proxyUrlOf } from '../contract/urls'
 import { IDENTITY_HEADERS, identityHeaders } from './identity'
 import type { GatewayServices } from './limits'
 import { UrlRewriter } from './url-rewriter'
+import { forwardedSegments } from './target-path'
+import { log } from '../log'
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and what the gateway sets itself. */
 const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', ...IDENTITY_HEADERS])
@@ -26,10 +28,16 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 
 type Services = AuthServices & GatewayServices
 
+/** The header names a Connection header lists: hop-by-hop too (RFC 9110 7.6.1). */
+export function connectionOptions(values: readonly string[]): Set<string> {
+  return new Set(values.flatMap((value) => value.split(',')).map((name) => name.trim().toLowerCase()).filter((name) => name !== ''))
+}
+
 function clientHeaders(req: HttpRequest): Record<string, string> {
-  const out: Record<string, string> = {}
+  const out: Record<string, string> = Object.create(null) as Record<string, string>
+  const named = connectionOptions([req.getHeader('connection')])
   req.forEach((name, value) => {
-    if (!NOT_FORWARDED.has(name)) out[name] = out[name] === undefined ? value : `${out[name]}, ${value}`
+    if (!NOT_FORWARDED.has(name) && !named.has(name)) out[name] = out[name] === undefined ? value : `${out[name]}, ${value}`
   })
   return out
 }
@@ -50,21 +58,25 @@ function rewritable(headers: Dispatcher.ResponseData['headers']): boolean {
   return REWRITTEN_TYPES.has(type) && encoding === 'identity'
 }
 
+/** The client learns which service failed and how, never an address or a socket error: those go to the log. */
 function upstreamFailure(err: unknown, service: string, timeoutMs: number): ApiError {
   if (err instanceof undiciErrors.HeadersTimeoutError) return new ApiError('gateway_timeout', `the service "${service}" did not answer within ${timeoutMs} ms`)
-  return new ApiError('bad_gateway', `the service "${service}" could not be reached: ${(err as Error).message}`)
+  log.warn({ service, err: (err as Error).message }, 'gateway: the service could not be reached')
+  return new ApiError('bad_gateway', `the service "${service}" could not be reached`)
 }
 
 /** Writes the service's answer, rewritten where spec 1.6 says (`source` to `proxy`; untouched when both are ''). */
 export function relay(ex: Exchange, answer: Dispatcher.ResponseData, source: string, proxy: string, done: () => void): void {
   const rewrite = source !== proxy
+  const connection = answer.headers.connection
+  const named = connectionOptions(connection === undefined ? [] : Array.isArray(connection) ? connection : [connection])
   const rewriter = rewrite && rewritable(answer.headers) ? new UrlRewriter(source, proxy) : undefined
   const noBody = ex.method === 'HEAD' || answer.statusCode === 204 || answer.statusCode === 304
   ex.status = answer.statusCode
   ex.res.cork(() => {
     ex.res.writeStatus(`${answer.statusCode} ${STATUS_CODES[answer.statusCode] ?? 'Unknown'}`).writeHeader('x-request-id', ex.requestId)
     for (const [name, value] of Object.entries(answer.headers)) {
-      if (value === undefined || NOT_RETURNED.has(name)) continue
+      if (value === undefined || NOT_RETURNED.has(name) || named.has(name)) continue
       for (const one of Array.isArray(value) ? value : [value]) {
         ex.res.writeHeader(name, rewrite && (name === 'location' || name === 'link') ? UrlRewriter.once(source, proxy, one) : one)
       }
@@ -117,10 +129,10 @@ export function forward(s: Services, ex: Exchange, req: HttpRequest): void {
   if (!METHODS.has(ex.method)) throw new ApiError('method_not_allowed', `${ex.method} is not forwarded`, { headers: { allow: [...METHODS].join(', ') } })
   const identity = identityHeaders(s, ex.headers.authorization, packageId, serviceId)
   const headers = { ...clientHeaders(req), ...identity }
-  const release = s.gateway.acquire(`${packageId}/${serviceId}`)
   const raw = ex.rawPath.split('/')
-  const rest = raw.slice(4).join('/')
-  const target = `${service.sourceUrl}${raw.length > 4 ? `/${rest}` : ''}${ex.rawQuery ? `?${ex.rawQuery}` : ''}`
+  const rest = raw.length > 4 ? `/${forwardedSegments(raw.slice(4)).join('/')}` : ''
+  const target = `${service.sourceUrl}${rest}${ex.rawQuery ? `?${ex.rawQuery}` : ''}`
+  const release = s.gateway.acquire(`${packageId}/${serviceId}`)
   const hasBody = (ex.headers['content-length'] !== '' && ex.headers['content-length'] !== '0') || req.getHeader('transfer-encoding') !== ''
   const body = hasBody ? clientBody(ex) : undefined
   const abort = new AbortController()

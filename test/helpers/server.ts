@@ -34,7 +34,7 @@ export async function startServer(options: StartOptions = {}): Promise<Server> {
     '--port', '0', '--data-dir', join(dataDir, 'data'), '--bootstrap', FIXTURE_BOOTSTRAP,
     '--master-key-file', join(dataDir, 'secrets', 'master.key'), '--workers', '2', ...(options.args ?? []),
   ]
-  const child = await startChild('server', ENTRY, args, { env: { ...process.env, ...options.env }, startTimeoutMs: 30_000 })
+  const child = await startChild('server', ENTRY, args, { env: { ...process.env, ...options.env }, startTimeoutMs: 120_000 })
   return { ...child, dataDir }
 }
 

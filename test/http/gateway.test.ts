@@ -13,12 +13,15 @@ import { gzipSync, gunzipSync } from 'node:zlib'
 import { Agent, getGlobalDispatcher, request, setGlobalDispatcher } from 'undici'
 import { adminToken, call, clientToken, oauthServerForFile, type Json } from '../helpers/oauth'
 import type { Answer } from '../helpers/client'
+import { rawExchange, statuses } from '../helpers/raw-http'
 
 const env = oauthServerForFile(t, { args: ['--gateway-timeout', '1s', '--gateway-max-concurrent', '2'] })
 let upstream: HttpServer
 let SOURCE: string
 let admin: Record<string, string>
 let demoToken: string
+/** The paths the upstream was asked for, in order. */
+const upstreamSeen: string[] = []
 /** Requests to the upstream's /slow not yet answered. */
 let slowInFlight = 0
 
@@ -37,6 +40,7 @@ async function inPieces(res: ServerResponse, text: string, cuts: number[]): Prom
 }
 
 async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  upstreamSeen.push(req.url!)
   const url = new URL(req.url!, 'http://x')
   const chunks: Buffer[] = []
   for await (const c of req) chunks.push(c as Buffer)
@@ -69,6 +73,9 @@ async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
       if (!res.write(piece)) await new Promise((resolve) => res.once('drain', resolve))
     }
     res.end()
+  } else if (path === '/hop') {
+    res.writeHead(200, { 'content-type': 'text/plain', connection: 'keep-alive, x-up-hop', 'x-up-hop': 'upstream secret', 'x-end': 'kept' })
+    res.end('hop')
   } else if (path === '/slow') {
     slowInFlight++
     setTimeout(() => { slowInFlight--; if (!res.destroyed) res.end('late') }, 5000)
@@ -227,6 +234,41 @@ t.test('a slow service is 504, a dead one 502, with the error body', async (t) =
   const dead = await call('GET', `${env.server.url}/gateway/dead-pkg/dead/x`, { authorization: `Bearer ${demoToken}` })
   t.equal(dead.status, 502)
   t.equal(dead.json<Json>().type, 'bad_gateway')
+  t.equal(dead.json<Json>().message, 'the service "dead" could not be reached', 'no address, port or socket error for the client')
+  t.notMatch(dead.json<Json>().message, /ECONN|127\.0\.0\.1/)
+})
+
+/** A GET sent as is (no client-side dot-segment resolution, like curl --path-as-is); the status and the text. */
+async function rawGet(path: string, extraHeaders = ''): Promise<{ status: number | undefined; text: string }> {
+  const { host } = new URL(env.server.url)
+  const head = `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${demoToken}\r\n${extraHeaders}Connection: close\r\n\r\n`
+  const answer = await rawExchange(env.server.url, [head], 10_000)
+  return { status: statuses(answer.text)[0], text: answer.text }
+}
+
+t.test('dot segments never climb out of the service\'s source path: 400 and nothing forwarded', async (t) => {
+  for (const rest of ['../outside', '%2e%2e/outside', '%2E%2E/outside', 'x/%2E%2E/%2e%2e/%2e%2e/etc', '..;/outside', '%252e%252e/outside',
+    '..%2Foutside', 'x%2F..%2F..%2Fetc', 'x%5C..%5C..%5Cetc', 'echo/../../outside']) {
+    const before = upstreamSeen.length
+    const res = await rawGet(`/gateway/gw-pkg/svc/${rest}`)
+    t.equal(res.status, 400, rest)
+    t.equal(upstreamSeen.length, before, `${rest}: the upstream saw nothing`)
+  }
+  const inside = await rawGet('/gateway/gw-pkg/svc/echo/x/../%2e%2E/echo/y/./z')
+  t.equal(inside.status, 200, 'dot segments that stay inside are resolved')
+  t.equal(upstreamSeen[upstreamSeen.length - 1], '/svc/echo/y/z')
+})
+
+t.test('hop-by-hop headers named in Connection are dropped both ways', async (t) => {
+  const sent = await rawGet('/gateway/gw-pkg/svc/echo', 'X-Hop: secret\r\nX-Kept: yes\r\nConnection: keep-alive, X-Hop\r\n')
+  t.equal(sent.status, 200)
+  const echoed = JSON.parse(sent.text.slice(sent.text.indexOf('{'), sent.text.lastIndexOf('}') + 1)) as { headers: Record<string, string> }
+  t.equal(echoed.headers['x-hop'], undefined, 'the header the client named in Connection')
+  t.equal(echoed.headers['x-kept'], 'yes')
+  const back = await get('/hop')
+  t.equal(back.status, 200)
+  t.equal(back.headers['x-up-hop'], undefined, 'the header the service named in Connection')
+  t.equal(back.headers['x-end'], 'kept')
 })
 
 t.test('the graph service itself behind the gateway: its answer and its URLs come back through the proxy', async (t) => {
