@@ -78,3 +78,10 @@ export function errorBody(err: ApiError, publicUrl: string): ErrorBody {
 
 /** What every error type means, served at GET /errors so `moreInfo` leads somewhere. */
 export const ERROR_TYPES = Object.fromEntries((Object.keys(ERRORS) as ErrorType[]).map((type) => [type, ERRORS[type].meaning])) as Record<ErrorType, string>
+
+/** A network failure for the operator's log: its code (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT ...) and message; never for a client. */
+export function describeCause(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown }
+  const text = typeof e.message === 'string' ? e.message : String(err)
+  return typeof e.code === 'string' ? `${e.code}: ${text}` : text
+}

@@ -22,6 +22,7 @@ import { Hook } from './webhook-hook'
 import { guardedAgent } from './webhook-connector'
 import type { WebhookPolicy } from '../net/webhook-policy'
 import { audit, log } from '../log'
+import { describeCause } from '../errors'
 import { webhookLagSeconds, webhookSuspensions } from '../metrics'
 
 export const SIGNATURE_HEADER = 'platform-signature'
@@ -72,12 +73,6 @@ function parseTargets(reply: ActorReply): WebhookTarget[] | undefined {
   if (reply.kind !== 'ok' || reply.body === undefined) return undefined
   const list: unknown = JSON.parse(reply.body)
   return Array.isArray(list) ? (list as WebhookTarget[]) : undefined
-}
-
-function describe(err: unknown): string {
-  const e = err as { code?: unknown; message?: unknown }
-  const text = typeof e.message === 'string' ? e.message : String(err)
-  return typeof e.code === 'string' ? `${e.code}: ${text}` : text
 }
 
 export class WebhookDelivery {
@@ -270,7 +265,7 @@ export class WebhookDelivery {
       })
       .then(
         (status) => (status >= 200 && status < 300 ? this.delivered(h, event) : this.failed(h, NOT_ACCEPTED, `HTTP ${status}`)),
-        (err: unknown) => this.failed(h, NOT_REACHED, describe(err)),
+        (err: unknown) => this.failed(h, NOT_REACHED, describeCause(err)),
       )
   }
 

@@ -3,11 +3,13 @@
 // accepted as the account. It is reached through a small proxy of the test
 // that can misbehave on purpose: tamper with the ID token, change the nonce
 // the provider receives; and under /other it announces another issuer
-// (its URL with /other) than the one signing its ID tokens.
+// (its URL with /other) than the one signing its ID tokens. Its token
+// endpoint can also fail: answer an HTML page, reset the connection, or
+// never answer.
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type Misbehaviour = 'none' | 'tamper-id-token' | 'other-nonce'
+export type Misbehaviour = 'none' | 'tamper-id-token' | 'other-nonce' | 'token-html' | 'token-reset' | 'token-hang'
 
 export interface UpstreamOp {
   /** the issuer, the proxy's URL */
@@ -81,6 +83,16 @@ export async function startUpstreamOp(callbackUrls: string[], clientSecret: stri
         path = `${u.pathname}${u.search}`
       }
       const body = await readAll(req)
+      if (path === '/token' && op.misbehave === 'token-html') {
+        res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body>Bad gateway</body></html>')
+        return
+      }
+      if (path === '/token' && op.misbehave === 'token-reset') {
+        req.socket.resetAndDestroy()
+        return
+      }
+      // never answered; close() ends the connection
+      if (path === '/token' && op.misbehave === 'token-hang') return
       const upstream = httpRequest({ host: '127.0.0.1', port: opPort, method: req.method, path, headers: req.headers }, (answer) => {
         void (async () => {
           let out = await readAll(answer)

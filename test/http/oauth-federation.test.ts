@@ -9,6 +9,7 @@ import t, { type Test } from 'tap'
 import { adminToken, call, oauthServerForFile, redirectParams, tokenOk, UserAgent, WEB_AUTH, type Json } from '../helpers/oauth'
 import type { Answer } from '../helpers/client'
 import { startUpstreamOp, type UpstreamOp } from '../helpers/upstream-op'
+import { until } from '../helpers/until'
 
 const CLIENT_CALLBACK = 'http://127.0.0.1:65530/callback'
 const UPSTREAM_SECRET = 'upstream-client-secret'
@@ -211,13 +212,40 @@ t.test('nobody was provisioned by the refused sign-ins', async (t) => {
   t.same(users.filter((u) => /mallory|stranger/.test(String(u.username))), [])
 })
 
+/** The client's error_description names what failed, never an address, port or socket error; the log has them. */
+async function notMapped(t: Test, description: string | null, logged: RegExp): Promise<void> {
+  t.notMatch(description, /127\.0\.0\.1|localhost|:\d{2,5}|ECONN|UND_ERR|socket|timeout|https?:/i, 'no address or socket error for the client')
+  await until(`the log line ${String(logged)}`, () => logged.test(env.server.output()))
+  t.pass('the detail is in the log')
+}
+
 t.test('an upstream that cannot be reached is a server_error at the client, never a 500', async (t) => {
   t.equal((await putProvider('gone', { issuer: 'http://127.0.0.1:1', client_id: 'x', link_by_verified_email: true })).status, 201)
   const ua = new UserAgent(env.issuer)
   const res = await ua.send('GET', ua.authorizeUrl({ client_id: 'web-app', response_type: 'code', scope: 'openid', state: 's', redirect_uri: CLIENT_CALLBACK, platform_id_provider: 'gone' }))
   t.equal(res.status, 302)
-  await refused(t, String(res.headers.location), 'server_error', /identity provider "gone" is not available/)
+  const location = String(res.headers.location)
+  await refused(t, location, 'server_error', /^identity provider "gone" is not available: its discovery document could not be reached$/)
+  await notMapped(t, redirectParams(location).query.get('error_description'), /identity provider \\"gone\\" is not available: http:\/\/127\.0\.0\.1:1\/\.well-known\/openid-configuration could not be reached: ECONNREFUSED/)
   t.equal((await call('DELETE', providerUrl('gone'), admin)).status, 204)
+})
+
+t.test('a failing token endpoint (HTML answer, reset, no answer) is a server_error naming the provider, not the URL', async (t) => {
+  const cases = [
+    ['token-html', /its token endpoint answered with an error$/, /token answered 502 without a JSON body/],
+    ['token-reset', /its token endpoint could not be reached$/, /token could not be reached: (ECONNRESET|UND_ERR_SOCKET)/],
+    // the wait is the upstream time limit (10 s)
+    ['token-hang', /its token endpoint could not be reached$/, /token could not be reached: UND_ERR_HEADERS_TIMEOUT/],
+  ] as const
+  for (const [misbehaviour, said, logged] of cases) {
+    op.misbehave = misbehaviour
+    const { landed } = await signInUpstream(new UserAgent(env.issuer), 'upstream', 'dan', misbehaviour)
+    op.misbehave = 'none'
+    const description = redirectParams(landed).query.get('error_description')
+    await refused(t, landed, 'server_error', /^identity provider "upstream" failed: /)
+    t.match(description, said, misbehaviour)
+    await notMapped(t, description, logged)
+  }
 })
 
 t.test('federated sign-ins leave audit lines naming the provider, success and refusal alike', async (t) => {

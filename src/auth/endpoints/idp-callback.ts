@@ -55,10 +55,14 @@ async function finish(s: AuthServices, ex: Exchange, providerId: string, cookies
     cookies.push(...sessionCookies(s, cookie))
     await grantAndRedirect(s, ex, req, { user, authTime: record.authTime }, cookies, false)
   } catch (err) {
-    if (err instanceof UpstreamError || err instanceof IdTokenRefused || err instanceof LinkRefused) {
+    if (err instanceof UpstreamError) {
+      // The client learns what failed; the log also where and how (err.detail).
+      audit('sign_in.failure', { client: req.client.client_id }, { provider: providerId, reason: `${err.message}: ${err.detail}` })
+      throw new RedirectError(req, 'server_error', `identity provider "${providerId}" failed: ${err.message}`)
+    }
+    if (err instanceof IdTokenRefused || err instanceof LinkRefused) {
       audit('sign_in.failure', { client: req.client.client_id }, { provider: providerId, reason: err.message })
     }
-    if (err instanceof UpstreamError) throw new RedirectError(req, 'server_error', err.message)
     if (err instanceof IdTokenRefused || err instanceof LinkRefused) throw new RedirectError(req, 'access_denied', err.message)
     throw err
   }

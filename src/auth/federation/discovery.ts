@@ -3,7 +3,7 @@
 // one exactly (section 4.3): otherwise ID tokens could be checked against
 // an issuer the operator never named.
 import { now } from '../../clock'
-import { UpstreamError, upstreamJson } from './upstream-http'
+import { NOT_ACCEPTED, UpstreamError, upstreamJson } from './upstream-http'
 
 export interface UpstreamMetadata {
   issuer: string
@@ -13,10 +13,11 @@ export interface UpstreamMetadata {
 }
 
 const TTL_MS = 3600_000
+const WHAT = 'its discovery document'
 
 function endpoint(doc: Record<string, unknown>, field: keyof UpstreamMetadata, where: string): string {
   const v = doc[field]
-  if (typeof v !== 'string' || !/^https?:\/\//.test(v)) throw new UpstreamError(`the discovery document ${where} has no ${field} URL`)
+  if (typeof v !== 'string' || !/^https?:\/\//.test(v)) throw new UpstreamError(`${WHAT} has no ${field} URL`, `the discovery document ${where} has no ${field} URL`)
   return v
 }
 
@@ -29,9 +30,11 @@ export class Discovery {
     const cached = this.cache.get(issuer)
     if (cached !== undefined && now() - cached.at < TTL_MS) return cached.meta
     const url = discoveryUrl(issuer)
-    const { status, json } = await upstreamJson(url)
-    if (status !== 200) throw new UpstreamError(`${url} answered ${status}`)
-    if (json.issuer !== issuer) throw new UpstreamError(`the discovery document ${url} names issuer "${String(json.issuer)}", not the configured "${issuer}"`)
+    const { status, json } = await upstreamJson(url, WHAT)
+    if (status !== 200) throw new UpstreamError(`${WHAT} ${NOT_ACCEPTED}`, `${url} answered ${status}`)
+    if (json.issuer !== issuer) {
+      throw new UpstreamError(`${WHAT} names another issuer than the configured one`, `the discovery document ${url} names issuer "${String(json.issuer)}", not the configured "${issuer}"`)
+    }
     const meta: UpstreamMetadata = {
       issuer,
       authorization_endpoint: endpoint(json, 'authorization_endpoint', url),

@@ -6,6 +6,8 @@ import type { UpstreamMetadata } from './discovery'
 import { callbackUrl, type Federation } from './federation'
 import { UpstreamError, upstreamJson } from './upstream-http'
 
+const WHAT = 'its token endpoint'
+
 const basic = (id: string, secret: string): string =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`
 
@@ -17,11 +19,13 @@ export async function exchangeCode(
   const secret = fed.secretOf(provider)
   if (secret === undefined) form.set('client_id', provider.client_id)
   else headers.authorization = basic(provider.client_id, secret)
-  const { status, json } = await upstreamJson(meta.token_endpoint, { method: 'POST', headers, body: form.toString() })
+  const { status, json } = await upstreamJson(meta.token_endpoint, WHAT, { method: 'POST', headers, body: form.toString() })
   if (status !== 200) {
-    const why = typeof json.error === 'string' ? `${json.error}${typeof json.error_description === 'string' ? `: ${json.error_description}` : ''}` : `status ${status}`
-    throw new UpstreamError(`the token endpoint of identity provider "${provider.id}" refused the code (${why})`)
+    // The OAuth error code is for the client; the upstream's own description only for the log.
+    const code = typeof json.error === 'string' && /^[\x20-\x7e]{1,64}$/.test(json.error) ? json.error : `status ${status}`
+    const described = typeof json.error_description === 'string' ? `: ${json.error_description}` : ''
+    throw new UpstreamError(`${WHAT} refused the code (${code})`, `${meta.token_endpoint} refused the code: ${status} ${code}${described}`)
   }
-  if (typeof json.id_token !== 'string') throw new UpstreamError(`the token endpoint of identity provider "${provider.id}" returned no id_token`)
+  if (typeof json.id_token !== 'string') throw new UpstreamError(`${WHAT} returned no id_token`, `${meta.token_endpoint} returned no id_token`)
   return json.id_token
 }

@@ -4,9 +4,10 @@
 // kids cannot make us hammer the upstream.
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyOptions } from 'jose'
 import { now } from '../../clock'
-import { UpstreamError, upstreamJson } from './upstream-http'
+import { NOT_ACCEPTED, UpstreamError, upstreamJson } from './upstream-http'
 
 const REFETCH_MS = 10_000
+const WHAT = 'its key set'
 
 interface CachedSet {
   set: ReturnType<typeof createLocalJWKSet>
@@ -17,8 +18,8 @@ export class UpstreamKeys {
   private readonly cache = new Map<string, CachedSet>()
 
   private async fetch(jwksUri: string): Promise<CachedSet> {
-    const { status, json } = await upstreamJson(jwksUri)
-    if (status !== 200 || !Array.isArray(json.keys)) throw new UpstreamError(`${jwksUri} answered ${status} without a key set`)
+    const { status, json } = await upstreamJson(jwksUri, WHAT)
+    if (status !== 200 || !Array.isArray(json.keys)) throw new UpstreamError(`${WHAT} ${NOT_ACCEPTED}`, `${jwksUri} answered ${status} without a key set`)
     const cached = { set: createLocalJWKSet(json as unknown as JSONWebKeySet), at: now() }
     this.cache.set(jwksUri, cached)
     return cached

@@ -1,7 +1,9 @@
 // What /authorize asks of the federation: whether platform_id_provider
 // names a custom identity provider, and where to send the browser for it.
 // An upstream that cannot be reached (its discovery document) is reported
-// to the client as server_error, never a 500.
+// to the client as server_error, never a 500, naming the provider but not
+// its addresses (the log has them).
+import { log } from '../../../log'
 import type { AuthServices } from '../../services'
 import type { Exchange } from '../../../front/exchange'
 import { browserBinding } from '../../federation/browser-binding'
@@ -21,7 +23,8 @@ export async function upstreamLocation(s: AuthServices, ex: Exchange, req: Autho
     if (binding.setCookie !== undefined) cookies.push(binding.setCookie)
     return url
   } catch (err) {
-    if (err instanceof UpstreamError) throw new RedirectError(req, 'server_error', `identity provider "${provider.id}" is not available: ${err.message}`)
-    throw err
+    if (!(err instanceof UpstreamError)) throw err
+    log.warn(`identity provider "${provider.id}" is not available: ${err.detail}`)
+    throw new RedirectError(req, 'server_error', `identity provider "${provider.id}" is not available: ${err.message}`)
   }
 }
