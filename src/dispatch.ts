@@ -47,9 +47,10 @@ const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({})
 
 /** The first value of every query parameter (URLSearchParams.get's choice). */
 function queryObject(query: URLSearchParams): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [k, v] of query) if (!(k in out)) out[k] = v
-  return out
+  // A Map, then own fields: "constructor" is not already "in" it, "__proto__" becomes a parameter the schema names.
+  const first = new Map<string, string>()
+  for (const [k, v] of query) if (!first.has(k)) first.set(k, v)
+  return Object.fromEntries(first)
 }
 
 /** What a handler is handed: the service's part (C) and the validated input. */

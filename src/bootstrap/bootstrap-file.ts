@@ -124,14 +124,12 @@ const checkFile = SCHEMAS.fields(BootstrapSchema)
 
 type TypesDoc = Static<typeof NodeTypes>
 
+// Built with Object.fromEntries: an assignment to a "__proto__" key would set the prototype instead of a field.
 function typeDefs(types: TypesDoc | undefined): Record<string, TypeDef> {
-  const out: Record<string, TypeDef> = {}
-  for (const [name, t] of Object.entries(types ?? {})) {
-    const properties: Record<string, PropertyDef> = {}
-    for (const [p, def] of Object.entries(t.properties ?? {})) properties[p] = { type: def.type, searchable: def.searchable ?? false }
-    out[name] = { owner: t.owner ?? 'customer', open: t.open ?? false, properties }
-  }
-  return out
+  return Object.fromEntries(Object.entries(types ?? {}).map(([name, t]) => {
+    const properties = Object.fromEntries(Object.entries(t.properties ?? {}).map(([p, def]): [string, PropertyDef] => [p, { type: def.type, searchable: def.searchable ?? false }]))
+    return [name, { owner: t.owner ?? 'customer', open: t.open ?? false, properties }]
+  }))
 }
 
 function serviceOf(s: Static<typeof ServiceSchema>): ServiceDecl {
@@ -144,10 +142,8 @@ export function parseBootstrap(doc: Json): Bootstrap {
   const bad = checkFile(doc)
   if (bad !== undefined) throw new ConfigError(`bootstrap file: ${problem(bad)}`)
   const o = doc as Static<typeof BootstrapSchema>
-  const metamodel: MetamodelDoc = {}
-  for (const [tenant, m] of Object.entries(o.metamodel ?? {})) metamodel[tenant] = { nodes: typeDefs(m.nodes), relations: typeDefs(m.relations) }
-  const roles: Record<string, string[]> = {}
-  for (const [name, scopes] of Object.entries(o.roles ?? {})) roles[name] = scopes
+  const metamodel: MetamodelDoc = Object.fromEntries(Object.entries(o.metamodel ?? {}).map(([tenant, m]) => [tenant, { nodes: typeDefs(m.nodes), relations: typeDefs(m.relations) }]))
+  const roles: Record<string, string[]> = Object.fromEntries(Object.entries(o.roles ?? {}))
   return {
     tenants: (o.tenants ?? []).map((t) => ({ id: t.id, org: t.org })),
     packages: (o.packages ?? []).map((p) => ({

@@ -106,7 +106,8 @@ export async function startClusterAuth(c: ClusterAuthOptions): Promise<ClusterAu
       if (req.getHeader(AUTH_FORWARDED_HEADER) !== '') throw noOwner(`${options.nodeId} no longer holds it`)
       const o = lease.owner()
       if (o === undefined || o.node === options.nodeId) throw noOwner('no host holds a valid auth lease')
-      const headers: Record<string, string> = {}
+      // No prototype: a header named "constructor" or "__proto__" is forwarded as sent.
+      const headers: Record<string, string> = Object.create(null) as Record<string, string>
       req.forEach((name, value) => {
         if (!NOT_FORWARDED.has(name)) headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
       })

@@ -5,6 +5,7 @@
 // which property is declared, and whether the type is open, is the metamodel's.
 import { ApiError } from '../errors'
 import { Type, type TSchema } from '@sinclair/typebox'
+import { own } from '../model/own-key'
 import { PROPERTY_TYPES, type Metamodel, type PropertyType, type TypeDef } from '../model/metamodel'
 import { SCHEMAS } from '../schema/compiler'
 import type { NodeRef, RelationRef } from '../contract/messages'
@@ -26,7 +27,7 @@ const FITS = Object.fromEntries(PROPERTY_TYPES.map((type) => [type, SCHEMAS.fits
 
 function checkProperties(def: TypeDef, what: string, props: Record<string, unknown>): void {
   for (const [name, value] of Object.entries(props)) {
-    const p = def.properties[name]
+    const p = own(def.properties, name)
     if (p === undefined) {
       if (!def.open) throw violation(`property "${name}" is not declared for ${what}`)
       continue
@@ -61,7 +62,7 @@ export function checkRelationWrite(mm: Metamodel, tenant: string, r: RelationRef
 /** Counters are declared integer properties of their relation type. */
 export function checkCounter(mm: Metamodel, tenant: string, r: RelationRef, name: string): void {
   const def = relationTypeOf(mm, tenant, r)
-  const p = def.properties[name]
+  const p = own(def.properties, name)
   if (p === undefined || p.type !== 'integer') {
     throw violation(`counter "${name}" must be a declared integer property of relation type ${r.rel.ns}/${r.rel.type}`)
   }

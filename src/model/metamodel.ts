@@ -3,6 +3,7 @@
 // them and which properties they declare. Pure data + lookups, used by the
 // front thread (q validation, metamodel reads) and by the shard actors (what
 // to index).
+import { own } from './own-key'
 
 export type PropertyType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'any'
 export const PROPERTY_TYPES: readonly PropertyType[] = ['string', 'integer', 'number', 'boolean', 'object', 'array', 'any']
@@ -34,28 +35,28 @@ export class Metamodel {
   /** A tenant's own definition of a type replaces the "*" one. */
   nodeType(tenant: string, ns: string, type: string): TypeDef | undefined {
     const key = `${ns}/${type}`
-    return this.doc[tenant]?.nodes[key] ?? this.doc['*']?.nodes[key]
+    return own(own(this.doc, tenant)?.nodes, key) ?? own(own(this.doc, '*')?.nodes, key)
   }
 
   relationType(tenant: string, parts: readonly [string, string, string, string, string, string]): TypeDef | undefined {
     const key = parts.join('/')
-    return this.doc[tenant]?.relations[key] ?? this.doc['*']?.relations[key]
+    return own(own(this.doc, tenant)?.relations, key) ?? own(own(this.doc, '*')?.relations, key)
   }
 
   /** Names of the searchable properties of a node type (empty when the type is undeclared). */
   searchable(tenant: string, ns: string, type: string): readonly string[] {
     const def = this.nodeType(tenant, ns, type)
     if (def === undefined) return []
-    return Object.keys(def.properties).filter((p) => def.properties[p]?.searchable === true)
+    return Object.keys(def.properties).filter((p) => own(def.properties, p)?.searchable === true)
   }
 
   /** The effective metamodel of one tenant: "*" overlaid by its own definitions. */
   forTenant(tenant: string): TenantMetamodel {
-    const all = this.doc['*']
-    const own = this.doc[tenant]
+    const all = own(this.doc, '*')
+    const mine = own(this.doc, tenant)
     return {
-      nodes: { ...all?.nodes, ...own?.nodes },
-      relations: { ...all?.relations, ...own?.relations },
+      nodes: { ...all?.nodes, ...mine?.nodes },
+      relations: { ...all?.relations, ...mine?.relations },
     }
   }
 }

@@ -5,6 +5,7 @@
 // a wrong type, then emptiness, then the rest. So the message is always about
 // the same field and the same fault, whatever ajv checked first.
 import type { ErrorObject } from 'ajv'
+import { own } from '../model/own-key'
 
 export type Segment = string | number
 
@@ -30,8 +31,8 @@ function pointer(instancePath: string): string[] {
 }
 
 function entrySchema(schema: Schema | undefined, key: string): Schema | undefined {
-  const declared = schema?.properties as Record<string, Schema> | undefined
-  if (declared?.[key] !== undefined) return declared[key]
+  const declared = own(schema?.properties as Record<string, Schema> | undefined, key)
+  if (declared !== undefined) return declared
   const patterns = schema?.patternProperties as Record<string, Schema> | undefined
   return patterns === undefined ? (schema?.additionalProperties as Schema | undefined) : Object.values(patterns)[0]
 }
@@ -51,11 +52,11 @@ function locate(root: Schema, data: unknown, keys: readonly string[]): Located {
       continue
     }
     const declared = Object.keys((at.schema?.properties ?? {}) as Schema)
-    const own = Object.keys((at.value ?? {}) as object)
+    const given = Object.keys((at.value ?? {}) as object)
     at.path.push(key)
-    at.rank.push(declared.includes(key) ? declared.indexOf(key) : declared.length + own.indexOf(key))
+    at.rank.push(declared.includes(key) ? declared.indexOf(key) : declared.length + given.indexOf(key))
     at.schema = entrySchema(at.schema, key)
-    at.value = (at.value as Record<string, unknown> | undefined)?.[key]
+    at.value = own(at.value as Record<string, unknown> | undefined, key)
   }
   return at
 }

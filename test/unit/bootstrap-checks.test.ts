@@ -42,6 +42,8 @@ t.test('what the admin API refuses, the bootstrap file may not do', async (t) =>
     return parseBootstrap(d)
   }
   refused(t, doc((d) => { list(d, 'clients')[0]!.tenant = 'nowhere' }), store, /^bootstrap file: clients\[0\]\.tenant: tenant "nowhere" does not exist$/)
+  // A user's roles are kept under the tenant's name, which the store's msgpack reads back as "__proto_".
+  refused(t, doc((d) => { list(d, 'tenants')[0]!.id = '__proto__' }), store, /^bootstrap file: tenants\[0\]\.id "__proto__" is not acceptable: .*other than "__proto__"$/)
   const short = refused(t, doc((d) => { list(d, 'users')[0]!.password = 'abc' }), store, /^bootstrap file: users\[0\]\.password is not acceptable: 8 to 1024 characters/)
   t.notMatch(short, /abc/, 'the password is not echoed')
   refused(t, doc((d) => { list(d, 'clients')[0]!.client_secret = 'short' }), store, /^bootstrap file: clients\[0\]\.client_secret is not acceptable/)

@@ -106,6 +106,18 @@ t.test('metamodel errors name the bad path', async (t) => {
   bad(t, { metamodel: { demo: [] } }, 'metamodel.demo must be an object')
 })
 
+t.test('a metamodel and roles with names Object.prototype has keep them as their own fields', async (t) => {
+  const b = parseBootstrap(JSON.parse(`{
+    "metamodel": {"__proto__": {"nodes": {"a/constructor": {"properties": {"__proto__": {"type": "integer"}, "toString": {"type": "string"}}}}}},
+    "roles": {"__proto__": ["s1"], "constructor": ["s2"]}
+  }`))
+  t.same(Object.keys(b.metamodel), ['__proto__'])
+  t.equal(Object.getPrototypeOf(b.metamodel), Object.prototype, 'the prototype is untouched')
+  const def = Object.getOwnPropertyDescriptor(b.metamodel, '__proto__')?.value as { nodes: Record<string, { properties: object }> }
+  t.same(Object.keys(def.nodes['a/constructor']!.properties), ['__proto__', 'toString'])
+  t.same(Object.keys(b.roles), ['__proto__', 'constructor'])
+})
+
 t.test('type names may contain dots', async (t) => {
   const b = parseBootstrap({
     metamodel: { '*': { nodes: { 'core/product.variant': {} }, relations: { 'a/b/c/d/e/f.g': {} } } },

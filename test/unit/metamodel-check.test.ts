@@ -47,3 +47,14 @@ t.test('undeclared types and properties; the first bad property in the body orde
   t.throws(() => checkCounter(mm, 'demo', rel(), 'label'), refused('counter "label" must be a declared integer property of relation type core/knows'))
   t.throws(() => checkCounter(mm, 'demo', rel(), 'nope'), refused('counter "nope" must be a declared integer property of relation type core/knows'))
 })
+
+t.test('property and counter names Object.prototype has are checked like any other', async (t) => {
+  for (const n of ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty']) {
+    const props = JSON.parse(`{"${n}": "x"}`) as Record<string, unknown>
+    t.throws(() => checkNodeWrite(mm, 'demo', node('typed'), props), refused(`property "${n}" is not declared for node type core/typed`))
+    t.doesNotThrow(() => checkNodeWrite(mm, 'demo', node('open'), props), `an open type takes ${n}`)
+    t.throws(() => checkRelationWrite(mm, 'demo', rel(), props), refused(`property "${n}" is not declared for relation type core/knows`))
+    t.throws(() => checkCounter(mm, 'demo', rel(), n), refused(`counter "${n}" must be a declared integer property of relation type core/knows`))
+    t.throws(() => checkNodeWrite(mm, n, node('nope'), {}), refused('node type core/nope is not declared in the metamodel'), `tenant ${n}`)
+  }
+})

@@ -70,3 +70,19 @@ t.test('forTenant without a "*" entry', async (t) => {
   t.same(only.forTenant('acme'), { nodes: { 'shop/order': acmeOrder }, relations: {} })
   t.same(only.forTenant('demo'), { nodes: {}, relations: {} })
 })
+
+t.test('names Object.prototype has are names like any other', async (t) => {
+  const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty']
+  for (const n of names) {
+    t.equal(mm.nodeType(n, 'core', 'customer'), starCustomer, `tenant ${n} sees "*"`)
+    t.equal(mm.nodeType('demo', 'core', n), undefined, `node type core/${n}`)
+    t.equal(mm.relationType(n, ['core', 'customer', 'core', 'product', 'core', n]), undefined, `relation type .../core/${n}`)
+    t.same(mm.searchable(n, 'core', n), [])
+    t.same(Object.keys(mm.forTenant(n).nodes), ['core/customer', 'core/product'])
+  }
+  // As JSON.parse reads a bootstrap file: "__proto__" is then a field of its own.
+  const own = new Metamodel(JSON.parse('{"__proto__": {"nodes": {"a/constructor": {"owner": "customer", "open": false, "properties": {"__proto__": {"type": "string", "searchable": true}}}}, "relations": {}}}') as MetamodelDoc)
+  t.same(own.nodeType('__proto__', 'a', 'constructor')?.properties, JSON.parse('{"__proto__": {"type": "string", "searchable": true}}'))
+  t.same(own.searchable('__proto__', 'a', 'constructor'), ['__proto__'])
+  t.equal(own.nodeType('demo', 'a', 'constructor'), undefined, 'another tenant does not see it')
+})

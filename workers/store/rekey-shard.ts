@@ -7,6 +7,7 @@
 // of each node that still opens gets its term under the new key; entries of
 // data that no longer opens are dropped (they could find nothing).
 import { deriveKey } from '../../src/crypto/master-key'
+import { own } from '../../src/model/own-key'
 import { BlindIndex } from '../crypto/blind-index'
 import { indexedPropertyOf, indexKey, nodeKey, nodeOfKey, NEXT_SLOT_KEY } from './keys'
 import { openElement } from './sealing'
@@ -45,7 +46,7 @@ export function rekeyShard(store: ShardStore, oldKey: Buffer, newKey: Buffer): {
       if (opened.kind !== 'open') continue
       const props = JSON.parse(opened.record.p) as Record<string, unknown>
       for (const property of properties) {
-        const v = props[property]
+        const v = own(props, property)
         if (indexable(v)) store.index.putSync(indexKey(tenant, ns, type, property, blind.term(tenant, property, v), id), 1)
       }
       nodes++

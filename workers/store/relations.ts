@@ -2,6 +2,7 @@
 // is stored once and listed in the adjacency lists of both its end nodes; its
 // properties are sealed under its owner's key like a node's.
 import type { RelationRef, WriteContext } from '../../src/contract/messages'
+import { own } from '../../src/model/own-key'
 import { IN, OUT, adjacencyKey, relationKey, type Key } from './keys'
 import type { ShardContext } from './context'
 import { changeEvent, ensureNode, readElement, relationPayload } from './nodes'
@@ -105,7 +106,7 @@ export function deleteRelation(sc: ShardContext, tenant: string, rel: RelationRe
 export function incrementCounter(sc: ShardContext, tenant: string, rel: RelationRef, name: string, ctx: WriteContext): OpResult {
   const prep = prepare(sc, tenant, rel, ctx, { [name]: 1 }, true)
   if (prep.kind === 'error') return prep
-  const value = prep.before[name]
+  const value = own(prep.before, name)
   if (value !== undefined && !Number.isSafeInteger(value)) {
     return fail('validation_violation', `property "${name}" of ${describe(rel)} is not an integer counter`)
   }

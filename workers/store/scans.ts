@@ -3,6 +3,7 @@
 // and remembers the last key, so a stream holds no long read transaction and
 // never more than one slice in memory; the next step starts after that key.
 import type { Criterion, NodeRef } from '../../src/contract/messages'
+import { own } from '../../src/model/own-key'
 import { IN, adjacencyPrefix, indexPrefix, nodeIdOf, nodeKey, prefixRange, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
 import { LOCKED_PLACEHOLDER, closeNodeChunk, nodeChunkHead, nodeObject, relationChunk } from './records'
 import { elementChunk, type CacheBudget } from './chunk-cache'
@@ -116,7 +117,7 @@ export class ListScan implements Scan {
       } else {
         // An index entry can outlive the data it was made from (when that data
         // became undecryptable); only a hit whose current value matches counts.
-        if (criterion !== undefined && (JSON.parse(opened.record.p) as Record<string, unknown>)[criterion.property] !== criterion.value) continue
+        if (criterion !== undefined && own(JSON.parse(opened.record.p) as Record<string, unknown>, criterion.property) !== criterion.value) continue
         json = nodeObject(urls, tenant, node, opened.record)
       }
       chunks.push(json)

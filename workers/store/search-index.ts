@@ -3,6 +3,7 @@
 // no plaintext. Entries of data that can no longer be decrypted cannot be
 // removed by value; reads check every hit against the opened properties.
 import type { Metamodel } from '../../src/model/metamodel'
+import { own } from '../../src/model/own-key'
 import type { NodeRef } from '../../src/contract/messages'
 import type { BlindIndex } from '../crypto/blind-index'
 import { indexKey } from './keys'
@@ -18,8 +19,8 @@ export function reindex(
   before: Record<string, unknown>, after: Record<string, unknown>,
 ): void {
   for (const property of metamodel.searchable(tenant, n.ns, n.type)) {
-    const old = before[property]
-    const cur = after[property]
+    const old = own(before, property)
+    const cur = own(after, property)
     if (old === cur) continue
     if (indexable(old)) store.index.removeSync(indexKey(tenant, n.ns, n.type, property, blind.term(tenant, property, old), n.id))
     if (indexable(cur)) store.index.putSync(indexKey(tenant, n.ns, n.type, property, blind.term(tenant, property, cur), n.id), 1)

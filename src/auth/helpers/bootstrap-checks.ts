@@ -12,7 +12,7 @@ import { ApiError } from '../../errors'
 import type { AuthModels } from '../models/index'
 import { clientProblem } from './client-rules'
 import { Type, type TSchema } from '@sinclair/typebox'
-import { field, fieldsReader, list, NAME, nameLists, objects, text, URI } from './json-body'
+import { field, fieldsReader, list, NAME, nameLists, objects, TENANT_ID, TENANT_ID_RULE, text, URI } from './json-body'
 import { EMAIL, PASSWORD, USERNAME } from './user-rules'
 
 /** The admin API's password rule, said without echoing the secret into a log. */
@@ -24,7 +24,7 @@ function fail(message: string): never {
   throw new ConfigError(`bootstrap file: ${message}`)
 }
 
-const Tenant = Type.Object({ id: field(), org: field() })
+const Tenant = Type.Object({ id: field({}, TENANT_ID, TENANT_ID_RULE), org: field() })
 const Package = Type.Object({
   id: field(), version: field(), provider: Type.Object({ id: field(), org: field() }),
   includedServices: objects(Type.Object({ id: field(), name: text(), scopes: list() })),

@@ -17,6 +17,13 @@ export const URI = /^[\x21-\x7e]{1,2048}$/
 
 /** Why a string is not a name (said after the value). */
 export const NAME_RULE = 'is not acceptable: one word of visible ASCII (no quotes or backslashes), at most 128 characters'
+/**
+ * What a tenant id may be: a name other than "__proto__". A user's roles are
+ * kept per tenant as an object's keys, which msgpack (the auth store's values)
+ * reads back as "__proto_" for that one: the roles would land in another tenant.
+ */
+export const TENANT_ID = new RegExp(`^(?!__proto__$)${NAME.source.slice(1)}`)
+export const TENANT_ID_RULE = `${NAME_RULE}, other than "__proto__"`
 const TEXT_RULE = 'is not acceptable: 1 to 256 characters, no control characters'
 
 export const violation = (message: string): ApiError => new ApiError('validation_violation', message)
@@ -48,9 +55,7 @@ export const nameLists = (words: Words = {}): TUnsafe<Record<string, string[] | 
 
 /** A nameLists value with its null lists read as empty. */
 export function listsOf(given: Readonly<Record<string, string[] | null>>): Record<string, string[]> {
-  const out: Record<string, string[]> = {}
-  for (const [key, names] of Object.entries(given)) out[key] = names ?? []
-  return out
+  return Object.fromEntries(Object.entries(given).map(([key, names]) => [key, names ?? []]))
 }
 
 const nameOf = (root: string, path: readonly Segment[]): string => fieldName(root, path, 'the body')

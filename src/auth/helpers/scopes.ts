@@ -8,6 +8,7 @@
 // the scopes are further limited by the user's roles there. The asked scopes
 // are intersected with what is available; none asked means all of it.
 import { ApiError } from '../../errors'
+import { own } from '../../model/own-key'
 import type { ClientRecord, UserRecord } from '../models/auth-store'
 import type { AuthModels } from '../models/index'
 
@@ -126,11 +127,11 @@ export function notMember(description: string, flow: UserFlow): ApiError {
 
 function roleScopes(models: ScopeModels, user: UserRecord, tenant: string): Set<string> {
   const scopes = new Set<string>()
-  for (const role of user.tenants[tenant] ?? []) for (const s of models.roles.find(role) ?? []) scopes.add(s)
+  for (const role of own(user.tenants, tenant) ?? []) for (const s of models.roles.find(role) ?? []) scopes.add(s)
   return scopes
 }
 
-const isMember = (user: UserRecord, tenant: string): boolean => Object.prototype.hasOwnProperty.call(user.tenants, tenant)
+const isMember = (user: UserRecord, tenant: string): boolean => Object.hasOwn(user.tenants, tenant)
 
 /** The tenant selection of spec section 4 when no tenant scope is given. */
 function defaultTenant(client: ClientRecord | undefined, user: UserRecord, flow: UserFlow): string {

@@ -5,13 +5,15 @@
 // message names is the one a reader meets first.
 import { Type } from '@sinclair/typebox'
 import { SOURCE_URL } from '../../../bootstrap/bootstrap-file'
-import { field, flag, list, nameLists, objects, text, URI } from '../../helpers/json-body'
+import { field, flag, list, nameLists, objects, TENANT_ID, TENANT_ID_RULE, text, URI } from '../../helpers/json-body'
 import { EMAIL, PASSWORD, USERNAME } from '../../helpers/user-rules'
 
 const name = (description: string): ReturnType<typeof field> => field({ description: `${description}: one word of visible ASCII, at most 128 characters` })
 const names = (description: string): ReturnType<typeof list> => list({ description: `${description} each: one word of visible ASCII, at most 128 characters` })
 
-export const TenantBody = Type.Object({ id: name('the tenant'), org: name('its organization') }, { example: { id: 'acme', org: 'acme-org' } })
+const tenantId = field({ description: 'the tenant: one word of visible ASCII, at most 128 characters, not "__proto__"' }, TENANT_ID, TENANT_ID_RULE)
+export const TenantBody = Type.Object({ id: tenantId, org: name('its organization') }, { example: { id: 'acme', org: 'acme-org' } })
+export const TenantParams = Type.Object({ id: tenantId })
 export const TenantReplaceBody = Type.Object({ org: name('its organization') }, { example: { org: 'acme-org' } })
 
 const clientSettings = {

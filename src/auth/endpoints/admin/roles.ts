@@ -10,9 +10,8 @@ const readRole = bodyReader(RoleBody)
 export const listRoles = admin({
   body: 'none',
   handle(s, ex) {
-    const roles: Record<string, string[]> = {}
-    for (const [key, value] of s.oauth.roles.entries()) roles[key] = value
-    reply(ex, 200, roles)
+    // fromEntries: a role named "__proto__" is listed like any other (an assignment would set the prototype)
+    reply(ex, 200, Object.fromEntries(s.oauth.roles.entries()))
   },
 })
 

@@ -1,7 +1,7 @@
 // /oauth2/v1/admin/tenants[/{id}]: tenants and their organization.
 import type { AuthServices } from '../../services'
-import { TenantBody, TenantReplaceBody } from './bodies'
-import { admin, IdParams, deleteOne, getOne, listOf, reply, settle } from './common'
+import { TenantBody, TenantParams, TenantReplaceBody } from './bodies'
+import { admin, deleteOne, getOne, listOf, reply, settle } from './common'
 import { bodyReader, violation } from '../../helpers/json-body'
 
 const readTenant = bodyReader(TenantBody)
@@ -40,7 +40,7 @@ export const createTenant = admin({
 export const replaceTenant = admin({
   body: 'json',
   documented: TenantReplaceBody,
-  params: IdParams,
+  params: TenantParams,
   handle(s, ex, { params: { id }, body }) {
     const tenant = { id: id, org: readReplacement(body).org }
     const existed = s.oauth.tenants.exists(id)
