@@ -16,8 +16,19 @@ function policyFor(s: Services, segments: readonly string[]): CorsPolicy | undef
   return undefined
 }
 
+/** The decoded segments, or as sent when they do not decode: that 400 carries the path's CORS headers too. */
+function segmentsOf(ex: Exchange): readonly string[] {
+  try {
+    return ex.segments
+  } catch {
+    return ex.rawPath.split('/').slice(1)
+  }
+}
+
 /** True when the request was a preflight and has been answered; a request without Origin costs one comparison. */
 export function answerCors(s: Services, ex: Exchange): boolean {
+  if (ex.headers.origin === '') return false
+  const segments = segmentsOf(ex)
   // The gateway forwards every method, OPTIONS included: the service behind it answers its own preflights.
-  return ex.headers.origin !== '' && ex.segments[0] !== 'gateway' && applyCors(ex, policyFor(s, ex.segments))
+  return segments[0] !== 'gateway' && applyCors(ex, policyFor(s, segments))
 }

@@ -17,6 +17,7 @@ import { forward } from './gateway/forward'
 import { tenantSegment } from './graph/validate'
 import { readBody } from './front/body'
 import { Exchange } from './front/exchange'
+import { isDraining } from './front/in-flight'
 import { checkJsonLimits } from './front/json-limits'
 import { requireMediaType } from './front/media-type'
 import { parseJson } from './front/parse-json'
@@ -169,13 +170,16 @@ function root(s: Services, ex: Exchange, segments: string[]): boolean {
 export function dispatch(s: Services, res: HttpResponse, req: HttpRequest): void {
   const ex = new Exchange(res, req, s.publicUrl)
   try {
-    const segments = ex.segments
+    const draining = isDraining()
     // Cluster mode: everything that reads or writes the authorization service's state is served by its owner.
-    if (s.authCluster?.servesHere() === false && HANDED_TO_AUTH_OWNER.has(segments[0]!)) {
+    if (!draining && s.authCluster?.servesHere() === false && HANDED_TO_AUTH_OWNER.has(ex.segments[0]!)) {
       s.authCluster.proxy(ex, req)
       return
     }
     if (answerCors(s, ex)) return
+    // A new request on a kept-alive connection during a shutdown is not in flight: refused (the answer closes it), readable by the page.
+    if (draining) throw new ApiError('service_unavailable', 'the server is shutting down')
+    const segments = ex.segments
     if (segments[1] === 'v1' && segments[0] === 'graph') graph(s, ex, segments)
     else if (segments[1] === 'v1' && segments[0] === 'oauth2') oauth(s, ex, segments)
     // RFC 8414's path form of the metadata URL; any other path there finds no route ('?').

@@ -44,10 +44,9 @@ export function listen(services: () => Services | undefined, host: string, port:
   for (const path of OPERATIONS_PATHS) app.any(path, (res, req) => operationsEndpoint(services(), path, res, req))
   app.any('/*', (res, req) => {
     const s = services()
-    // A new request on a kept-alive connection during a shutdown is not in flight: refuse it and close.
-    if (isDraining()) new Exchange(res, req, s?.publicUrl ?? '').error(new ApiError('service_unavailable', 'the server is shutting down'), { closeConnection: true })
-    else if (s !== undefined) dispatch(s, res, req)
-    else new Exchange(res, req, '').error(new ApiError('service_unavailable', 'the server is starting'))
+    // dispatch refuses a request during a shutdown itself, with the path's CORS headers; every answer then closes its connection.
+    if (s !== undefined) dispatch(s, res, req)
+    else new Exchange(res, req, '').error(new ApiError('service_unavailable', isDraining() ? 'the server is shutting down' : 'the server is starting'))
   })
   return new Promise((resolve, reject) => {
     app.listen(host, port, (socket) => {

@@ -6,10 +6,15 @@
 // by --cors-origins only.
 import t from 'tap'
 import { request as httpRequest } from 'node:http'
+import { connect, type Socket } from 'node:net'
 import { adminToken, basic, call, clientToken, oauthServerForFile, postForm, VIEW, WEB_AUTH } from '../helpers/oauth'
+import { statuses } from '../helpers/raw-http'
+import { getToken, removeDir, startServer } from '../helpers/server'
+import { until } from '../helpers/until'
 
 const GRAPH_ORIGIN = 'https://app.example'
-const env = oauthServerForFile(t, { args: ['--cors-origins', `${GRAPH_ORIGIN},http://localhost:3000`] })
+// --trust-proxy: the 429 test below spends an address's budget of failed checks on a forwarded address, not on 127.0.0.1.
+const env = oauthServerForFile(t, { args: ['--cors-origins', `${GRAPH_ORIGIN},http://localhost:3000`, '--trust-proxy', '127.0.0.1'] })
 /** The origin of the fixture's web-app and spa redirect URIs. */
 const WEB_ORIGIN = 'http://127.0.0.1:65530'
 /** demo-enricher's origin: a registered client's, but not web-app's. */
@@ -169,4 +174,81 @@ t.test('introspection and end_session take part as client endpoints', async (t) 
   const end = await call('GET', `${env.issuer}/end_session?client_id=web-app`, { origin: WEB_ORIGIN })
   t.equal(end.headers['access-control-allow-origin'], WEB_ORIGIN)
   t.equal((await preflight(`${env.issuer}/admin/clients`, WEB_ORIGIN, 'GET')).status, 403, 'the admin API is no browser endpoint')
+})
+
+t.test('error answers of the client endpoints are readable by the page (no network error instead of the status)', async (t) => {
+  const readable = (what: string, res: { status: number; headers: Record<string, unknown> }, status: number, origin = WEB_ORIGIN): void => {
+    t.equal(res.status, status, what)
+    t.equal(res.headers['access-control-allow-origin'], origin, `${what}: Access-Control-Allow-Origin`)
+    t.match(res.headers.vary, /origin/i, `${what}: Vary`)
+    t.match(res.headers['access-control-expose-headers'], /www-authenticate/, `${what}: exposed headers`)
+  }
+  const userinfo = `${env.issuer}/userinfo`
+  readable('userinfo without a token', await call('GET', userinfo, { origin: WEB_ORIGIN }), 401)
+  readable('userinfo with an unknown token', await call('GET', userinfo, { origin: WEB_ORIGIN, authorization: 'Bearer not-a-token' }), 401)
+  readable('the same from another registered origin (no client named)', await call('GET', userinfo, { origin: OTHER_CLIENT_ORIGIN }), 401, OTHER_CLIENT_ORIGIN)
+  const evil = await call('GET', userinfo, { origin: EVIL })
+  t.equal(evil.status, 401)
+  t.equal(evil.headers['access-control-allow-origin'], undefined, 'an origin no client has still reads nothing')
+  readable('userinfo, a method not allowed', await call('PUT', userinfo, { origin: WEB_ORIGIN }), 405)
+
+  const token = `${env.issuer}/token`
+  readable('token, unknown client', await postForm(token, { grant_type: 'client_credentials' }, { authorization: basic('nobody', 'x'), origin: WEB_ORIGIN }), 401)
+  readable('token, wrong secret of the client', await postForm(token, { grant_type: 'client_credentials' }, { authorization: basic('web-app', 'wrong'), origin: WEB_ORIGIN }), 401)
+  readable('token, no grant type', await postForm(token, {}, { ...WEB_AUTH, origin: WEB_ORIGIN }), 400)
+  readable('token, GET', await call('GET', token, { origin: WEB_ORIGIN }), 405)
+  readable('token, JSON body', await call('POST', token, { origin: WEB_ORIGIN, 'content-type': 'application/json' }, '{}'), 415)
+  readable('token, body over MAX_BODY', await postForm(token, { grant_type: 'client_credentials', pad: 'x'.repeat(2 * 1024 * 1024) }, { origin: WEB_ORIGIN }), 413)
+  readable('introspect without a client', await postForm(`${env.issuer}/introspect`, { token: 'x' }, { origin: WEB_ORIGIN }), 401)
+  readable('revoke, unknown client', await postForm(`${env.issuer}/revoke`, { token: 'x' }, { authorization: basic('nobody', 'x'), origin: WEB_ORIGIN }), 401)
+
+  // Last in this server's tests: web-app's secret is then known (verified above), so guessing it shuts web-app out of nothing.
+  const guesses = await Promise.all(Array.from({ length: 40 }, () =>
+    postForm(token, { grant_type: 'client_credentials' }, { authorization: basic('web-app', 'guess'), 'x-forwarded-for': '192.0.2.77', origin: WEB_ORIGIN })))
+  const limited = guesses.find((a) => a.status === 429)
+  t.ok(limited, 'guesses past the budget are refused')
+  if (limited !== undefined) readable('token, too many failed checks', limited, 429)
+
+  const graphPath = `${new URL(env.issuer).origin}/graph/v1/demo/nodes/%ZZ`
+  readable('a graph path that does not decode', await call('GET', graphPath, { origin: GRAPH_ORIGIN }), 400, GRAPH_ORIGIN)
+})
+
+t.test('a request during a shutdown: its 503 carries the CORS headers', async (t) => {
+  const server = await startServer({ args: ['--cors-origins', GRAPH_ORIGIN, '--shutdown-timeout', '20s'] })
+  t.teardown(async () => {
+    await server.stop()
+    removeDir(server.dataDir)
+  })
+  const bearer = await getToken(server.url)
+  const port = Number(new URL(server.url).port)
+  const opened = (): Promise<Socket> => new Promise((resolve, reject) => {
+    const s = connect(port, '127.0.0.1', () => resolve(s))
+    s.on('error', reject)
+  })
+  // A kept-alive connection, open before the signal.
+  const socket = await opened()
+  let received = ''
+  socket.on('data', (d: Buffer) => { received += d.toString('latin1') })
+  socket.write('GET /errors HTTP/1.1\r\nHost: x\r\n\r\n')
+  await until('the first answer', () => statuses(received).length === 1, 30_000)
+  // An upload that never ends keeps the drain going; its head is in before the round trip after it.
+  const upload = await opened()
+  upload.on('error', () => undefined)
+  await new Promise((r) => upload.write(`PUT /graph/v1/demo/nodes/core/customer/y HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${bearer}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`, r))
+  t.equal((await call('GET', `${server.url}/health/live`)).status, 200)
+  server.proc.kill('SIGTERM')
+  // Draining once the listen socket is closed.
+  const deadline = Date.now() + 30_000
+  const accepts = (): Promise<boolean> => opened().then((probe) => { probe.destroy(); return true }, () => false)
+  while (await accepts()) {
+    if (Date.now() > deadline) throw new Error('the server still accepts connections after SIGTERM')
+  }
+  socket.write(`GET /graph/v1/demo/nodes/core/customer/x HTTP/1.1\r\nHost: x\r\nOrigin: ${GRAPH_ORIGIN}\r\nAuthorization: Bearer ${bearer}\r\n\r\n`)
+  await until('the second answer', () => statuses(received).length === 2 && received.endsWith('}'), 30_000)
+  const second = received.slice(received.lastIndexOf('HTTP/1.1 '))
+  t.same(statuses(second), [503])
+  t.match(second.toLowerCase(), `access-control-allow-origin: ${GRAPH_ORIGIN}`)
+  t.match(second, /"type":"service_unavailable"/)
+  socket.destroy()
+  upload.destroy()
 })

@@ -4,8 +4,9 @@
 // introspection and end-session endpoints may be read by the origins of the
 // calling client's redirect URIs and its `cors_origins`. A preflight says
 // nothing about the client, so it is allowed for an origin some client has;
-// the answer itself is readable only by the calling client's origins, and
-// the token, revoke and introspection endpoints refuse a request from another
+// the answer itself is readable only by the calling client's origins (an
+// error naming no client by the origins the preflight allows), and the
+// token, revoke and introspection endpoints refuse a request from another
 // origin before doing anything (requireClientOrigin).
 import type { CorsPolicy } from '../../front/cors'
 import type { Exchange } from '../../front/exchange'
@@ -56,6 +57,20 @@ function allowedFor(s: AuthServices, clientId: string | undefined, origin: strin
   return client !== undefined && clientOrigins(client).has(origin)
 }
 
+/**
+ * Whether the page may read this answer: the client's origins decide when
+ * the request names a known client. An error that names none (no or an
+ * unknown token, unknown client, body refused before it was read) is
+ * readable by the origins the preflight admits: otherwise the page sees a
+ * network error instead of its 401, 413 or 429.
+ */
+function readableBy(s: AuthServices, ex: Exchange, origin: string): boolean {
+  const clientId = noted.get(ex) ?? clientFromRequest(s, ex)
+  const client = clientId === undefined ? undefined : s.oauth.clients.find(clientId)
+  if (client !== undefined) return clientOrigins(client).has(origin)
+  return ex.status >= 400 && someClientAllows(s, origin)
+}
+
 function someClientAllows(s: AuthServices, origin: string): boolean {
   for (const c of s.oauth.clients.all()) if (clientOrigins(c).has(origin)) return true
   return false
@@ -71,7 +86,7 @@ export function oauthCorsPolicy(s: AuthServices, path: readonly string[]): CorsP
     preflight: (origin) => someClientAllows(s, origin),
     request: (origin, ex) => {
       try {
-        return allowedFor(s, noted.get(ex) ?? clientFromRequest(s, ex), origin)
+        return readableBy(s, ex, origin)
       } catch {
         return false // written while answering: an unreadable answer, never a second error
       }
