@@ -25,7 +25,7 @@ export const ERRORS = {
   service_unavailable: { status: 503, meaning: 'A shard queue is full, a shard actor restarted, a shard was stopped after its actor kept failing (see the log), or the server is shutting down; retry after Retry-After seconds.' },
   bad_gateway: { status: 502, meaning: 'The gateway could not reach the service behind it, or the service failed before answering.' },
   gateway_timeout: { status: 504, meaning: 'The service behind the gateway did not answer within GATEWAY_TIMEOUT.' },
-  insufficient_storage: { status: 507, meaning: 'The disk of the data directory is full: the write was not applied. Writes succeed again, without a restart, once space is free; reads keep working.' },
+  insufficient_storage: { status: 507, meaning: 'The disk of the data directory is full: the write was not applied. Writes succeed again, without a restart, once space is free (retry after Retry-After seconds); reads keep working.' },
   internal_error: { status: 500, meaning: 'A bug; it is logged with the trace id.' },
 } as const
 

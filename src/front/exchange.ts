@@ -3,7 +3,7 @@
 // here, corked, and nothing is written once the client has gone.
 import { STATUS_CODES } from 'node:http'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import { causeOf, DISK_FULL_MESSAGE, isCommitFailure, isDiskFull } from '../storage-failure'
+import { causeOf, DISK_FULL_MESSAGE, DISK_FULL_RETRY_AFTER_SECONDS, isCommitFailure, isDiskFull } from '../storage-failure'
 import { ApiError, errorBody } from '../errors'
 import { log } from '../log'
 import { CLIENT_CLOSED, exchangeFinished, type PendingAudit } from './access-log'
@@ -257,6 +257,7 @@ export class Exchange implements RequestIdParts {
     const body = JSON.stringify(errorBody(apiError, this.publicUrl))
     const headers: Record<string, string> = { ...apiError.headers }
     if (apiError.status === 503 && headers['retry-after'] === undefined) headers['retry-after'] = '1'
+    if (apiError.status === 507 && headers['retry-after'] === undefined) headers['retry-after'] = String(DISK_FULL_RETRY_AFTER_SECONDS)
     this.res.cork(() => {
       this.res.writeStatus(statusLine(apiError.status)).writeHeader(CONTENT_TYPE, JSON_TYPE).writeHeader(REQUEST_ID_HEADER, requestIdBytes(this))
       for (const k in headers) this.res.writeHeader(k, headers[k]!)

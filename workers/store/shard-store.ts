@@ -5,6 +5,7 @@ import { open, RootDatabase, Database, type DatabaseOptions } from 'lmdb'
 import { join } from 'node:path'
 import { KEY_OPTIONS } from '../../src/contract/key-encoding'
 import type { WrappingKeys } from '../../src/crypto/kek-file'
+import { noteStorageDir } from '../../src/storage-failure'
 import { DataKeys } from '../crypto/data-keys'
 import { KeyFile } from '../crypto/key-file'
 import type { Key } from './keys'
@@ -113,6 +114,7 @@ export function shardPath(dataDir: string, shard: number): string {
 
 /** `wrapping`: what wraps the data keys (the master key; in cluster mode the KEKs). */
 export function openShard(dataDir: string, shard: number, wrapping: Buffer | WrappingKeys, maxEventsPerTenant = 1_000_000, reader = false): ShardStore {
+  noteStorageDir(shardPath(dataDir, shard))
   const env = open({
     path: shardPath(dataDir, shard),
     maxDbs: 16,

@@ -8,6 +8,7 @@ import { open, type Database, type RootDatabase } from 'lmdb'
 import { join } from 'node:path'
 import type { PackageDecl, TenantDecl } from '../../bootstrap/bootstrap-file'
 import { KEY_OPTIONS } from '../../contract/key-encoding'
+import { noteStorageDir } from '../../storage-failure'
 import type { ScryptHash } from '../helpers/password-hasher'
 import type { IdentityProviderRecord, UpstreamStateRecord } from './identity-providers'
 
@@ -162,6 +163,7 @@ const DB_OPTIONS = KEY_OPTIONS
 export function openAuthStore(dataDir: string): AuthStore {
   const env = open({ path: join(dataDir, 'auth'), maxDbs: 32, overlappingSync: true })
   return {
+  noteStorageDir(join(dataDir, 'auth'))
     env,
     tenants: env.openDB('tenants', DB_OPTIONS),
     packages: env.openDB('packages', DB_OPTIONS),
