@@ -97,7 +97,25 @@ export function readManifest(dataDir: string): Manifest | undefined {
   if (formatVersion > FORMAT_VERSION) {
     throw new ConfigError(`data directory ${dataDir} is in disk format ${formatVersion}, written by a newer version of this server; this one reads formats up to ${FORMAT_VERSION}: start the newer version`)
   }
+  checkShardDirectories(dataDir, m.shards as number)
   return { ...(m as Manifest), formatVersion }
+}
+
+/**
+ * The shard directories must be exactly 0 .. shards-1: a tenant's shard is
+ * its hash modulo the count, so another count would look every element up in
+ * the wrong shard (all 404) and write new ones beside them. None at all is
+ * left to the per-shard checks (data.mdb missing).
+ */
+function checkShardDirectories(dataDir: string, shards: number): void {
+  const dir = join(dataDir, 'shards')
+  const found = existsSync(dir) ? readdirSync(dir).filter((e) => /^(0|[1-9]\d*)$/.test(e)).map(Number).sort((a, b) => a - b) : []
+  const n = found.length
+  if (n === 0 || (n === shards && found[n - 1] === shards - 1)) return
+  const contiguous = found[n - 1] === n - 1
+  const held = contiguous ? `${n === 1 ? 'shards/0' : `shards/0 to shards/${n - 1}`} (${n} shard${n === 1 ? '' : 's'})` : `shards/${found.join(', shards/')}`
+  const fix = contiguous ? `set "shards" back to ${n} in manifest.json, or restore the directory from a backup` : 'restore the directory from a backup'
+  throw new ConfigError(`data directory ${dataDir}: manifest.json says "shards": ${shards}, but the directory holds ${held}; the shard count cannot change once the directory is created: ${fix}`)
 }
 
 /** Refuses a master key that does not belong to the directory (a manifest of format 1 may lack the check: it is added). */

@@ -8,6 +8,12 @@ import { Graph, createConsent } from '../helpers/client'
 import { FORMAT_VERSION } from '../../src/shard/manifest'
 import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
 
+/** Rewrites fields of the manifest, as an operator's edit would. */
+function editManifest(root: string, fields: Record<string, unknown>): void {
+  const p = join(root, 'data', 'manifest.json')
+  writeFileSync(p, JSON.stringify({ ...JSON.parse(readFileSync(p, 'utf8')) as object, ...fields }))
+}
+
 const shardsOf = (root: string): string[] => readdirSync(join(root, 'data', 'shards')).map((s) => join(root, 'data', 'shards', s))
 
 /** A data directory with consents and nodes on every shard, made once and copied per case. */
@@ -74,10 +80,10 @@ t.test('damaged data directories are refused with a message', async (t) => {
     }, /auth\/data\.mdb is damaged: /],
     ['manifest.json deleted', (r) => rmSync(join(r, 'data', 'manifest.json')), /holds data .* but no manifest\.json/],
     ['manifest.json garbage', (r) => writeFileSync(join(r, 'data', 'manifest.json'), '{"format":'), /manifest .* is unreadable/],
-    ['a newer disk format', (r) => {
-      const p = join(r, 'data', 'manifest.json')
-      writeFileSync(p, JSON.stringify({ ...JSON.parse(readFileSync(p, 'utf8')) as object, formatVersion: 99 }))
-    }, /disk format 99, written by a newer version/],
+    ['fewer shards in the manifest', (r) => editManifest(r, { shards: 1 }), /manifest\.json says "shards": 1, but the directory holds shards\/0 to shards\/1 \(2 shards\); .*set "shards" back to 2/],
+    ['more shards in the manifest', (r) => editManifest(r, { shards: 4 }), /manifest\.json says "shards": 4, but the directory holds shards\/0 to shards\/1 \(2 shards\)/],
+    ['a shard directory removed', (r) => rmSync(join(r, 'data', 'shards', '0'), { recursive: true }), /manifest\.json says "shards": 2, but the directory holds shards\/1; .*restore the directory from a backup/],
+    ['a newer disk format', (r) => editManifest(r, { formatVersion: 99 }), /disk format 99, written by a newer version/],
     ['master key file missing', (r) => rmSync(join(r, 'secrets', 'master.key')), /master key file .* is missing/],
     ['another master key', (r) => writeFileSync(join(r, 'secrets', 'master.key'), Buffer.alloc(32, 7).toString('base64') + '\n', { mode: 0o600 }), /master key does not belong/],
   ]
