@@ -141,7 +141,8 @@ const OPTIONS = {
 } satisfies Record<string, OptionSpec>
 
 /** The --help text of each option (default and meaning); the README's options table says the same. */
-const HELP: Partial<Record<OptionName, string>> = {
+// Every option's: the compiler refuses an option added without one.
+const HELP: Record<OptionName, string> = {
   port: 'port to listen on (default 8080; 0 picks a free one)',
   host: 'address to listen on (default 127.0.0.1)',
   dataDir: 'data directory, locked while the server runs (default ./data)',
@@ -151,6 +152,8 @@ const HELP: Partial<Record<OptionName, string>> = {
   heapGrowthPercent: 'how far each thread\'s heap grows past what is live before V8 collects, in percent (default 30; 0: V8\'s own choice)',
   shards: 'shard count of a new data directory (default 4)',
   maxBody: 'request body limit in bytes (default 1048576)',
+  maxJsonDepth: 'JSON request bodies nest at most this deep, the body itself level 1; 400 past it (default 64)',
+  maxJsonElements: 'JSON request bodies hold at most this many array items and object members in all; 400 past it (default 100000)',
   masterKeyFile: 'master key file (default ./secrets/master.key)',
   shredLog: 'log of destroyed data keys, applied when a backup is restored (default shred.log beside the master key)',
   accessTokenTtl: 'access token lifetime in seconds (default 3600)',
@@ -158,6 +161,8 @@ const HELP: Partial<Record<OptionName, string>> = {
   eventRetentionCount: 'events kept per tenant at most (default 1000000)',
   maxStreamsPerTenant: 'open event streams per tenant (default 100)',
   publicUrl: 'base of every URL the service writes (default http://<host>:<port>)',
+  webhookAllow: 'comma-separated host names, *.suffixes, IPs and CIDRs webhooks may reach although not public (default none)',
+  trustProxy: 'comma-separated IPs and CIDRs of reverse proxies whose X-Forwarded-For names the client (default none)',
   shutdownTimeout: 'on SIGTERM, how long requests in flight may take (default 10s)',
   webhookRetryBase: 'first webhook retry delay in ms, doubling up to 300 times it (default 1000)',
   corsOrigins: 'comma-separated origins whose pages may call the graph API (default none)',
@@ -187,7 +192,7 @@ export function usage(command: string, tool = false): string {
   const lines = [`usage: ${command} [options]`, '', 'Each option is a flag or an environment variable; flags win.', '']
   for (const [name, spec] of Object.entries(OPTIONS) as [OptionName, OptionSpec][]) {
     if (spec.tool === true && !tool) continue
-    lines.push(`  ${`${spec.flag} <value>`.padEnd(32)} ${spec.env.padEnd(24)} ${HELP[name] ?? ''}`)
+    lines.push(`  ${`${spec.flag} <value>`.padEnd(32)} ${spec.env.padEnd(24)} ${HELP[name]}`)
   }
   lines.push(`  ${'--help'.padEnd(32)} ${''.padEnd(24)} this text`)
   return lines.join('\n')

@@ -182,6 +182,18 @@ t.test('--help: usage generated from the options table', async (t) => {
   t.match(usage('tool', true), '--admin-client-secret')
 })
 
+t.test('--help: every option says what it does', async (t) => {
+  for (const text of [usage('main'), usage('tool', true)]) {
+    const options = text.split('\n').filter((l) => l.startsWith('  --') && !l.startsWith('  --help'))
+    t.ok(options.length > 30, 'the options are listed')
+    for (const line of options) {
+      const [, flag, description] = /^ {2}(--[a-z0-9-]+) <value>\s+[A-Z0-9_]+\s*(.*)$/.exec(line) ?? []
+      t.ok(flag, `an option line: ${line}`)
+      t.ok((description ?? '').length >= 10, `${flag ?? line} has a description`)
+    }
+  }
+})
+
 t.test('SHUTDOWN_TIMEOUT is a duration', async (t) => {
   t.equal(loadConfig(['--shutdown-timeout', '3s'], {}).shutdownTimeoutMs, 3000)
   t.equal(loadConfig([], { SHUTDOWN_TIMEOUT: '500ms' }).shutdownTimeoutMs, 500)

@@ -20,7 +20,8 @@ const clientSettings = {
   tenant: name('the tenant'),
   redirect_uris: Type.Optional(list({ description: 'printable, at most 2048 characters each' }, URI)),
   scopes: Type.Optional(names('the scopes')),
-  grant_types: Type.Optional(names('the grant types')),
+  // The spec makes a refresh token part of every code exchange: "refresh_token" here is accepted but decides nothing.
+  grant_types: Type.Optional(names('the grant types the client may use at /authorize and /token (authorization_code, implicit, client_credentials, password); a code exchange always returns a refresh token, usable by its client until revoked, whether or not "refresh_token" is listed')),
   cors_origins: Type.Optional(list({ description: 'origins a browser app may call from' }, URI)),
 }
 export const ClientBody = Type.Object({
