@@ -4,14 +4,21 @@
 // A body over the limit is answered 413 only once the client has finished
 // sending it (the rest is read and dropped): closing a socket with unread
 // data makes the kernel send a TCP reset, which destroys the 413 before most
-// clients read it. The drain is bounded: past DRAIN_LIMIT more bytes (or a
-// declared length that far over), the 413 goes out at once and the
-// connection closes, reset or not.
+// clients read it. The drain is bounded in time, not in size, as nginx's
+// lingering close is: a client at loopback or LAN speed finishes any size
+// within LINGER.totalMs and reads its 413; one that is still sending then,
+// or pauses for LINGER.idleMs, gets the 413 at once and the connection
+// closes, reset or not.
 import type { HttpResponse } from 'uWebSockets.js'
 import { ApiError } from '../errors'
 
-/** How many bytes past the limit a client may still send so that it reads the 413 cleanly. */
-export const DRAIN_LIMIT = 16 * 1024 * 1024
+/** How long the rest of a body over the limit is read and dropped: in all, and without data (nginx's lingering_time and lingering_timeout). */
+export interface Linger {
+  totalMs: number
+  idleMs: number
+}
+
+export const LINGER: Linger = { totalMs: 30_000, idleMs: 5_000 }
 
 export function readBody(
   res: HttpResponse,
@@ -19,29 +26,42 @@ export function readBody(
   contentLength: string,
   done: (body: Buffer) => void,
   fail: (err: ApiError) => void,
+  linger: Linger = LINGER,
 ): void {
-  const tooLarge = () => new ApiError('payload_too_large', `the request body is larger than ${maxBody} bytes`)
-  const declared = contentLength === '' ? undefined : Number(contentLength)
-  if (declared !== undefined && declared > maxBody + DRAIN_LIMIT) {
-    fail(tooLarge())
-    return
-  }
   const chunks: Buffer[] = []
   let size = 0
-  let draining = declared !== undefined && declared > maxBody
   let failed = false
+  /** Set while a body over the limit is being dropped. */
+  let timer: NodeJS.Timeout | undefined
+  let lastData = 0
+  let giveUpAt = 0
+
+  const tooLarge = (): void => {
+    failed = true
+    clearTimeout(timer)
+    fail(new ApiError('payload_too_large', `the request body is larger than ${maxBody} bytes`))
+  }
+  const check = (): void => {
+    const now = performance.now()
+    const next = Math.min(giveUpAt, lastData + linger.idleMs)
+    if (now >= next) tooLarge()
+    else timer = setTimeout(check, next - now).unref()
+  }
+  const startDropping = (): void => {
+    chunks.length = 0
+    lastData = performance.now()
+    giveUpAt = lastData + linger.totalMs
+    timer = setTimeout(check, Math.min(linger.idleMs, linger.totalMs)).unref()
+  }
+
+  if (contentLength !== '' && Number(contentLength) > maxBody) startDropping()
   res.onData((chunk, isLast) => {
     if (failed) return
     size += chunk.byteLength
-    if (!draining && size > maxBody) {
-      draining = true
-      chunks.length = 0
-    }
-    if (draining) {
-      if (isLast || size > maxBody + DRAIN_LIMIT) {
-        failed = true
-        fail(tooLarge())
-      }
+    if (timer === undefined && size > maxBody) startDropping()
+    if (timer !== undefined) {
+      if (isLast) tooLarge()
+      else lastData = performance.now()
       return
     }
     if (isLast) {
