@@ -4,7 +4,7 @@
 // edges").
 import t from 'tap'
 import { call } from '../helpers/client'
-import { rawExchange, statuses } from '../helpers/raw-http'
+import { rawExchange, statuses, type RawResult } from '../helpers/raw-http'
 import { serverForFile } from '../helpers/server'
 
 const MAX_BODY = 64 * 1024
@@ -45,11 +45,22 @@ t.test('a body over MAX_BODY: the client reads the whole 413, no reset', async (
   t.equal((await fixture.graph.put('nodes/core/customer/small', { name: 'fits' })).status, 204, 'the server goes on')
 })
 
+t.test('Expect: 100-continue: the library writes 100 Continue itself, to any request, before its answer', async (t) => {
+  const expecting = (target: string, value: string): Promise<RawResult> => rawExchange(url(), [`GET ${target} HTTP/1.1\r\nHost: x\r\nExpect: ${value}\r\n\r\n`], 2_000)
+  t.same(statuses((await expecting('/errors', '100-continue')).text), [100, 200])
+  t.same(statuses((await expecting('/nothing', '100-continue')).text), [100, 404], 'whatever the answer will be')
+  t.same(statuses((await expecting('/errors', '100-Continue')).text), [200], 'only for the value in lower case')
+})
+
 t.test('malformed heads: what uWebSockets.js decides (JavaScript never sees them)', async (t) => {
   // Answered at once by the library's own 505 page (its version is compiled in; see README).
   const leadingEmpty = await rawExchange(url(), ['\r\nGET /errors HTTP/1.1\r\nHost: x\r\n\r\n'], 15_000)
-  t.same(statuses(leadingEmpty.text), [505])
+  t.same(statuses(leadingEmpty.text), [505], 'one leading empty line: 505')
   t.ok(leadingEmpty.closed)
+  const emptyLineAlone = await rawExchange(url(), ['\r\n', 'GET /errors HTTP/1.1\r\nHost: x\r\n\r\n'], 15_000, 300)
+  t.same(statuses(emptyLineAlone.text), [505], 'the empty line in a read of its own: the 505 once the request line is in')
+  const bareLineFeeds = await rawExchange(url(), ['\n\nGET /errors HTTP/1.1\r\nHost: x\r\n\r\n'], 15_000)
+  t.same(statuses(bareLineFeeds.text), [505], 'two bare LFs: 505')
   const controlInTarget = await rawExchange(url(), ['GET /err\x01ors HTTP/1.1\r\nHost: x\r\n\r\n'], 15_000)
   t.same(statuses(controlInTarget.text), [505])
   const split = await rawExchange(url(), ['GET /errors HTTP/1.1\r\nHost: x\r\n', `X-A: ${'a'.repeat(5000)}\r\n\r\n`], 15_000, 300)
@@ -59,10 +70,17 @@ t.test('malformed heads: what uWebSockets.js decides (JavaScript never sees them
   // No answer; the library closes the connection after its 10 s timeout (both wait at once).
   let many = 'GET /errors HTTP/1.1\r\nHost: x\r\n'
   for (let i = 0; i < 100; i++) many += `X-H${i}: v\r\n`
-  const [controlInHeader, tooMany] = await Promise.all([
+  const request = 'GET /errors HTTP/1.1\r\nHost: x\r\n\r\n'
+  const [controlInHeader, tooMany, twoEmpty, twoEmptyApart] = await Promise.all([
     rawExchange(url(), ['GET /errors HTTP/1.1\r\nHost: x\r\nX-A: a\x01b\r\n\r\n'], 30_000),
     rawExchange(url(), [`${many}\r\n`], 30_000),
+    rawExchange(url(), [`\r\n\r\n${request}`], 30_000),
+    rawExchange(url(), ['\r\n', '\r\n', request], 30_000, 300),
   ])
+  t.equal(twoEmpty.text, '', 'no answer when the bytes begin with two empty lines (CRLF CRLF)')
+  t.ok(twoEmpty.closed, 'closed by the library')
+  t.equal(twoEmptyApart.text, '', 'nor when they arrive in reads of their own')
+  t.ok(twoEmptyApart.closed)
   t.equal(controlInHeader.text, '', 'no answer to a control character in a header value')
   t.ok(controlInHeader.closed, 'closed by the library')
   t.equal(tooMany.text, '', 'no answer to 100 headers and more')
