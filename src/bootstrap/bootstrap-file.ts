@@ -39,6 +39,7 @@ export interface UserDecl {
   username: string
   password: string
   email: string
+  email_verified: boolean
   tenants: Record<string, string[]>
 }
 
@@ -100,7 +101,7 @@ const BootstrapSchema = Type.Object({
     client_id: key, client_secret: Type.Optional(str), tenant: str, redirect_uris: strs, scopes: strs, grant_types: strs, cors_origins: strs,
   }))),
   roles: Type.Optional(keyed(Type.Array(str), { type: 'string', maxLength: MAX_NAME_CHARS, [RULE]: `has a name longer than ${MAX_NAME_CHARS} characters` })),
-  users: Type.Optional(Type.Array(Type.Object({ username: key, id: Type.Optional(key), password: str, email: str, tenants: Type.Optional(Type.Record(Type.String(), Type.Array(str))) }))),
+  users: Type.Optional(Type.Array(Type.Object({ username: key, id: Type.Optional(key), password: str, email: str, email_verified: flag, tenants: Type.Optional(Type.Record(Type.String(), Type.Array(str))) }))),
   metamodel: Type.Optional(Type.Record(Type.String(), TenantMetamodelSchema)),
   identityProviders: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
 })
@@ -155,7 +156,9 @@ export function parseBootstrap(doc: Json): Bootstrap {
       redirect_uris: c.redirect_uris ?? [], scopes: c.scopes ?? [], grant_types: c.grant_types ?? [], cors_origins: c.cors_origins ?? [],
     })),
     roles,
-    users: (o.users ?? []).map((u) => ({ id: u.id ?? u.username, username: u.username, password: u.password, email: u.email, tenants: { ...u.tenants } })),
+    users: (o.users ?? []).map((u) => ({
+      id: u.id ?? u.username, username: u.username, password: u.password, email: u.email, email_verified: u.email_verified === true, tenants: { ...u.tenants },
+    })),
     metamodel,
     identityProviders: o.identityProviders ?? [],
   }

@@ -71,6 +71,7 @@ const CASES: readonly Case[] = [
   rule('POST', 'users', { ...user, tenants: { nope: null } }, 'tenants: tenant "nope" does not exist'),
   shape('PUT', 'users/alice', { password: null }, 'password must be a string'),
   shape('PUT', 'users/alice', { email: 5 }, 'email must be a string'),
+  shape('POST', 'users', { ...user, email_verified: 'yes' }, 'email_verified must be true or false'),
 
   shape('PUT', 'roles/pin', { scopes: 'x' }, 'scopes must be an array of strings'),
   rule('PUT', 'roles/pin', { scopes: ['ok', 'a b'] }, 'scopes[1] "a b" is not acceptable'),

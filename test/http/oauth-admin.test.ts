@@ -156,7 +156,12 @@ t.test('clients: generated 256-bit secrets shown once and stored as SHA-256, rot
 t.test('users and roles: scrypt passwords never shown, roles per tenant, changes narrow refreshes, deletion ends tokens', async (t) => {
   const created = await api('POST', 'users', { username: 'dave', password: 'dave-password', email: 'dave@example.com', tenants: { demo: ['graph-writer'] } })
   t.equal(created.status, 201)
-  t.same(created.json<Json>(), { id: 'dave', username: 'dave', email: 'dave@example.com', tenants: { demo: ['graph-writer'] } })
+  t.same(created.json<Json>(), { id: 'dave', username: 'dave', email: 'dave@example.com', email_verified: false, tenants: { demo: ['graph-writer'] } })
+  t.equal((await api('PUT', 'users/dave', { email_verified: true })).json<Json>().email_verified, true)
+  t.equal((await api('GET', 'users/dave')).json<Json>().email_verified, true)
+  t.equal((await api('PUT', 'users/dave', { tenants: { demo: ['graph-writer'] } })).json<Json>().email_verified, true, 'kept by a change of other fields')
+  t.equal((await api('PUT', 'users/dave', { email: 'dave@example.org' })).json<Json>().email_verified, false, 'a new e-mail is not verified')
+  t.equal((await api('PUT', 'users/dave', { email: 'dave@example.com', email_verified: true })).json<Json>().email_verified, true, 'unless said so')
   t.notOk(JSON.stringify((await api('GET', 'users')).json()).includes('dave-password'))
   t.equal((await api('POST', 'users', { username: 'dave', password: 'another-pw', email: 'd@example.com', id: 'dave2' })).status, 400, 'username taken')
   t.equal((await api('POST', 'users', { username: 'eve', password: 'short', email: 'e@example.com' })).status, 400, 'password too short')

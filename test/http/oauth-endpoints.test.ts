@@ -67,7 +67,7 @@ t.test('/tokeninfo: tenant, scopes, allowedServices, client, subject, expiry', a
 
 t.test('/userinfo: GET and POST, the claims of the user', async (t) => {
   const tokens = await tokensOf('web-app', WEB_AUTH)
-  const expected = { sub: 'alice', preferred_username: 'alice', email: 'alice@example.com' }
+  const expected = { sub: 'alice', preferred_username: 'alice', email: 'alice@example.com', email_verified: false }
   const get = await call('GET', `${env.issuer}/userinfo`, { authorization: `Bearer ${tokens.access_token}` })
   t.equal(get.status, 200)
   t.same(get.json<Json>(), expected)
@@ -80,6 +80,7 @@ t.test('/userinfo: GET and POST, the claims of the user', async (t) => {
 
   const idToken = await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(`${env.issuer}/.well-known/jwks.json`)), { issuer: env.issuer, audience: 'web-app' })
   t.equal(idToken.payload.sub, get.json<Json>().sub, 'the same sub as the ID token')
+  t.equal(idToken.payload.preferred_username, undefined, 'no username in the ID token without the profile scope')
 
   const noOpenid = await tokensOf('web-app', WEB_AUTH, 'alice', VIEW)
   const res = await call('GET', `${env.issuer}/userinfo`, { authorization: `Bearer ${noOpenid.access_token}` })
@@ -89,6 +90,23 @@ t.test('/userinfo: GET and POST, the claims of the user', async (t) => {
   t.equal((await call('GET', `${env.issuer}/userinfo`, { authorization: `Bearer ${client}` })).status, 403, 'a client token has no user')
   t.equal((await call('GET', `${env.issuer}/userinfo`)).status, 401)
   t.equal((await call('GET', `${env.issuer}/userinfo`, { authorization: 'Bearer nope' })).status, 401)
+})
+
+t.test('the profile and email scopes: the ID token carries the standard claims userinfo gives', async (t) => {
+  // bob's e-mail is verified in the bootstrap file, alice's is not.
+  for (const [username, sub, verified] of [['bob', 'u-bob', true], ['alice', 'alice', false]] as const) {
+    const tokens = await tokensOf('web-app', WEB_AUTH, username, 'openid profile email')
+    t.match(tokens.scope, /^(\S+ )*openid profile email platform\.tenant=demo$/, 'granted beside openid')
+    const { payload } = await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(`${env.issuer}/.well-known/jwks.json`)), { issuer: env.issuer, audience: 'web-app' })
+    const claims = { sub, preferred_username: username, email: `${username}@example.com`, email_verified: verified }
+    t.match(payload, claims)
+    t.same((await call('GET', `${env.issuer}/userinfo`, { authorization: `Bearer ${tokens.access_token}` })).json<Json>(), claims, 'userinfo says the same')
+    // the /refreshtokens test below counts bob's
+    t.equal((await call('DELETE', `${env.issuer}/refreshtokens`, { authorization: `Bearer ${tokens.access_token}` })).status, 204)
+  }
+  const doc = (await call('GET', `${env.issuer}/.well-known/openid-configuration`)).json<Json>()
+  t.ok(['profile', 'email'].every((s) => (doc.scopes_supported as string[]).includes(s)))
+  t.ok((doc.claims_supported as string[]).includes('email_verified'))
 })
 
 t.test('/refreshtokens: the user lists and deletes their refresh tokens, filtered by client', async (t) => {

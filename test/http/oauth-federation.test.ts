@@ -128,7 +128,7 @@ t.test('first sign-in provisions a user and links it; the second reuses the link
   const one = await codeAndSub(first.landed)
   const user = await call('GET', `${env.issuer}/admin/users/${one.sub}`, admin)
   t.equal(user.status, 200)
-  t.same(user.json<Json>(), { id: one.sub, username: 'dan', email: 'dan@upstream.example', tenants: { demo: ['graph-reader'] } })
+  t.same(user.json<Json>(), { id: one.sub, username: 'dan', email: 'dan@upstream.example', email_verified: true, tenants: { demo: ['graph-reader'] } }, 'the upstream verified the e-mail')
   const info = await call('GET', `${env.issuer}/tokeninfo?access_token=${one.token}`)
   t.equal(info.json<Json>().tenant, 'demo', 'the client tenant rules apply as after a local sign-in')
 

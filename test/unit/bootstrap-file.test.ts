@@ -32,7 +32,7 @@ t.test('the demo bootstrap parses completely', async (t) => {
     'graph-reader': ['platform.profile_graph_view'],
     'graph-writer': ['platform.profile_graph_view', 'platform.profile_graph_manage'],
   })
-  t.same(b.users, [{ id: 'alice', username: 'alice', password: 'alice-password', email: 'alice@example.com', tenants: { demo: ['graph-writer'] } }])
+  t.same(b.users, [{ id: 'alice', username: 'alice', password: 'alice-password', email: 'alice@example.com', email_verified: false, tenants: { demo: ['graph-writer'] } }])
   t.same(b.metamodel['*']?.nodes['core/customer'], {
     owner: 'customer', open: false,
     properties: { name: { type: 'string', searchable: true }, age: { type: 'integer', searchable: true }, email: { type: 'string', searchable: false } },
@@ -62,13 +62,14 @@ t.test('defaults: user id, client secret and lists, type owner and open, searcha
   const b = parseBootstrap({
     users: [
       { username: 'bob', password: 'pw', email: 'bob@example.com' },
-      { id: 'u-7', username: 'carol', password: 'pw', email: 'c@example.com', tenants: { demo: [] } },
+      { id: 'u-7', username: 'carol', password: 'pw', email: 'c@example.com', email_verified: true, tenants: { demo: [] } },
     ],
     clients: [{ client_id: 'public-app', tenant: 'demo' }],
     metamodel: { demo: { nodes: { 'a/b': {} }, relations: { 'a/b/a/b/r/s': { owner: 'tenant', open: true } } } },
   })
-  t.same(b.users[0], { id: 'bob', username: 'bob', password: 'pw', email: 'bob@example.com', tenants: {} }, 'id defaults to the username')
+  t.same(b.users[0], { id: 'bob', username: 'bob', password: 'pw', email: 'bob@example.com', email_verified: false, tenants: {} }, 'id defaults to the username, email_verified to false')
   t.equal(b.users[1]?.id, 'u-7')
+  t.equal(b.users[1]?.email_verified, true)
   t.same(b.clients[0], { client_id: 'public-app', client_secret: undefined, tenant: 'demo', redirect_uris: [], scopes: [], grant_types: [], cors_origins: [] })
   t.same(b.metamodel.demo?.nodes['a/b'], { owner: 'customer', open: false, properties: {} }, 'owner customer, closed')
   t.same(b.metamodel.demo?.relations['a/b/a/b/r/s'], { owner: 'tenant', open: true, properties: {} })
@@ -91,6 +92,7 @@ t.test('errors name the bad path', async (t) => {
   bad(t, { roles: { reader: 'x' } }, 'roles.reader must be an array')
   bad(t, { users: [{ username: 'u', password: 'p', email: 'e', tenants: { demo: 'r' } }] }, 'users[0].tenants.demo must be an array')
   bad(t, { users: [{ username: 'u', password: 'p' }] }, 'users[0].email must be a non-empty string')
+  bad(t, { users: [{ username: 'u', password: 'p', email: 'e', email_verified: 'yes' }] }, 'users[0].email_verified must be true or false')
 })
 
 t.test('metamodel errors name the bad path', async (t) => {

@@ -46,7 +46,7 @@ t.test('rotation and the publication window', async (t) => {
   t.same(keys.jwks().keys.map((k) => k.kid), [k1.kid])
   t.notOk('d' in keys.jwks().keys[0]!)
 
-  const first = await signIdToken(keys, { issuer: ISSUER, clientId: 'c', user, nonce: 'n', authTime: clock.time, accessToken: 'A', ttlSeconds: 3600 })
+  const first = await signIdToken(keys, { issuer: ISSUER, clientId: 'c', user, scopes: ['openid'], nonce: 'n', authTime: clock.time, accessToken: 'A', ttlSeconds: 3600 })
   t.equal(decodeProtectedHeader(first).kid, k1.kid)
 
   clock.time += 1000
@@ -73,11 +73,17 @@ t.test('ID token claims and id_token_hint', async (t) => {
   const { store, clock } = tempAuthStore(t)
   const keys = new SigningKeys(store, signer, 3600)
   await keys.ensureActiveKey()
-  const input = { issuer: ISSUER, clientId: 'c', user, nonce: 'n', authTime: clock.time - 5000, accessToken: 'A', ttlSeconds: 3600 }
+  const input = { issuer: ISSUER, clientId: 'c', user, scopes: ['openid'], nonce: 'n', authTime: clock.time - 5000, accessToken: 'A', ttlSeconds: 3600 }
   const claims = idTokenClaims(input)
-  t.same(Object.keys(claims).sort(), ['at_hash', 'aud', 'auth_time', 'email', 'exp', 'iat', 'iss', 'nonce', 'sub'])
-  t.match(claims, { iss: ISSUER, sub: 'u1', aud: 'c', email: 'u@example.com', nonce: 'n', iat: clock.time / 1000, exp: clock.time / 1000 + 3600, auth_time: clock.time / 1000 - 5 })
+  t.same(Object.keys(claims).sort(), ['at_hash', 'aud', 'auth_time', 'email', 'email_verified', 'exp', 'iat', 'iss', 'nonce', 'sub'])
+  t.match(claims, {
+    iss: ISSUER, sub: 'u1', aud: 'c', email: 'u@example.com', email_verified: false, nonce: 'n', iat: clock.time / 1000, exp: clock.time / 1000 + 3600, auth_time: clock.time / 1000 - 5,
+  })
   t.equal(idTokenClaims({ ...input, nonce: undefined }).nonce, undefined)
+  // The standard claims of the profile and email scopes (OpenID Connect Core 5.4), from the user record.
+  const withProfile = idTokenClaims({ ...input, user: { ...user, email_verified: true }, scopes: ['openid', 'profile', 'email'] })
+  t.match(withProfile, { preferred_username: user.username, email: 'u@example.com', email_verified: true })
+  t.equal(claims.preferred_username, undefined, 'no username without the profile scope')
 
   const token = await signIdToken(keys, input)
   t.same(await verifyIdTokenHint(keys, ISSUER, token, 'c'), { sub: 'u1', authTime: clock.time - 5000 })

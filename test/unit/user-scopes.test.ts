@@ -60,6 +60,12 @@ t.test('openid is a protocol scope: granted when asked, and alone it names no se
   t.same(userGrant(models, client, user({ demo: ['writer'] }), `openid ${VIEW}`, 'code'), { tenant: 'demo', scopes: [VIEW, 'openid'] })
 })
 
+t.test('profile and email are granted beside openid (the ID token carries their claims), and mean nothing without it', async (t) => {
+  t.same(userGrant(models, client, user({ demo: ['reader'] }), 'email openid profile', 'code'), { tenant: 'demo', scopes: [VIEW, 'openid', 'profile', 'email'] })
+  t.same(userGrant(models, client, user({ demo: ['reader'] }), `openid profile ${VIEW}`, 'implicit'), { tenant: 'demo', scopes: [VIEW, 'openid', 'profile'] })
+  t.same(userGrant(models, client, user({ demo: ['reader'] }), 'profile email', 'code'), { tenant: 'demo', scopes: [] }, 'without openid: not granted')
+})
+
 t.test('code flow: the client tenant; another tenant needs membership and a subscription', async (t) => {
   refused(t, () => userGrant(models, client, user({ acme: ['writer'] }), null, 'code'), 'access_denied', /not a member of tenant "demo"/)
   t.same(userGrant(models, client, user({ acme: ['writer'] }), 'platform.tenant=acme', 'code'), { tenant: 'acme', scopes: [VIEW, MANAGE] })

@@ -4,7 +4,7 @@
 // RFC's path form, at /.well-known/oauth-authorization-server<issuer path>.
 import type { OAuthMethod } from '../route-types'
 import { GRANT_TYPES } from '../helpers/client-rules'
-import { NO_TENANT_SCOPE, OPENID_SCOPE } from '../helpers/scopes'
+import { NO_TENANT_SCOPE, OIDC_SCOPES } from '../helpers/scopes'
 
 export const JWKS_PATH = '.well-known/jwks.json'
 
@@ -29,8 +29,8 @@ export function discoveryDocument(issuer: string, serviceScopes: readonly string
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256', 'plain'],
-    scopes_supported: [OPENID_SCOPE, NO_TENANT_SCOPE, ...serviceScopes],
-    claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'email', 'preferred_username'],
+    scopes_supported: [...OIDC_SCOPES, NO_TENANT_SCOPE, ...serviceScopes],
+    claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'email', 'email_verified', 'preferred_username'],
     display_values_supported: ['page', 'popup'],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     claims_parameter_supported: false,

@@ -17,7 +17,7 @@ function answer(s: AuthServices, ex: Exchange, authorization: string): void {
   if (!record.scopes.includes(OPENID_SCOPE)) throw insufficientScope(OPENID_SCOPE)
   const user = record.sub === undefined ? undefined : s.oauth.users.find(record.sub)
   if (user === undefined) throw invalidToken('the access token belongs to no user')
-  ex.json(200, JSON.stringify({ sub: user.id, preferred_username: user.username, email: user.email }), NO_STORE)
+  ex.json(200, JSON.stringify({ sub: user.id, preferred_username: user.username, email: user.email, email_verified: user.email_verified === true }), NO_STORE)
 }
 
 export const userinfoGet: OAuthMethod = {

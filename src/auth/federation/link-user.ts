@@ -46,8 +46,10 @@ function newUser(users: Users, provider: IdentityProviderRecord, claims: JWTPayl
   if (users.ownerOf(username) !== undefined) {
     throw new LinkRefused(`the username "${username}" from identity provider "${provider.id}" belongs to another user of this server`)
   }
+  const email = claim(claims, provider.claims.email)
   return {
-    id: randomBytes(16).toString('base64url'), username, email: claim(claims, provider.claims.email) ?? '', password: noPassword(), tenants,
+    id: randomBytes(16).toString('base64url'), username, email: email ?? '', email_verified: email !== undefined && claims.email_verified === true,
+    password: noPassword(), tenants,
   }
 }
 

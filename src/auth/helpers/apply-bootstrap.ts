@@ -85,7 +85,9 @@ export async function applyAuthBootstrap(store: AuthStore, hasher: Hasher, boot:
   const users = await inBatches(boot.users, async (u): Promise<UserRecord> => {
     const existing = models.users.find(u.id)
     const password = await keptOrRehashed(hasher, digestKey, u.password, existing?.password, existing?.bootstrapDigest)
-    return { id: u.id, username: u.username, email: u.email, tenants: u.tenants, password: password.hash, bootstrapDigest: password.digest }
+    return {
+      id: u.id, username: u.username, email: u.email, email_verified: u.email_verified, tenants: u.tenants, password: password.hash, bootstrapDigest: password.digest,
+    }
   })
   const validFrom = new Date(now()).toISOString()
   await storeBootstrapRecords(store, models, { ...boot, clients, users }, validFrom)

@@ -12,7 +12,7 @@ import { ApiError } from '../../errors'
 import type { AuthModels } from '../models/index'
 import { clientProblem } from './client-rules'
 import { Type, type TSchema } from '@sinclair/typebox'
-import { field, fieldsReader, list, NAME, nameLists, objects, TENANT_ID, TENANT_ID_RULE, text, URI } from './json-body'
+import { field, fieldsReader, flag, list, NAME, nameLists, objects, TENANT_ID, TENANT_ID_RULE, text, URI } from './json-body'
 import { EMAIL, PASSWORD, USERNAME } from './user-rules'
 
 /** The admin API's password rule, said without echoing the secret into a log. */
@@ -34,7 +34,7 @@ const Client = Type.Object({
   client_id: field(), tenant: field(), redirect_uris: list({}, URI), scopes: list(), grant_types: list(), cors_origins: list({}, URI),
 })
 const Role = Type.Object({ scopes: list() })
-const User = Type.Object({ id: field(), username: field({}, USERNAME), email: field({}, EMAIL), tenants: nameLists() })
+const User = Type.Object({ id: field(), username: field({}, USERNAME), email: field({}, EMAIL), email_verified: flag(), tenants: nameLists() })
 
 /** Checks an entry with the admin API's fields; their 400 becomes the start's one-line error. */
 function checker(schema: TSchema): (doc: unknown, path: string) => void {

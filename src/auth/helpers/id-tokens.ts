@@ -1,18 +1,24 @@
 // OpenID Connect ID tokens: RS256 (signed in the piscina pool by the active
 // key), one audience, claims iss, sub, aud, exp, iat, auth_time, nonce,
-// email, and at_hash when an access token is issued beside it. An
+// email and email_verified (always: the spec lists email), preferred_username
+// when `profile` was granted (OpenID Connect Core 5.4; a server using this
+// one as its upstream provider reads the username there), and at_hash when
+// an access token is issued beside it. An
 // id_token_hint is verified here against the published keys (verification
 // is cheap; only signing is kept off the front thread).
 import { createHash } from 'node:crypto'
 import { compactVerify, createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose'
 import { now } from '../../clock'
 import type { UserRecord } from '../models/auth-store'
+import { PROFILE_SCOPE } from './scopes'
 import type { SigningKeys } from '../models/signing-keys'
 
 export interface IdTokenInput {
   issuer: string
   clientId: string
   user: UserRecord
+  /** the granted scopes */
+  scopes: readonly string[]
   nonce: string | undefined
   /** epoch ms of the sign-in */
   authTime: number
@@ -35,8 +41,10 @@ export function idTokenClaims(input: IdTokenInput): JWTPayload {
     iat,
     auth_time: Math.floor(input.authTime / 1000),
     email: input.user.email,
+    email_verified: input.user.email_verified === true,
     at_hash: atHash(input.accessToken),
   }
+  if (input.scopes.includes(PROFILE_SCOPE)) claims.preferred_username = input.user.username
   if (input.nonce !== undefined) claims.nonce = input.nonce
   return claims
 }

@@ -19,6 +19,10 @@ export const TENANT_SCOPE = 'platform.tenant='
 export const ORG_SCOPE = 'platform.org='
 export const NO_TENANT_SCOPE = 'platform.no_tenant'
 export const OPENID_SCOPE = 'openid'
+/** OpenID Connect's claim scopes (Core 5.4): with openid they ask for the user's claims, and are granted as openid is. */
+export const PROFILE_SCOPE = 'profile'
+export const EMAIL_SCOPE = 'email'
+export const OIDC_SCOPES: readonly string[] = [OPENID_SCOPE, PROFILE_SCOPE, EMAIL_SCOPE]
 
 export const invalidScope = (description: string): ApiError =>
   new ApiError('bad_request', description, { oauth: { error: 'invalid_scope', error_description: description } })
@@ -154,9 +158,10 @@ export function userTarget(req: ScopeRequest, client: ClientRecord | undefined, 
 export function userGrantFor(
   models: ScopeModels, client: ClientRecord | undefined, user: UserRecord, target: Target, asked: string[] | undefined, flow: UserFlow,
 ): Grant {
-  // openid is a protocol scope: always granted when asked, and asking only for it means no service scope was named.
-  const openid = asked?.includes(OPENID_SCOPE) === true ? [OPENID_SCOPE] : []
-  const rest = asked?.filter((s) => s !== OPENID_SCOPE)
+  // openid (with profile and email beside it) is a protocol scope: always granted when asked, and asking
+  // only for protocol scopes means no service scope was named. Without openid, profile and email mean nothing.
+  const openid = asked?.includes(OPENID_SCOPE) === true ? OIDC_SCOPES.filter((s) => asked.includes(s)) : []
+  const rest = asked?.filter((s) => !openid.includes(s))
   const askedRest = rest === undefined || rest.length === 0 ? undefined : rest
   if ('none' in target) return { tenant: undefined, scopes: openid }
   if ('tenant' in target) {

@@ -41,6 +41,8 @@ export interface UserRecord {
   id: string
   username: string
   email: string
+  /** whether the e-mail was verified (the ID token's email_verified); absent: false */
+  email_verified?: boolean
   password: ScryptHash
   /** tenant -> role names */
   tenants: Record<string, string[]>
@@ -161,9 +163,9 @@ export interface AuthStore {
 const DB_OPTIONS = KEY_OPTIONS
 
 export function openAuthStore(dataDir: string): AuthStore {
+  noteStorageDir(join(dataDir, 'auth'))
   const env = open({ path: join(dataDir, 'auth'), maxDbs: 32, overlappingSync: true })
   return {
-  noteStorageDir(join(dataDir, 'auth'))
     env,
     tenants: env.openDB('tenants', DB_OPTIONS),
     packages: env.openDB('packages', DB_OPTIONS),

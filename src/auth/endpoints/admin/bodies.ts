@@ -34,6 +34,7 @@ export const ClientUpdateBody = Type.Partial(Type.Object(clientSettings), { exam
 const userFields = {
   username: field({ description: 'no spaces or control characters, at most 128 characters' }, USERNAME),
   email: field({}, EMAIL),
+  email_verified: Type.Optional(flag({ description: 'whether the e-mail was verified (the ID token claim email_verified); false if absent; an e-mail change without it sets it false' })),
   tenants: Type.Optional(nameLists({ description: 'roles per tenant' })),
 }
 const password = field({ description: '8 to 1024 characters; stored as scrypt' }, PASSWORD)

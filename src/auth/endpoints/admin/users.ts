@@ -1,5 +1,5 @@
 // /oauth2/v1/admin/users[/{id}]: users (the `sub` is the id), their
-// username, email, and roles per tenant. Passwords are hashed with scrypt in
+// username, email (and whether it was verified), and roles per tenant. Passwords are hashed with scrypt in
 // the pool and never shown. A password change does not end a lock-out.
 // Deleting a user ends their tokens and sessions.
 import type { Static } from '@sinclair/typebox'
@@ -14,7 +14,7 @@ const readUser = bodyReader(UserBody)
 const readUpdate = bodyReader(UserUpdateBody)
 
 export function userView(u: UserRecord): Record<string, unknown> {
-  return { id: u.id, username: u.username, email: u.email, tenants: u.tenants }
+  return { id: u.id, username: u.username, email: u.email, email_verified: u.email_verified === true, tenants: u.tenants }
 }
 
 function checkTenants(s: AuthServices, tenants: Record<string, string[]>): void {
@@ -26,11 +26,13 @@ async function save(s: AuthServices, user: UserRecord): Promise<void> {
   if (!await s.oauth.users.save(user)) throw violation(`username "${user.username}" is taken`)
 }
 
-type Fields = Pick<UserRecord, 'username' | 'email' | 'tenants'>
+type Fields = Pick<UserRecord, 'username' | 'email' | 'email_verified' | 'tenants'>
 
-/** The given fields over `base` (roles given as null are none). */
+/** The given fields over `base` (roles given as null are none; a new e-mail is unverified unless said otherwise). */
 function fields(given: Static<typeof UserUpdateBody>, base: Fields): Fields {
-  return { username: given.username ?? base.username, email: given.email ?? base.email, tenants: given.tenants === undefined ? base.tenants : listsOf(given.tenants) }
+  const email = given.email ?? base.email
+  const verified = given.email_verified ?? (email === base.email ? base.email_verified === true : false)
+  return { username: given.username ?? base.username, email, email_verified: verified, tenants: given.tenants === undefined ? base.tenants : listsOf(given.tenants) }
 }
 
 const users = (s: AuthServices): AuthServices['oauth']['users'] => s.oauth.users
@@ -43,7 +45,7 @@ export const createUser = admin({
   documented: UserBody,
   handle(s, ex, { body }) {
     const given = readUser(body)
-    const base = fields(given, { username: given.username, email: given.email, tenants: {} })
+    const base = fields(given, { username: given.username, email: given.email, email_verified: false, tenants: {} })
     // The username is the id when none is given: then it must be a name too.
     const id = given.id ?? base.username
     if (!NAME.test(id)) throw violation(`id "${id}" is not acceptable: give an id that is one word of visible ASCII`)

@@ -150,7 +150,7 @@ export async function grantAndRedirect(s: AuthServices, ex: Exchange, req: Autho
     values = { access_token: token, token_type: 'Bearer', expires_in: String(s.tokens.ttl), scope: scopeString(grant) }
     if (req.responseType === 'id_token token') {
       values.id_token = await signIdToken(s.oauth.keys, {
-        issuer: s.oauth.issuer, clientId: client.client_id, user, nonce: req.nonce, authTime: identity.authTime,
+        issuer: s.oauth.issuer, clientId: client.client_id, user, scopes: fields.scopes, nonce: req.nonce, authTime: identity.authTime,
         accessToken: token, ttlSeconds: s.oauth.idTokenTtl,
       })
     }

@@ -66,7 +66,7 @@ export async function authorizationCode(s: AuthServices, ex: Exchange, form: URL
   const access = s.tokens.mint({ ...grantFields, refresh: refresh.hash })
   const idToken = grantFields.scopes.includes(OPENID_SCOPE)
     ? await signIdToken(s.oauth.keys, {
-      issuer: s.oauth.issuer, clientId: client.client_id, user, nonce: record.nonce, authTime: record.authTime,
+      issuer: s.oauth.issuer, clientId: client.client_id, user, scopes: grantFields.scopes, nonce: record.nonce, authTime: record.authTime,
       accessToken: access.token, ttlSeconds: s.oauth.idTokenTtl,
     })
     : undefined

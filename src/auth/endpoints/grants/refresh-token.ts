@@ -11,7 +11,7 @@ import type { RefreshTokenRecord } from '../../models/auth-store'
 import { tokenClient } from '../../helpers/client-authentication'
 import { invalidGrant, invalidRequest, single } from '../../helpers/oauth-errors'
 import {
-  grantScopes, invalidScope, OPENID_SCOPE, parseScopeRequest, plainScopes, targetOf, userGrantFor,
+  grantScopes, invalidScope, OIDC_SCOPES, parseScopeRequest, plainScopes, targetOf, userGrantFor,
 } from '../../helpers/scopes'
 import type { TokenResponse } from '../../helpers/token-response'
 
@@ -39,7 +39,7 @@ export async function refreshToken(s: AuthServices, ex: Exchange, form: URLSearc
   const wanted = narrowScopes(record, single(form, 'scope'))
   let allowedNow: Set<string>
   try {
-    allowedNow = new Set([...userGrantFor(s.oauth, client, user, targetOf(record), undefined, 'code').scopes, OPENID_SCOPE])
+    allowedNow = new Set([...userGrantFor(s.oauth, client, user, targetOf(record), undefined, 'code').scopes, ...OIDC_SCOPES])
   } catch (err) {
     throw invalidGrant(`the refresh token no longer applies: ${err instanceof ApiError ? err.message : String(err)}`)
   }
