@@ -14,7 +14,7 @@ const BLOCK = 64 * 1024
 const MAX_BYTES_PER_UNIT = 3
 /** How long to wait before writing again after EAGAIN (a non-blocking pipe that is full). */
 const RETRY_MS = 10
-/** flushSync's patience with a full pipe: this many 1 ms pauses. */
+/** flushSync's patience with a full pipe: this many 1 ms pauses in a row with nothing written. */
 const SYNC_RETRIES = 2000
 const PAUSE = new Int32Array(new SharedArrayBuffer(4))
 
@@ -36,9 +36,16 @@ export class LineSink {
    * caller flushes less). `synchronous`: every write is a writeSync (for the
    * log's own thread, src/log-worker.ts, which may wait for stderr: then
    * nothing is in flight when it ends, and a stuck stderr cannot make its
-   * memory grow).
+   * memory grow). `patience`: flushSync's 1 ms pauses in a row on a full
+   * pipe before it gives up (Infinity for the log's thread, which has nothing
+   * better to do).
    */
-  constructor(private readonly fd: number, private readonly minWrite = 16 * 1024, private synchronous = false) {}
+  constructor(private readonly fd: number, private readonly minWrite = 16 * 1024, private synchronous = false, private readonly patience = SYNC_RETRIES) {}
+
+  /** Nothing gathered or being written: every line given so far is written (or, stderr closed, dropped). */
+  get idle(): boolean {
+    return this.used === 0 && this.queue.length === 0 && this.inFlight === undefined
+  }
 
   /**
    * Every write synchronous from now on (src/log.ts, when the log's thread is
@@ -100,8 +107,8 @@ export class LineSink {
 
   /**
    * Writes everything gathered synchronously (before process.exit, which
-   * skips the asynchronous writes); false if a full pipe did not take it
-   * within ~2 s (what is left stays queued). A block whose asynchronous
+   * skips the asynchronous writes); false if a full pipe took nothing for
+   * ~2 s (`patience`; what is left stays queued). A block whose asynchronous
    * write is under way is left to it, as sonic-boom does.
    */
   flushSync(): boolean {
@@ -111,10 +118,11 @@ export class LineSink {
       while (block.done < block.bytes.length) {
         try {
           block.done += writeSync(this.fd, block.bytes, block.done)
+          busy = 0
         } catch (err) {
-          // A full non-blocking pipe: wait for its reader, a bounded time (an exit must not hang on it).
+          // A full non-blocking pipe: wait for its reader while it reads, a bounded time without (an exit must not hang on it).
           if (!isBusy(err)) block.done = block.bytes.length // stderr closed: dropped, as the asynchronous write does
-          else if (++busy > SYNC_RETRIES) return false
+          else if (++busy > this.patience) return false
           else Atomics.wait(PAUSE, 0, 0, 1)
         }
       }

@@ -7,7 +7,13 @@
 // instructions of the line's bytes (bench/README.md, "The access log's
 // cost"). pino's own lines go through the same ring as text, so stderr
 // keeps the order the lines were logged in. One writer (the front thread)
-// and one reader (the log's thread, or the front thread once that one is gone).
+// and one reader at a time: the log's thread, or the front thread once it
+// has taken the ring over (that thread gone, or stuck). Every line is
+// written once: the reader's position moves past a record only once its
+// line is written (LineSink.idle), and the log's thread reads and writes
+// only while it holds the ring (Slot.Owner), which the front thread takes
+// only between two of its turns; a line the ring has no room for is
+// counted (Slot.Dropped) and reported in a line of its own.
 //
 // Positions are byte counters that wrap at 2^32 (the ring's size divides
 // that); a record never straddles the end: a WRAP record fills the tail.
@@ -35,6 +41,18 @@ const enum Slot {
   /** Flushes asked for by the writer (src/log.ts flushLog) and done by the reader. */
   FlushAsked = 4,
   FlushDone = 5,
+  /** Who reads the ring (Owner). */
+  Owner = 6,
+  /** Of the dropped lines, those a written line has reported. */
+  DropsReported = 7,
+}
+const enum Owner {
+  /** The log's thread, between two turns: the front thread may take the ring. */
+  Free = 0,
+  /** The log's thread, in a turn (reading records, writing lines). */
+  Reading = 1,
+  /** The front thread: the log's thread reads no more. */
+  Taken = 2,
 }
 const CONTROL_BYTES = 64
 
@@ -42,17 +60,21 @@ const enum Kind {
   Wrap = 1,
   /** A complete line or lines as UTF-8: [kind, bytes, length] + bytes. */
   Text = 2,
-  /** [kind, bytes, time (f64), fragment, status, tenths, seq, stem, given length] + the given id's bytes. */
+  /**
+   * [kind, bytes, time (f64), fragment, status, tenths, seq, stem, given length] + the given id's bytes;
+   * a fragment below 0 is -1 - the length of the fragment's own bytes, after the id's (a method whose fragments are not kept).
+   */
   Access = 3,
-  /** A route-and-method fragment's bytes under an index (-1: for the next access line only). */
+  /** [kind, bytes, index, length] + a route-and-method fragment's bytes. */
   Fragment = 4,
-  /** A request id stem under an index. */
+  /** [kind, bytes, index, length] + a request id stem. */
   Stem = 5,
 }
 const ACCESS_BYTES = 40
 /** The longest a sleeping reader waits without being woken (the writer's check for a sleeper is not atomic). */
 const SLEEP_MS = 100
-const ONE_OFF = -1
+/** How often a waiting writer looks for the reader's progress. */
+const PROGRESS_MS = 50
 
 export const DEFAULT_RING_BYTES = 4 * 1024 * 1024
 
@@ -82,9 +104,14 @@ class RingMemory {
     this.bytes = Buffer.from(buffer, CONTROL_BYTES, this.size)
   }
 
-  /** Lines dropped so far because the ring was full. */
+  /** Lines dropped so far because the ring was full (or, at an exit, stuck in it). */
   get dropped(): number {
     return Atomics.load(this.control, Slot.Dropped)
+  }
+
+  /** The reader's position: every record before it has its line written. */
+  get readPosition(): number {
+    return Atomics.load(this.control, Slot.Read) >>> 0
   }
 }
 
@@ -101,7 +128,6 @@ export class RingWriter extends RingMemory {
   /** What the reader has been told, kept for a reader that takes over (readerFor). */
   private readonly fragmentList: Buffer[] = []
   private readonly stemList: Buffer[] = [Buffer.alloc(0)]
-  private oneOff: Buffer = Buffer.alloc(0)
 
   /** `now`: the clock of the access lines' time (tests set it). */
   constructor(buffer: SharedArrayBuffer, private readonly now: () => number = Date.now) {
@@ -160,47 +186,48 @@ export class RingWriter extends RingMemory {
 
   /** The fragment's index, its bytes put in the ring first if they are not there yet (-1: the ring is full). */
   private fragmentIndex(method: string, route: string): number {
-    const cached = isCachedMethod(method)
     let byMethod = this.fragments.get(route)
     const known = byMethod?.get(method)
     if (known !== undefined) return known
     const bytes = fragmentBytes(method, route)
     const at = this.claim(align8(16 + bytes.length))
-    if (at < 0) return -2
-    const index = cached ? this.fragmentCount++ : ONE_OFF
+    if (at < 0) return -1
+    const index = this.fragmentCount++
     this.ints[(at >> 2) + 2] = index
     this.ints[(at >> 2) + 3] = bytes.length
     bytes.copy(this.bytes, at + 16)
     this.publish(at, Kind.Fragment, align8(16 + bytes.length))
-    if (cached) {
-      if (byMethod === undefined) this.fragments.set(route, (byMethod = new Map()))
-      byMethod.set(method, index)
-      this.fragmentList[index] = bytes
-    } else this.oneOff = bytes
+    if (byMethod === undefined) this.fragments.set(route, (byMethod = new Map()))
+    byMethod.set(method, index)
+    this.fragmentList[index] = bytes
     return index
   }
 
   /** The stem's index, put in the ring first if it is new (false: the ring is full). */
   private stemReady(stem: Buffer): boolean {
     if (stem === this.stem) return true
-    const at = this.claim(align8(12 + stem.length))
+    const at = this.claim(align8(16 + stem.length))
     if (at < 0) return false
-    this.ints[(at >> 2) + 2] = stem.length
-    stem.copy(this.bytes, at + 12)
-    this.publish(at, Kind.Stem, align8(12 + stem.length))
+    // By index, not by arrival: a reader that takes over may read again a stem it already knows.
+    this.ints[(at >> 2) + 2] = this.stemCount + 1
+    this.ints[(at >> 2) + 3] = stem.length
+    stem.copy(this.bytes, at + 16)
+    this.publish(at, Kind.Stem, align8(16 + stem.length))
     this.stem = stem
-    this.stemCount++
-    this.stemList.push(stem)
+    this.stemList[++this.stemCount] = stem
     return true
   }
 
   /** An access line's fields, now (the line is written by the reader: RingReader); `tenths` of milliseconds. */
   access(id: RequestIdParts, method: string, route: string, status: number, tenths: number): boolean {
-    const fragment = this.fragmentIndex(method, route)
-    if (fragment === -2) return this.drop()
+    // A method whose fragments are not kept (a client's own) has its fragment in the record: no state a reader must share.
+    const own = isCachedMethod(method) ? undefined : fragmentBytes(method, route)
+    const fragment = own === undefined ? this.fragmentIndex(method, route) : -1 - own.length
+    if (own === undefined && fragment < 0) return this.drop()
     const given = id.givenId
     if (given === '' && !this.stemReady(id.idStem)) return this.drop()
-    const need = given === '' ? ACCESS_BYTES : align8(ACCESS_BYTES + given.length)
+    const extra = given.length + (own === undefined ? 0 : own.length)
+    const need = extra === 0 ? ACCESS_BYTES : align8(ACCESS_BYTES + extra)
     const at = this.claim(need)
     if (at < 0) return this.drop()
     const i = at >> 2
@@ -212,16 +239,52 @@ export class RingWriter extends RingMemory {
     this.ints[i + 8] = this.stemCount
     this.ints[i + 9] = given.length
     if (given !== '') this.bytes.write(given, at + ACCESS_BYTES, 'latin1')
+    if (own !== undefined) own.copy(this.bytes, at + ACCESS_BYTES + given.length)
     this.publish(at, Kind.Access, need)
     return true
   }
 
   /**
-   * A reader on this thread for what the ring still holds, when the log's
-   * thread is gone: it knows every fragment and stem that thread was told.
+   * A reader on this thread for what the ring still holds, from the first
+   * record whose line is not written yet: it knows every fragment and stem
+   * the log's thread was told. For a reader that is gone (its thread ended),
+   * or after seize().
    */
   readerFor(sink: LineSink): RingReader {
-    return new RingReader(this.buffer, sink, process.pid, { fragments: [...this.fragmentList], stems: [...this.stemList], oneOff: this.oneOff })
+    Atomics.store(this.control, Slot.Owner, Owner.Taken)
+    return new RingReader(this.buffer, sink, process.pid, { fragments: [...this.fragmentList], stems: [...this.stemList] })
+  }
+
+  /**
+   * Takes the ring from a reader that is still there, once it is between
+   * two turns (never while it writes: no line twice); undefined if it stays
+   * in one with no progress for `stallMs` (stuck writing to a stderr that
+   * takes nothing).
+   */
+  seize(sink: LineSink, stallMs: number): RingReader | undefined {
+    const stall = new Stall(this, stallMs)
+    for (;;) {
+      if (Atomics.compareExchange(this.control, Slot.Owner, Owner.Free, Owner.Taken) !== Owner.Reading) return this.readerFor(sink)
+      const wait = stall.next()
+      if (wait <= 0) return undefined
+      Atomics.wait(this.control, Slot.Owner, Owner.Reading, wait)
+    }
+  }
+
+  /**
+   * Gives up the lines a stuck reader holds (before an exit): counts them as
+   * dropped and returns how many; the reader reads no more after its turn.
+   */
+  abandon(): number {
+    Atomics.store(this.control, Slot.Owner, Owner.Taken)
+    let lines = 0
+    for (let r = this.readPosition; r !== this.w;) {
+      const i = (r & this.mask) >> 2
+      if (this.ints[i] === Kind.Access || this.ints[i] === Kind.Text) lines++
+      r = (r + this.ints[i + 1]!) >>> 0
+    }
+    Atomics.add(this.control, Slot.Dropped, lines)
+    return lines
   }
 
   /** Asks the reader to write out everything so far; returns the number to wait for (flushDone). */
@@ -231,16 +294,41 @@ export class RingWriter extends RingMemory {
     return asked
   }
 
-  /** Waits, up to `ms`, until the reader has done flush `asked`. */
-  waitFlushed(asked: number, ms: number): boolean {
-    const deadline = Date.now() + ms
+  /**
+   * Waits until the reader has done flush `asked`, as long as it makes
+   * progress: false once it has written nothing for `stallMs`.
+   */
+  waitFlushed(asked: number, stallMs: number): boolean {
+    const stall = new Stall(this, stallMs)
     for (;;) {
       const done = Atomics.load(this.control, Slot.FlushDone)
       if (done - asked >= 0) return true
-      const left = deadline - Date.now()
-      if (left <= 0) return false
-      Atomics.wait(this.control, Slot.FlushDone, done, left)
+      const wait = stall.next()
+      if (wait <= 0) return false
+      Atomics.wait(this.control, Slot.FlushDone, done, wait)
     }
+  }
+}
+
+/** A wait that lasts while the reader moves on: `stallMs` after the reader's last progress. */
+class Stall {
+  private read: number
+  private deadline: number
+
+  constructor(private readonly ring: RingWriter, private readonly stallMs: number) {
+    this.read = ring.readPosition
+    this.deadline = Date.now() + stallMs
+  }
+
+  /** How long to wait before looking again; 0 once the reader has stalled. */
+  next(): number {
+    const now = Date.now()
+    const read = this.ring.readPosition
+    if (read !== this.read) {
+      this.read = read
+      this.deadline = now + this.stallMs
+    }
+    return Math.max(0, Math.min(this.deadline - now, PROGRESS_MS))
   }
 }
 
@@ -248,59 +336,93 @@ export class RingWriter extends RingMemory {
 interface Known {
   fragments: Buffer[]
   stems: Buffer[]
-  oneOff: Buffer
 }
 
-/** The reading side: turns records into lines in a LineSink (on the log's thread, or on the front thread after it). */
+/**
+ * The reading side: turns records into lines in a LineSink (on the log's
+ * thread, or on the front thread after it). Its position in the ring (Slot.Read)
+ * moves past a record only once the sink has written the record's line.
+ */
 export class RingReader extends RingMemory {
   private readonly fragments: Buffer[]
-  private oneOff: Buffer
   private readonly stems: Buffer[]
   /** The request id of the line being written (one object, refilled per line). */
   private readonly id: { givenId: string; idStem: Buffer; idSeq: number } = { givenId: '', idStem: Buffer.alloc(0), idSeq: 0 }
-  private droppedSeen = 0
+  /** Where this reader has read to (its lines in the sink, written or not). */
+  private r: number
+  /** The dropped lines reported in lines in the sink, written or not. */
+  private droppedSeen: number
+  /** Whether the last drain read every record there was. */
+  caughtUp = true
 
-  constructor(buffer: SharedArrayBuffer, private readonly sink: LineSink, private readonly pid = process.pid, known: Known = { fragments: [], stems: [Buffer.alloc(0)], oneOff: Buffer.alloc(0) }) {
+  constructor(buffer: SharedArrayBuffer, private readonly sink: LineSink, private readonly pid = process.pid, known: Known = { fragments: [], stems: [Buffer.alloc(0)] }) {
     super(buffer)
     this.fragments = known.fragments
     this.stems = known.stems
-    this.oneOff = known.oneOff
+    this.r = this.readPosition
+    this.droppedSeen = Atomics.load(this.control, Slot.DropsReported)
   }
 
   get pending(): boolean {
-    return Atomics.load(this.control, Slot.Write) !== Atomics.load(this.control, Slot.Read)
+    return Atomics.load(this.control, Slot.Write) >>> 0 !== this.r
   }
 
-  /** Writes every record published so far into the sink; returns how many. */
-  drain(): number {
+  /** The ring for a turn of the log's thread; false once the front thread has taken it. */
+  acquire(): boolean {
+    return Atomics.compareExchange(this.control, Slot.Owner, Owner.Free, Owner.Reading) === Owner.Free
+  }
+
+  /** The turn is over: the front thread may take the ring now. */
+  release(): void {
+    if (Atomics.compareExchange(this.control, Slot.Owner, Owner.Reading, Owner.Free) === Owner.Reading) Atomics.notify(this.control, Slot.Owner)
+  }
+
+  /** Reads the records published so far, up to about `maxBytes` of them, into the sink; returns how many. */
+  drain(maxBytes = Infinity): number {
     const end = Atomics.load(this.control, Slot.Write) >>> 0
-    let r = Atomics.load(this.control, Slot.Read) >>> 0
+    let r = this.r
     let n = 0
-    while (r !== end) {
+    let taken = 0
+    while (r !== end && taken < maxBytes) {
       const at = r & this.mask
       const i = at >> 2
       const kind = this.ints[i]
       const bytes = this.ints[i + 1]!
       if (kind === Kind.Text) this.sink.writeBytes(this.bytes.subarray(at + 12, at + 12 + this.ints[i + 2]!))
       else if (kind === Kind.Access) this.accessLine(at)
-      else if (kind === Kind.Fragment) {
-        const fragment = Buffer.from(this.bytes.subarray(at + 16, at + 16 + this.ints[i + 3]!))
-        if (this.ints[i + 2] === ONE_OFF) this.oneOff = fragment
-        else this.fragments[this.ints[i + 2]!] = fragment
-      } else if (kind === Kind.Stem) this.stems.push(Buffer.from(this.bytes.subarray(at + 12, at + 12 + this.ints[i + 2]!)))
-      r = (r + bytes) >>> 0
+      else if (kind === Kind.Fragment) this.fragments[this.ints[i + 2]!] = Buffer.from(this.bytes.subarray(at + 16, at + 16 + this.ints[i + 3]!))
+      else if (kind === Kind.Stem) this.stems[this.ints[i + 2]!] = Buffer.from(this.bytes.subarray(at + 16, at + 16 + this.ints[i + 3]!))
+      this.r = r = (r + bytes) >>> 0
+      taken += bytes
       n++
+      // The sink has just written everything it held (a block filled): so far is done.
+      if (this.sink.idle) this.commit()
     }
-    Atomics.store(this.control, Slot.Read, r | 0)
+    this.caughtUp = r === end
     this.reportDrops()
+    if (this.sink.idle) this.commit()
     return n
+  }
+
+  /** Writes what the sink holds, synchronously; then what was read is done. False if the sink could not write it all. */
+  flush(): boolean {
+    const written = this.sink.flushSync()
+    if (this.sink.idle) this.commit()
+    return written
+  }
+
+  /** Everything read so far has its line written (and its drops reported). */
+  private commit(): void {
+    Atomics.store(this.control, Slot.DropsReported, this.droppedSeen)
+    Atomics.store(this.control, Slot.Read, this.r | 0)
   }
 
   private accessLine(at: number): void {
     const i = at >> 2
     const fragmentIndex = this.ints[i + 4]!
-    const fragment = fragmentIndex === ONE_OFF ? this.oneOff : this.fragments[fragmentIndex]!
     const givenLength = this.ints[i + 9]!
+    const own = at + ACCESS_BYTES + givenLength
+    const fragment = fragmentIndex >= 0 ? this.fragments[fragmentIndex]! : this.bytes.subarray(own, own - 1 - fragmentIndex)
     const id = this.id
     id.givenId = givenLength === 0 ? '' : this.bytes.toString('latin1', at + ACCESS_BYTES, at + ACCESS_BYTES + givenLength)
     id.idSeq = this.ints[i + 7]!

@@ -24,8 +24,12 @@ setInterval(() => sink.flush(), FLUSH_MS).unref()
 // server before that thread starts or after it is gone, write to `sink` here.
 let ring: RingWriter | undefined
 let thread: Worker | undefined
-/** How long flushLog waits for the log's thread before writing the rest itself. */
-const FLUSH_WAIT_MS = 2000
+/**
+ * How long flushLog waits for the log's thread with no line written by it,
+ * before this thread writes the rest itself (or, the log's thread stuck in a
+ * write, gives those lines up and counts them).
+ */
+const STALL_MS = 2000
 
 /** pino's destination. */
 const destination = {
@@ -94,7 +98,7 @@ export function startLogThread(options: LogThreadOptions = {}): void {
   process.once('exit', flushLog)
 }
 
-/** The log's thread is gone: the rest of the ring, then every line, are written here. */
+/** The log's thread is gone: the ring's lines it had not written yet, then every line, are written here. */
 function takeOver(gone: Worker, err: unknown): void {
   if (thread !== gone || ring === undefined) return
   const writer = ring
@@ -112,18 +116,24 @@ let counted: RingWriter | undefined
 /**
  * Writes everything logged so far, synchronously (before process.exit, which
  * skips asynchronous writes and ends the log's thread): asks the log's thread
- * and waits for it, a bounded time; then writes what is left here.
+ * and waits for it while it writes; if it writes nothing for STALL_MS, writes
+ * the rest here, once that thread is between two turns (a line is never
+ * written twice), or, that thread stuck in a write, counts the rest as dropped.
  */
 export function flushLog(): void {
   const writer = ring
   const worker = thread
-  if (writer !== undefined && worker !== undefined && !writer.waitFlushed(writer.askFlush(), FLUSH_WAIT_MS)) {
-    // The log's thread does not answer: it is stopped and this thread writes the rest (a line may then appear twice).
+  if (writer !== undefined && worker !== undefined && !writer.waitFlushed(writer.askFlush(), STALL_MS)) {
     ring = undefined
     thread = undefined
-    void worker.terminate()
     sink.writeSynchronously()
-    writer.readerFor(sink).drain()
+    const reader = writer.seize(sink, STALL_MS)
+    if (reader !== undefined) reader.drain()
+    else {
+      const dropped = writer.abandon()
+      log.error({ dropped }, `log: ${dropped} lines dropped: the log thread was stuck writing to stderr`)
+    }
+    void worker.terminate()
   }
   sink.flushSync()
 }
