@@ -26,22 +26,45 @@ interface RequestCell {
   buckets: Float64Array
 }
 
-/** route -> method -> status -> cell: lookups by strings the router already holds, no key built per request. */
-const cells = new Map<string, Map<string, Map<number, RequestCell>>>()
+/** route -> method -> status label -> cell: lookups by strings the router already holds, no key built per request. */
+const cells = new Map<string, Map<string, Map<string, RequestCell>>>()
 
-/** The methods counted by name; any other a client sends is counted as `OTHER`, so a client cannot make series without end. */
+// Every label value comes from a fixed set, so that a scrape stays small
+// whatever clients send: the route is a template or `unmatched` (set by the
+// router), the method one of KNOWN_METHODS or `OTHER`, the status one of
+// KNOWN_STATUSES or its class.
+
+/** The methods counted by name; any other a client sends is counted as `OTHER`. */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE'])
 
+/** The statuses this server answers with, counted by code; any other (a service behind the gateway may answer anything) by its class, `4xx`. */
+const KNOWN_STATUSES = new Set([101, 200, 201, 204, 301, 302, 303, 304, 307, 308, 400, 401, 403, 404, 405, 409, 410, 413, 415, 429, 499, 500, 502, 503, 504, 507])
+
+const statusLabels: string[] = []
+/** Made once per status: the request path builds no string. */
+const statusLabel = (status: number): string => status >= 100 && status <= 599
+  ? (statusLabels[status] ??= KNOWN_STATUSES.has(status) ? String(status) : `${Math.floor(status / 100)}xx`)
+  : 'other'
+
+/**
+ * A 405 is counted under method `OTHER`: the methods a route does not serve
+ * would otherwise each make series of their own on every route.
+ */
+function methodLabel(method: string, status: number): string {
+  return status !== 405 && KNOWN_METHODS.has(method) ? method : 'OTHER'
+}
+
 function cellOf(route: string, sentMethod: string, status: number): RequestCell {
-  const method = KNOWN_METHODS.has(sentMethod) ? sentMethod : 'OTHER'
+  const method = methodLabel(sentMethod, status)
   let byMethod = cells.get(route)
   if (byMethod === undefined) cells.set(route, (byMethod = new Map()))
   let byStatus = byMethod.get(method)
   if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()))
-  let cell = byStatus.get(status)
+  const label = statusLabel(status)
+  let cell = byStatus.get(label)
   if (cell === undefined) {
-    cell = { labels: { route, method, status: String(status) }, count: 0, sum: 0, buckets: new Float64Array(LATENCY_BUCKETS.length + 1) }
-    byStatus.set(status, cell)
+    cell = { labels: { route, method, status: label }, count: 0, sum: 0, buckets: new Float64Array(LATENCY_BUCKETS.length + 1) }
+    byStatus.set(label, cell)
   }
   return cell
 }

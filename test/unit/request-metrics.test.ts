@@ -55,3 +55,16 @@ t.test('methods a client invents are counted as OTHER, not as series of their ow
   t.notOk(lines.some((l) => l.includes('INVENTED')), 'no invented method is a label')
   t.ok(lines.some((l) => l.startsWith('http_requests_total') && l.includes('method="OTHER"') && l.endsWith(' 50')), 'all 50 counted under OTHER')
 })
+
+t.test('every label value comes from a fixed set (statuses by class, methods by name or OTHER, 405 as OTHER)', async (t) => {
+  const route = '/test/route'
+  for (let status = 0; status < 1200; status++) for (const method of ['GET', 'BREW', 'X'.repeat(20)]) requestAnswered(route, method, status, 0.001)
+  const lines = (await registry.metrics()).split('\n').filter((l) => l.startsWith('http_requests_total{') && l.includes(`route="${route}"`))
+  const labels = lines.map((l) => /method="([^"]*)",status="([^"]*)"/.exec(l)!.slice(1).join(' '))
+  t.equal(new Set(labels).size, labels.length, 'no series twice')
+  const statuses = new Set(labels.map((l) => l.split(' ')[1]))
+  t.ok(statuses.size <= 40, `${statuses.size} status values`)
+  t.ok(statuses.has('404') && statuses.has('4xx') && statuses.has('other'), 'known codes by code, the others by class')
+  t.same(new Set(labels.map((l) => l.split(' ')[0])), new Set(['GET', 'OTHER']))
+  t.ok(labels.includes('OTHER 405') && !labels.includes('GET 405'), 'a 405 under OTHER')
+})
