@@ -25,7 +25,7 @@ import type { Input, Method, SchemaSlots } from './front/route'
 import { Router, type CompiledMethod, type CompiledRoute } from './front/router'
 import { API } from './openapi'
 import type { Services } from './services'
-import { adminAudit, consentAudit, graphTemplate, oauthTemplate } from './operations/request-labels'
+import { adminAudit, graphAudit, graphTemplate, oauthTemplate } from './operations/request-labels'
 
 const ROOT_METADATA_ROUTE = '/.well-known/oauth-authorization-server/:issuerPath'
 
@@ -113,7 +113,7 @@ function graph(s: Services, ex: Exchange, segments: string[]): void {
     return
   }
   const token = authorize(s.tokens, ex.headers.authorization, m.spec.scope!, tenant, m.spec.allowSubject === true)
-  ex.audit = consentAudit(found.route.pattern, ex.method, tenant, token)
+  ex.audit = graphAudit(found.route.pattern, ex.method, tenant, token)
   run(s, ex, m, graphInput(tenant, token, found.params))
 }
 
@@ -136,7 +136,7 @@ function graphCheckedElsewhere(s: Services, cluster: AuthCluster, ex: Exchange, 
   const bearer = requireBearer(bearerToken(ex.headers.authorization))
   cluster.verify(bearer).then(async (record) => {
     const token = permits(requireLive(record), m.spec.scope!, tenant, m.spec.allowSubject === true)
-    ex.audit = consentAudit(pattern, ex.method, tenant, token)
+    ex.audit = graphAudit(pattern, ex.method, tenant, token)
     if (kind !== 'none') requireMediaType(ex.headers['content-type'], kind)
     const raw = await body
     if (kind === 'json') checkJsonLimits(raw, s.jsonLimits)

@@ -9,11 +9,12 @@ import { requestIdText, type RequestIdParts } from '../request-id'
 /** The status an exchange is logged with when the client went away before its answer (nginx's convention). */
 export const CLIENT_CLOSED = 499
 
-/** An audit line written only if the exchange ends in success (a 2xx or 3xx). */
+/** An audit line written only if the exchange ends in success (a 2xx or 3xx), or, `evenIfCut`, when its client went away (with `"cut":true`). */
 export interface PendingAudit {
   action: string
   who: Actor
   what?: Record<string, unknown>
+  evenIfCut?: true | undefined
 }
 
 export interface Finished extends RequestIdParts {
@@ -28,5 +29,7 @@ export function exchangeFinished(ex: Finished, status: number): void {
   requestAnswered(ex.route, ex.method, status, seconds)
   accessLine(ex, ex.method, ex.route, status, Math.round(seconds * 1e4))
   const pending = ex.audit
-  if (pending !== undefined && status < 400) audit(pending.action, pending.who, { requestId: requestIdText(ex), ...pending.what })
+  if (pending === undefined) return
+  if (status < 400) audit(pending.action, pending.who, { requestId: requestIdText(ex), ...pending.what })
+  else if (status === CLIENT_CLOSED && pending.evenIfCut === true) audit(pending.action, pending.who, { requestId: requestIdText(ex), ...pending.what, cut: true })
 }

@@ -106,6 +106,7 @@ export const importTenant = graphMethod({
     const doc = parseJson(body)
     if (!Array.isArray(doc)) throw new ApiError('bad_request', 'the body must be a JSON array of export lines')
     const lines = doc.map((raw, n) => importLine(n, raw, s.metamodel, tenant)).filter((l): l is ImportLine => l !== undefined).map((l) => checkTypes(s.metamodel, tenant, l))
+    if (ex.audit !== undefined) ex.audit.what = { ...ex.audit.what, lines: lines.length }
     s.pool.call(tenant, { op: 'importTenant', tenant, lines }, answer(ex))
   },
 })

@@ -42,17 +42,22 @@ export function adminAudit(pattern: string, method: string, captures: Readonly<R
   return { action, who: actorOf(token), what: params.length > 0 ? { ids: params } : {} }
 }
 
-const CONSENT_ACTION: Record<string, string> = {
+const GRAPH_ACTION: Record<string, string> = {
   'POST consents': 'consent.create',
   'DELETE consents/:ref': 'consent.revoke',
   'POST consents/:ref/grant': 'consent.grant',
   'PUT consents/:ref/revokedProperties': 'consent.revokedProperties',
+  // The whole tenant in plaintext out, or a batch of it in: who moved a tenant's data, and when.
+  'GET export': 'tenant.export',
+  'POST import': 'tenant.import',
 }
 
-/** A change of a consent; its reference is never named (it is the secret the end customer holds). */
-export function consentAudit(pattern: string, method: string, tenant: string, token: AccessTokenRecord): PendingAudit | undefined {
-  // Most calls are not about consents: no key is built for them.
-  if (!pattern.startsWith('consents')) return undefined
-  const action = CONSENT_ACTION[`${method} ${pattern}`]
-  return action === undefined ? undefined : { action, who: actorOf(token), what: { tenant } }
+/** A change of a consent (its reference is never named: it is the secret the end customer holds), or a tenant's export or import. */
+export function graphAudit(pattern: string, method: string, tenant: string, token: AccessTokenRecord): PendingAudit | undefined {
+  // Most calls are not audited: no key is built for them.
+  if (!pattern.startsWith('consents') && pattern !== 'export' && pattern !== 'import') return undefined
+  const action = GRAPH_ACTION[`${method} ${pattern}`]
+  if (action === undefined) return undefined
+  // An export cut short has still handed out data.
+  return { action, who: actorOf(token), what: { tenant }, evenIfCut: pattern === 'export' ? true : undefined }
 }

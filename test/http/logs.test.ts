@@ -1,11 +1,11 @@
 // The server log (issue 14, item 3): stdout keeps the plain start lines,
 // stderr is JSON lines; one access line per request with its route
 // template and request id (the caller's trace id when given, echoed as
-// x-request-id); audit lines for admin changes, consents, sign-ins and
-// lock-outs naming who; and not one of the secrets a full flow used.
+// x-request-id); audit lines for admin changes, consents, sign-ins,
+// lock-outs and failed client authentications naming who; and not one of the secrets a full flow used.
 import t from 'tap'
 import { call, createConsent, Graph } from '../helpers/client'
-import { adminToken, clientToken, codeFor, postForm, startOAuthServer, UserAgent, WEB_AUTH, type Json, type OAuthServer } from '../helpers/oauth'
+import { adminToken, basic, clientToken, codeFor, postForm, startOAuthServer, UserAgent, WEB_AUTH, type Json, type OAuthServer } from '../helpers/oauth'
 import { removeDir } from '../helpers/server'
 
 type Line = Record<string, unknown>
@@ -42,6 +42,14 @@ t.test('a full flow: code flow with refresh, sign-in failures, a lock-out, admin
   for (const v of agent.cookies.values()) keep(v)
   const failures = await Promise.all(Array.from({ length: 15 }, () => postForm(`${issuer}/token`, { grant_type: 'password', username: 'locked1', password: 'wrong-password' })))
   t.same(failures.map((f) => f.status), failures.map(() => 400), 'fifteen failures start a lock-out')
+
+  // Failed client authentications: a wrong secret at /token, unknown clients at /introspect and /revoke, a confidential client without its secret.
+  t.equal((await postForm(`${issuer}/token`, { grant_type: 'client_credentials' }, { authorization: basic('web-app', 'wrong-client-secret') })).status, 401)
+  t.equal((await postForm(`${issuer}/introspect`, { token: 'whatever' }, { authorization: basic('ghost-client', 'ghost-secret') })).status, 401)
+  t.equal((await postForm(`${issuer}/revoke`, { token: 'whatever', client_id: 'ghost-client', client_secret: 'ghost-secret' })).status, 401)
+  t.equal((await postForm(`${issuer}/token`, { grant_type: 'client_credentials', client_id: 'web-app' })).status, 401)
+  secrets.add('wrong-client-secret')
+  secrets.add('ghost-secret')
 
   const admin = await adminToken(issuer)
   keep(admin)
@@ -96,6 +104,13 @@ t.test('what the log holds', async (t) => {
   t.match(one('sign_in.success'), { subject: String, source: String })
   t.match(one('sign_in.failure'), { subject: String, reason: 'invalid' })
   t.ok(one('sign_in.lockout'), 'the lock-out start')
+  const clientFailures = audits.filter((a) => a.audit === 'client_auth.failure')
+  t.match(clientFailures, [
+    { level: 30, client: 'web-app', reason: 'wrong_secret', source: String, unknownClient: undefined, msg: 'audit client_auth.failure' },
+    { client: 'ghost-client', reason: 'unknown_client', unknownClient: true, source: String },
+    { client: 'ghost-client', reason: 'unknown_client', unknownClient: true },
+    { client: 'web-app', reason: 'no_secret' },
+  ], 'failed client authentications, in order, naming the client presented, why and from where')
 
   const text = server.output()
   for (const secret of secrets) t.notOk(text.includes(secret), `the log does not hold the secret ${secret.slice(0, 6)}...`)

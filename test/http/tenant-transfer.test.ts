@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Graph, createConsent } from '../helpers/client'
 import { ROOT, getToken, removeDir, startServer, tempDir, type Server } from '../helpers/server'
+import { until } from '../helpers/until'
 
 const run = promisify(execFile)
 const EXPORT = join(ROOT, 'dist', 'src', 'export-tenant.js')
@@ -66,6 +67,13 @@ t.test('a tenant exported from one server and imported into another is the same 
   t.match(imported.stderr, /^imported 47 lines \(metamodel 1, consent 2, node 42, relation 2\) in /m)
   const again = await tool(IMPORT, target, file)
   t.match(again.stdout, /^imported: 0 added, 46 already there$/m, 'importing again changes nothing')
+
+  // Who took the tenant out in plaintext, and who put it in: one line per export and per import batch.
+  const audits = (server: Server, action: string): Record<string, unknown>[] => server.errors().split('\n').filter((l) => l.startsWith('{') && l.includes(`"audit":"${action}"`)).map((l) => JSON.parse(l) as Record<string, unknown>)
+  await until('the export audited', () => audits(source, 'tenant.export').length === 1)
+  t.match(audits(source, 'tenant.export')[0], { level: 30, client: 'demo-enricher', tenant: 'demo', requestId: String, msg: 'audit tenant.export' })
+  await until('the imports audited', () => audits(target, 'tenant.import').length === 2)
+  t.match(audits(target, 'tenant.import'), [{ client: 'demo-enricher', tenant: 'demo', lines: 46, requestId: String }, { client: 'demo-enricher', tenant: 'demo', lines: 46 }])
 
   const copy = join(files, 'demo-again.ndjson')
   await tool(EXPORT, target, copy)

@@ -76,16 +76,17 @@ t.test('invalidClient adds the challenge only for Basic', async (t) => {
   t.same(invalidClient('nope', false).headers, {})
 })
 
-t.test("a server-generated secret is checked without reading the caller's address (only scrypt checks need it, for the limiter)", async (t) => {
+t.test("a server-generated secret is checked without reading the caller's address (only scrypt checks and failures' audit lines need it)", async (t) => {
   const record: ClientRecord = { client_id: 'gen', tenant: 'demo', secret: { alg: 'sha256', hash: sha256('s3cret') }, redirect_uris: [], scopes: [], grant_types: ['client_credentials'] }
   const clients = { find: (id: string) => (id === 'gen' ? record : undefined) } as unknown as Clients
   let asked = 0
   const source = (): string => { asked++; return '192.0.2.1' }
   const checks = {} as SecretChecks
   t.equal(await authenticateClient(clients, checks, { clientId: 'gen', clientSecret: 's3cret', via: 'basic' }, source), record)
+  t.equal(asked, 0)
   const wrong = await authenticateClient(clients, checks, { clientId: 'gen', clientSecret: 'wrong', via: 'basic' }, source).catch((err: unknown) => err)
   t.equal((wrong as ApiError).status, 401, 'a wrong secret: 401')
-  t.equal(asked, 0)
+  t.equal(asked, 1, 'read once a check failed, for its audit line (client_auth.failure)')
 })
 
 t.test('sha256 keeps the stored format: base64url of the digest (FIPS 180-2 "abc" vector), so hashes stored by earlier builds still match', async (t) => {

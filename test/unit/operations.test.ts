@@ -10,7 +10,7 @@ import { eventAgeMs } from '../../src/events/webhook-delivery'
 import { requestIdOf } from '../../src/request-id'
 import { GRAPH_ROUTES } from '../../src/graph/routes'
 import { failing, readiness } from '../../src/operations/health'
-import { adminAudit, consentAudit, graphTemplate } from '../../src/operations/request-labels'
+import { adminAudit, graphAudit, graphTemplate } from '../../src/operations/request-labels'
 import type { ActorPool } from '../../src/shard/actor-pool'
 
 const token = { client: 'c1', sub: 'u1', tenant: 'demo', scopes: [], exp: 0 } as AccessTokenRecord
@@ -40,11 +40,14 @@ t.test('audit actions of admin and consent changes', async (t) => {
   t.equal(adminAudit('admin/clients/:id', 'GET', { id: 'app' }, token), undefined, 'reads are not audited')
   t.equal(adminAudit('admin/signing-keys', 'POST', {}, token)?.action, 'signing_key.rotate')
   t.equal(adminAudit('admin/clients/:id/secret', 'POST', { id: 'app' }, token)?.action, 'admin.clients.secret.rotate')
-  t.equal(consentAudit('consents', 'POST', 'demo', token)?.action, 'consent.create')
-  t.equal(consentAudit('consents/:ref', 'DELETE', 'demo', token)?.action, 'consent.revoke')
-  t.equal(consentAudit('consents/:ref', 'GET', 'demo', token), undefined)
-  t.equal(consentAudit('consents/:ref/grant', 'POST', 'demo', token)?.action, 'consent.grant')
-  t.equal(consentAudit('consents/:ref/revokedProperties', 'PUT', 'demo', token)?.action, 'consent.revokedProperties')
+  t.equal(graphAudit('consents', 'POST', 'demo', token)?.action, 'consent.create')
+  t.equal(graphAudit('consents/:ref', 'DELETE', 'demo', token)?.action, 'consent.revoke')
+  t.equal(graphAudit('consents/:ref', 'GET', 'demo', token), undefined)
+  t.equal(graphAudit('consents/:ref/grant', 'POST', 'demo', token)?.action, 'consent.grant')
+  t.equal(graphAudit('consents/:ref/revokedProperties', 'PUT', 'demo', token)?.action, 'consent.revokedProperties')
+  t.match(graphAudit('export', 'GET', 'demo', token), { action: 'tenant.export', what: { tenant: 'demo' }, evenIfCut: true }, 'an export, even one cut short')
+  t.match(graphAudit('import', 'POST', 'demo', token), { action: 'tenant.import', what: { tenant: 'demo' }, evenIfCut: undefined })
+  t.equal(graphAudit('nodes/:ns/:type/:id', 'PUT', 'demo', token), undefined)
 })
 
 t.test('request ids: the trace id, else traceparent, else a new one', async (t) => {

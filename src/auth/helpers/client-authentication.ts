@@ -5,6 +5,7 @@
 // verified recently (verified-secrets.ts), so a client that knows its
 // secret does not wait behind anyone's password checks.
 import { ApiError } from '../../errors'
+import { audit } from '../../log'
 import type { AttemptLimiter } from './attempt-limiter'
 import type { ClientRecord } from '../models/auth-store'
 import type { Clients } from '../models/clients'
@@ -32,6 +33,16 @@ export const invalidClient = (description: string, basic: boolean): ApiError =>
     oauth: { error: 'invalid_client', error_description: description },
     headers: basic ? { 'www-authenticate': 'Basic realm="oauth2"' } : {},
   })
+
+/**
+ * A failed client authentication, audited (`client_auth.failure`: the
+ * client id presented, why, and from where; never the secret), as the error
+ * to throw.
+ */
+function clientFailure(clientId: string, reason: 'unknown_client' | 'no_secret' | 'wrong_secret' | 'public_client', source: () => string, error: ApiError): ApiError {
+  audit('client_auth.failure', { client: clientId }, { reason, source: source(), unknownClient: reason === 'unknown_client' ? true : undefined })
+  return error
+}
 
 /** A client_id no client can have is a bad request, never a key lookup. */
 function boundedClientId(clientId: string): string {
@@ -96,12 +107,14 @@ export async function authenticateClient(
   const client = clients.find(creds.clientId)
   // Built only on failure: an error captures a stack trace, too dear for every /token call.
   const failure = (): ApiError => invalidClient('client authentication failed', basic)
-  if (client === undefined || client.secret === undefined || creds.clientSecret === undefined) throw failure()
+  if (client === undefined) throw clientFailure(creds.clientId, 'unknown_client', source, failure())
+  if (client.secret === undefined) throw clientFailure(creds.clientId, 'public_client', source, failure())
+  if (creds.clientSecret === undefined) throw clientFailure(creds.clientId, 'no_secret', source, failure())
   const secret = client.secret
   const good = secret.alg === 'sha256'
     ? equalHashes(sha256(creds.clientSecret), secret.hash)
     : await scryptSecretMatches(checks, client.client_id, creds.clientSecret, secret, source)
-  if (!good) throw failure()
+  if (!good) throw clientFailure(creds.clientId, 'wrong_secret', source, failure())
   return client
 }
 
@@ -122,7 +135,7 @@ export async function tokenClient(
   const calling = await passwordGrantClient(clients, checks, authorization, form, source)
   if (calling.client === undefined) throw invalidClient('client authentication is required (HTTP Basic or client_id and client_secret)', false)
   if (!calling.authenticated && calling.client.secret !== undefined) {
-    throw invalidClient(`client "${calling.client.client_id}" is confidential: authenticate with its secret`, false)
+    throw clientFailure(calling.client.client_id, 'no_secret', source, invalidClient(`client "${calling.client.client_id}" is confidential: authenticate with its secret`, false))
   }
   return { client: calling.client, authenticated: calling.authenticated }
 }
@@ -139,6 +152,6 @@ export async function passwordGrantClient(
   if (creds === undefined) return { client: undefined, authenticated: false }
   if (creds.clientSecret !== undefined) return { client: await authenticateClient(clients, checks, creds, source), authenticated: true }
   const client = clients.find(creds.clientId)
-  if (client === undefined) throw invalidClient('client authentication failed', false)
+  if (client === undefined) throw clientFailure(creds.clientId, 'unknown_client', source, invalidClient('client authentication failed', false))
   return { client, authenticated: false }
 }
