@@ -9,6 +9,8 @@ export interface Child {
   pid: number
   proc: ChildProcess
   output(): string
+  /** What it wrote to stderr alone (trimmed like output()). */
+  errors(): string
   /** SIGTERM, then SIGKILL if it has not exited within 15 s. */
   stop(): Promise<void>
   /** SIGKILL at once (a crash, for fault tests). */
@@ -27,18 +29,25 @@ export interface ChildOptions {
   wrapper?: readonly string[]
 }
 
+/** The last ~`keep` characters of what a stream wrote. */
+class Tail {
+  text = ''
+  constructor(private readonly keep: number) {}
+  add(d: Buffer): void {
+    this.text += d.toString()
+    if (this.text.length > 2 * this.keep) this.text = this.text.slice(-this.keep)
+  }
+}
+
 export async function startChild(label: string, entry: string, args: readonly string[], options: ChildOptions = {}): Promise<Child> {
   const startTimeoutMs = options.startTimeoutMs ?? 60_000
   const command = [...(options.wrapper ?? []), process.execPath, ...(options.nodeArgs ?? []), entry, ...args]
   const proc: ChildProcess = spawn(command[0]!, command.slice(1), { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
   const keep = options.keepOutputChars ?? Infinity
-  const append = (d: Buffer): void => {
-    out += d.toString()
-    if (out.length > 2 * keep) out = out.slice(-keep)
-  }
-  proc.stdout!.on('data', append)
-  proc.stderr!.on('data', append)
+  const all = new Tail(keep)
+  const errors = new Tail(keep)
+  proc.stdout!.on('data', (d: Buffer) => all.add(d))
+  proc.stderr!.on('data', (d: Buffer) => { all.add(d); errors.add(d) })
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()))
   const running = (): boolean => proc.exitCode === null && proc.signalCode === null
   const forget = onCleanup(() => stop())
@@ -58,10 +67,10 @@ export async function startChild(label: string, entry: string, args: readonly st
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       proc.kill('SIGKILL')
-      reject(new Error(`${label} did not print "listening <url>" within ${startTimeoutMs} ms:\n${out}`))
+      reject(new Error(`${label} did not print "listening <url>" within ${startTimeoutMs} ms:\n${all.text}`))
     }, startTimeoutMs)
     const onData = (): void => {
-      const m = /^listening (\S+)$/m.exec(out)
+      const m = /^listening (\S+)$/m.exec(all.text)
       if (m === null) return
       clearTimeout(timer)
       proc.stdout!.off('data', onData)
@@ -71,8 +80,8 @@ export async function startChild(label: string, entry: string, args: readonly st
     proc.once('exit', (code, signal) => {
       clearTimeout(timer)
       forget()
-      reject(new Error(`${label} exited (${code ?? signal}) before listening:\n${out}`))
+      reject(new Error(`${label} exited (${code ?? signal}) before listening:\n${all.text}`))
     })
   })
-  return { url, pid: proc.pid!, proc, output: () => out, stop, kill }
+  return { url, pid: proc.pid!, proc, output: () => all.text, errors: () => errors.text, stop, kill }
 }

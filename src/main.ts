@@ -126,7 +126,7 @@ async function main(): Promise<void> {
   const cluster = config.cluster === undefined ? undefined : await clusterStart!.startClusterFront(config.cluster, clusterConnection!, pool, manifest.shards)
   const authCluster = config.cluster === undefined ? undefined : await (await import('./cluster/auth-front')).startClusterAuth({ options: config.cluster, store: authStore, tokens, dataDir: config.dataDir, hostUrl: hostUrlOf(config.cluster, publicUrl), prepare: prepareAuthStore })
   recordFormat(config.dataDir, opened)
-  if (opened.restore !== undefined) console.error(`restored: ${config.dataDir} is a restored backup, the shred log ${config.shredLog} applied; it now serves as an installation of its own`)
+  if (opened.restore !== undefined) log.info({ dataDir: config.dataDir, shredLog: config.shredLog }, `restored: ${config.dataDir} is a restored backup, the shred log ${config.shredLog} applied; it now serves as an installation of its own`)
   const backupSource = { manifest, authEnv: authStore.env, backupShards: backupShardsThroughActors(pool, manifest.shards) }
   services = {
     publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody,

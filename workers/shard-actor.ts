@@ -46,11 +46,15 @@ const wrapping = config.cluster === undefined ? masterKey : readKekFile(config.c
 const shredTarget = { path: config.shredLog, generation: config.generation }
 // Before any shard opens: its writer counts commits in the pool's shared counters.
 useWriteGenerations(config.writeGenerations)
+// Before any shard opens too: what opening says (a restore applied, revocations finished, lmdb-js) goes to the one JSON log.
+const outbox = new Outbox(port)
+logThrough((r) => outbox.send(r))
 let stores: Map<number, ShardStore>
 try {
   stores = openShards(config, masterKey, wrapping)
 } catch (err) {
   const message = err instanceof ShardDamage ? err.message : `opening the shards failed: ${(err as Error).message}`
+  outbox.flush()
   port.postMessage(encodeReplies([{ kind: 'refused', id: 0, message }]))
   // In a worker thread this ends the thread, not the process; the pool stops the shard.
   process.exit(1)
@@ -61,8 +65,6 @@ const urls = new Urls(config.publicUrl)
 const metamodel = new Metamodel(config.metamodel)
 const blind = new BlindIndex(masterKey)
 const operations = operationTable(deriveKey(masterKey, 'webhook secrets'))
-const outbox = new Outbox(port)
-logThrough((r) => outbox.send(r))
 const stats = new ActorStats()
 const reportStats = setInterval(() => outbox.send({ kind: 'stats', id: 0, shards: stats.take(stores.values()) }), STATS_INTERVAL_MS)
 reportStats.unref()

@@ -14,6 +14,7 @@ import { SLOT_BYTES, WRAPPED_BYTES } from '../../workers/crypto/key-file'
 import { Graph, call, createConsent, type Answer } from '../helpers/client'
 import { OAUTH_BOOTSTRAP } from '../helpers/oauth'
 import { ROOT, getToken, removeDir, startServer, tempDir, type Server } from '../helpers/server'
+import { until } from '../helpers/until'
 
 const run = promisify(execFile)
 const BACKUP = join(ROOT, 'dist', 'src', 'backup.js')
@@ -130,6 +131,12 @@ t.test('an online backup restores every acknowledged write, and revocations afte
   const rewritten = JSON.parse(readFileSync(join(backupDir, 'manifest.json'), 'utf8')) as { restoredCopy?: boolean }
   t.equal(rewritten.restoredCopy, undefined, 'once restored, the copy is an installation of its own')
   t.ok(existsSync(shredLog))
+  // The restore is said in the JSON log, like everything on stderr.
+  await until('the restore in the log', () => restored.errors().includes('is a restored backup'))
+  const lines = restored.errors().split('\n').filter((l) => l !== '')
+  t.same(lines.filter((l) => !/^\{.*\}$/.test(l)), [], 'every line on stderr is JSON')
+  const said = lines.map((l) => JSON.parse(l) as { level: number; msg: string; dataDir?: string }).find((l) => l.msg.startsWith('restored: '))
+  t.match(said, { level: 30, dataDir: backupDir, msg: /is a restored backup, the shred log .* applied/ })
 })
 
 t.test('a stopped server is backed up from its files', async (t) => {
