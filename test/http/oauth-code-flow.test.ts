@@ -25,6 +25,8 @@ t.test('code flow: sign-in page, code in the query with state and iss, exchange 
   t.notMatch(page.text, /<script|<link|src=/, 'no scripts or external assets')
   t.match(page.headers['content-security-policy'], /default-src 'none'/)
   t.match(page.headers['content-security-policy'], /frame-ancestors 'none'/)
+  // browsers would check form-action at every redirect after the POST, to wherever the client sends on
+  t.notMatch(page.headers['content-security-policy'], /form-action/)
   t.equal(page.headers['x-frame-options'], 'DENY')
   t.equal(page.headers['cache-control'], 'no-store')
   t.match(String(page.headers['set-cookie']), /platform_csrf=.*HttpOnly; SameSite=Strict/)

@@ -183,7 +183,8 @@ t.test('/end_session without id_token_hint: the user confirms on a CSRF-protecte
   const target = 'http://127.0.0.1:65530/callback'
   const page = await ua2.send('GET', `${env.issuer}/end_session?client_id=web-app&post_logout_redirect_uri=${encodeURIComponent(target)}&state=bye`)
   t.equal(page.status, 200)
-  t.match(String(page.headers['content-security-policy']), /form-action 'self' http:\/\/127\.0\.0\.1:65530/)
+  // the answer redirects to the client, which may redirect on: no form-action to block that chain
+  t.notMatch(String(page.headers['content-security-policy']), /form-action/)
   const back = await ua2.send('POST', endUrl, new URLSearchParams(hiddenFields(page.text)), { origin })
   t.equal(back.status, 303)
   t.equal(back.headers.location, 'http://127.0.0.1:65530/callback?state=bye')

@@ -42,6 +42,5 @@ export function sendSignOutPage(ex: Exchange, form: SignOutForm): void {
 ${hidden}
 <button type="submit" id="sign-out">Sign out</button>
 </form>`
-  // The POST's answer may redirect to the client: allow its origin as a form target.
-  sendPage(ex, 200, { title: 'Sign out', body, formTargets: form.target === undefined ? [] : [new URL(form.target).origin] })
+  sendPage(ex, 200, { title: 'Sign out', body, formLeavesOrigin: form.target !== undefined })
 }

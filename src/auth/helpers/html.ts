@@ -27,13 +27,20 @@ export interface Page {
   /** already escaped HTML */
   body: string
   bodyClass?: string
-  /** origins a form on the page may post to (and be redirected to), besides 'self' */
-  formTargets?: string[]
+  /**
+   * The page's form posts to this server, whose answer redirects to a client
+   * (its redirect URI or post_logout_redirect_uri). Browsers check CSP
+   * form-action at every hop of a form's redirect chain, and a client may
+   * redirect on to any origin (a broker such as a second instance of this
+   * server, Keycloak or Auth0 redirects to its own client), so such a page
+   * has no form-action: its form is guarded by its token and the Origin
+   * check instead. Other pages allow posting to 'self' only.
+   */
+  formLeavesOrigin?: boolean
 }
 
 export function renderPage(page: Page): { html: string; headers: ResponseHeaders } {
   const nonce = randomBytes(16).toString('base64')
-  const formAction = ["'self'", ...(page.formTargets ?? [])].join(' ')
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -53,7 +60,7 @@ ${page.body}
   return {
     html,
     headers: {
-      'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+      'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}';${page.formLeavesOrigin === true ? '' : " form-action 'self';"} frame-ancestors 'none'; base-uri 'none'`,
       'x-frame-options': 'DENY',
       'x-content-type-options': 'nosniff',
       // same-origin: the form post keeps its Origin header (no-referrer would make it "null"), nothing leaks to other sites

@@ -25,5 +25,5 @@ ${hidden}
 <button type="submit" name="consent" value="deny" id="deny">Deny</button>
 </form>`
   const headers: ResponseHeaders = { 'set-cookie': [...cookies, csrfCookie(csrf, secure)] }
-  sendPage(ex, 200, { title: 'Allow access', body, bodyClass: req.display, formTargets: [new URL(req.redirectUri).origin] }, headers)
+  sendPage(ex, 200, { title: 'Allow access', body, bodyClass: req.display, formLeavesOrigin: true }, headers)
 }

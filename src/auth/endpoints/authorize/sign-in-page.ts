@@ -56,7 +56,7 @@ ${hidden}
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit" id="submit">Sign in</button>
 </form>`
-  sendPage(ex, view.status, { title: 'Sign in', body, bodyClass: req.display, formTargets: [new URL(req.redirectUri).origin] }, {
+  sendPage(ex, view.status, { title: 'Sign in', body, bodyClass: req.display, formLeavesOrigin: true }, {
     'set-cookie': csrfCookie(csrf, secure),
   })
 }
