@@ -197,10 +197,13 @@ async function main(): Promise<void> {
 // commit on a full disk, say) must not take every tenant down: log it.
 process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection'))
 
+/** A file system call that failed (Node's message names the call, the code and the path): what to fix is in it, not in a stack. */
+const fileSystemError = (err: unknown): err is NodeJS.ErrnoException => err instanceof Error && typeof (err as NodeJS.ErrnoException).syscall === 'string' && typeof (err as NodeJS.ErrnoException).path === 'string'
+
 // A refused start is one plain line on stderr, for the person at the terminal.
 main().catch((err: unknown) => {
   flushLog()
-  if (err instanceof ConfigError || err instanceof ShardRefused) console.error(`error: ${err.message}`)
+  if (err instanceof ConfigError || err instanceof ShardRefused || fileSystemError(err)) console.error(`error: ${err.message}`)
   else console.error(err)
   process.exit(1)
 })

@@ -7,9 +7,9 @@
 // The file holds one base64 32-byte key per line. The first is the current
 // KEK, which wraps every new key; any further lines are previous KEKs, kept
 // only while a rotation re-wraps the keys they wrapped.
-import { readFileSync, statSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { ConfigError } from '../config'
-import { MASTER_KEY_BYTES } from './master-key'
+import { MASTER_KEY_BYTES, readPrivateFile } from './master-key'
 
 /** The keys that wrap data keys: `current` wraps, every key of `all` (current first) may unwrap. */
 export interface WrappingKeys {
@@ -18,14 +18,8 @@ export interface WrappingKeys {
 }
 
 export function readKekFile(path: string): WrappingKeys {
-  let mode: number
-  try {
-    mode = statSync(path).mode & 0o777
-  } catch {
-    throw new ConfigError(`KEK file ${path} is missing; in cluster mode every host is given the same KEK file (--kek-file), never a new one`)
-  }
-  if ((mode & 0o077) !== 0) throw new ConfigError(`KEK file ${path} has mode ${mode.toString(8)}; it must be readable by its owner only (chmod 600)`)
-  const lines = readFileSync(path, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '')
+  if (!existsSync(path)) throw new ConfigError(`KEK file ${path} is missing; in cluster mode every host is given the same KEK file (--kek-file), never a new one`)
+  const lines = readPrivateFile(path, 'KEK file').split('\n').map((l) => l.trim()).filter((l) => l !== '')
   const keys = lines.map((l) => Buffer.from(l, 'base64'))
   if (keys.length === 0 || keys.some((k) => k.length !== MASTER_KEY_BYTES)) {
     throw new ConfigError(`KEK file ${path} must hold one base64 ${MASTER_KEY_BYTES}-byte key per line (the current KEK first)`)

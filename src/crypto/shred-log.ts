@@ -6,7 +6,7 @@
 // opens data revoked after the backup (docs/data-protection.md, *Backup and
 // restore*). A line names the installation's generation, the shard and the
 // slot: no tenant, consent reference or key material.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { ConfigError } from '../config'
 
@@ -19,7 +19,11 @@ export interface ShredEntry {
 
 /** Creates an empty log (0600, its directory 0700) unless it exists. */
 export function ensureShredLog(path: string): void {
-  if (existsSync(path)) return
+  if (existsSync(path)) {
+    // A directory there would fail the first revocation, after the start.
+    if (!statSync(path).isFile()) throw new ConfigError(`the shred log ${path} is not a regular file; name the log file itself with --shred-log / SHRED_LOG_FILE`)
+    return
+  }
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
     closeSync(openSync(path, 'a', 0o600))

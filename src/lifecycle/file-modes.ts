@@ -37,7 +37,22 @@ export function tightenModes(dir: string): number {
 
 /** Creates the data directory 0700, or makes an existing one private (warning on stderr when it was not). */
 export function privateDataDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 })
-  const fixed = tightenModes(dir)
+  let fixed: number
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    fixed = tightenModes(dir)
+  } catch (err) {
+    throw err instanceof ConfigError ? err : unusableDataDir(dir, err as NodeJS.ErrnoException)
+  }
   if (fixed > 0) log.warn(`warning: ${fixed} entries of ${dir} were readable by other users; they are now owner-only (0700 directories, 0600 files)`)
+}
+
+/** The start's one line for a data directory this process cannot create, enter or read. */
+function unusableDataDir(dir: string, err: NodeJS.ErrnoException): ConfigError {
+  const at = err.path ?? dir
+  const why = err.code === 'EEXIST' ? `${dir} is not a directory`
+    : err.code === 'ENOTDIR' ? `a part of the path ${at} is a file, not a directory`
+    : err.code === 'EACCES' || err.code === 'EPERM' ? `${at} may not be read or written by the user the server runs as (uid ${process.getuid?.() ?? '?'})`
+    : err.message
+  return new ConfigError(`data directory ${dir} cannot be used: ${why}; give --data-dir / DATA_DIR a directory this user owns (it is created if missing)`)
 }

@@ -12,10 +12,14 @@ import { ENTRY, ROOT, removeDir, startServer, tempDir } from '../helpers/server'
 
 interface Exit { code: number | null; stdout: string; stderr: string }
 
-/** Runs the entry to its exit (it is expected to stop by itself). */
-function run(args: string[], env: Record<string, string> = {}): Promise<Exit> {
+/**
+ * Runs the entry to its exit (it is expected to stop by itself). `user` runs it as that uid and gid (this
+ * process being root), without tap's hook (NODE_OPTIONS, which tap adds to every child): it would write tap's files as that user.
+ */
+function run(args: string[], env: Record<string, string> = {}, user?: number): Promise<Exit> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [ENTRY, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const command = user === undefined ? [process.execPath, ENTRY, ...args] : ['env', '-u', 'NODE_OPTIONS', process.execPath, ENTRY, ...args]
+    const proc = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], uid: user, gid: user })
     let stdout = ''
     let stderr = ''
     proc.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
@@ -31,8 +35,8 @@ function run(args: string[], env: Record<string, string> = {}): Promise<Exit> {
   })
 }
 
-function serverArgs(dir: string): string[] {
-  return ['--port', '0', '--data-dir', join(dir, 'data'), '--master-key-file', join(dir, 'secrets', 'master.key'), '--workers', '1', '--bootstrap', '']
+function serverArgs(dir: string, dataDir = join(dir, 'data')): string[] {
+  return ['--port', '0', '--data-dir', dataDir, '--master-key-file', join(dir, 'secrets', 'master.key'), '--workers', '1', '--bootstrap', '']
 }
 
 function oneLineError(t: tap.Test, e: Exit, pattern: RegExp): void {
@@ -67,12 +71,40 @@ t.test('a port in use and a bad flag are one line, not a stack trace', async (t)
   oneLineError(t, await run(['--port', 'x']), /^error: --port must be a whole number/)
 })
 
+t.test('a key file that is a directory, a data directory that is a file or that this user may not read: one line each', async (t) => {
+  const dir = tempDir()
+  t.teardown(() => removeDir(dir))
+  mkdirSync(join(dir, 'secrets', 'master.key'), { recursive: true, mode: 0o700 })
+  oneLineError(t, await run(serverArgs(dir)), /^error: master key file .*master\.key is a directory; give the path of the key file itself/)
+  removeDir(join(dir, 'secrets'))
+  mkdirSync(join(dir, 'shred.log'))
+  oneLineError(t, await run([...serverArgs(dir), '--shred-log', join(dir, 'shred.log')]), /^error: the shred log .*shred\.log is not a regular file/)
+  removeDir(join(dir, 'data'))
+  removeDir(join(dir, 'secrets'))
+  writeFileSync(join(dir, 'file'), '')
+  oneLineError(t, await run(serverArgs(dir, join(dir, 'file'))), /^error: data directory .*file cannot be used: .*file is not a directory/)
+  oneLineError(t, await run(serverArgs(dir, join(dir, 'file', 'data'))), /^error: data directory .*file\/data cannot be used: a part of the path .* is a file, not a directory/)
+  // Unreadable: mode 000 stops anyone but root, so as root the server runs as nobody on a directory only root may enter.
+  const locked = join(dir, 'locked')
+  mkdirSync(locked, { mode: 0o700 })
+  const root = process.getuid?.() === 0
+  if (root) chmodSync(dir, 0o755)
+  else {
+    chmodSync(locked, 0o000)
+    t.teardown(() => chmodSync(locked, 0o700))
+  }
+  oneLineError(t, await run(serverArgs(dir, locked), {}, root ? 65534 : undefined), /^error: data directory .*locked cannot be used: .*locked may not be read or written by the user the server runs as/)
+})
+
 t.test('cluster mode: half its options, or no NATS server to reach, is one line', async (t) => {
   const dir = tempDir()
   t.teardown(() => removeDir(dir))
   oneLineError(t, await run([...serverArgs(dir), '--nats-url', 'nats://127.0.0.1:1']), /^error: cluster mode needs --nats-url, --node-id and --kek-file; missing --node-id, --kek-file/)
   const cluster = ['--nats-url', 'nats://127.0.0.1:1', '--node-id', 'a', '--kek-file', join(dir, 'kek')]
   oneLineError(t, await run([...serverArgs(dir), ...cluster]), /^error: KEK file .* is missing; in cluster mode every host is given the same KEK file/)
+  mkdirSync(join(dir, 'kek'), { mode: 0o700 })
+  oneLineError(t, await run([...serverArgs(dir), ...cluster]), /^error: KEK file .*kek is a directory; give the path of the key file itself/)
+  removeDir(join(dir, 'kek'))
   writeFileSync(join(dir, 'kek'), 'not a key\n', { mode: 0o600 })
   oneLineError(t, await run([...serverArgs(dir), ...cluster]), /^error: KEK file .* must hold one base64 32-byte key per line/)
   writeFileSync(join(dir, 'kek'), `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 })
