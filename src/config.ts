@@ -34,6 +34,8 @@ export interface Config {
   eventRetentionCount: number
   /** At most this many open event streams (WebSocket) per tenant. */
   maxStreamsPerTenant: number
+  /** Bytes streamed answers may hold for readers who do not read, in all, in MB: past it a new streamed read answers 503 (src/front/stream.ts). */
+  maxStreamBufferMb: number
   /** Set when the environment or flags name it; otherwise derived from host and port once listening. */
   publicUrl: string | undefined
   /** Host names, *.suffixes, IPs and CIDRs webhooks may reach although they are not public (--webhook-allow). */
@@ -113,6 +115,7 @@ const OPTIONS = {
   eventRetention: { flag: '--event-retention', env: 'EVENT_RETENTION' },
   eventRetentionCount: { flag: '--event-retention-count', env: 'EVENT_RETENTION_COUNT' },
   maxStreamsPerTenant: { flag: '--max-streams-per-tenant', env: 'MAX_STREAMS_PER_TENANT' },
+  maxStreamBufferMb: { flag: '--max-stream-buffer-mb', env: 'MAX_STREAM_BUFFER_MB' },
   publicUrl: { flag: '--public-url', env: 'PUBLIC_URL' },
   webhookAllow: { flag: '--webhook-allow', env: 'WEBHOOK_ALLOW' },
   trustProxy: { flag: '--trust-proxy', env: 'TRUST_PROXY' },
@@ -160,6 +163,7 @@ const HELP: Record<OptionName, string> = {
   eventRetention: 'event retention, seconds or with ms/s/m/h/d (default 7d)',
   eventRetentionCount: 'events kept per tenant at most (default 1000000)',
   maxStreamsPerTenant: 'open event streams per tenant (default 100)',
+  maxStreamBufferMb: 'MB streamed answers (neighbours, lists, exports) may hold for slow readers in all; past it new ones get 503 (default 64)',
   publicUrl: 'base of every URL the service writes (default http://<host>:<port>)',
   webhookAllow: 'comma-separated host names, *.suffixes, IPs and CIDRs webhooks may reach although not public (default none)',
   trustProxy: 'comma-separated IPs and CIDRs of reverse proxies whose X-Forwarded-For names the client (default none)',
@@ -342,6 +346,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool
     eventRetentionMs: parseDurationMs('EVENT_RETENTION', get('eventRetention') ?? '7d'),
     eventRetentionCount: integer('EVENT_RETENTION_COUNT', get('eventRetentionCount') ?? '1000000', 1, Number.MAX_SAFE_INTEGER),
     maxStreamsPerTenant: integer('MAX_STREAMS_PER_TENANT', get('maxStreamsPerTenant') ?? '100', 1, 1_000_000),
+    maxStreamBufferMb: integer('MAX_STREAM_BUFFER_MB', get('maxStreamBufferMb') ?? '64', 1, 1024 * 1024),
     publicUrl,
     webhookAllow: list('WEBHOOK_ALLOW', get('webhookAllow'), invalidAllowEntry),
     trustProxy: list('TRUST_PROXY', get('trustProxy'), (e) => (parseCidr(e) === undefined ? `"${e}" is not an IP address or CIDR range` : undefined)),

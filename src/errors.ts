@@ -22,7 +22,7 @@ export const ERRORS = {
   unsupported_media_type: { status: 415, meaning: 'The body must be JSON (Content-Type: application/json).' },
   too_many_attempts: { status: 400, meaning: 'The account is locked after too many unsuccessful authentication attempts.' },
   too_many_requests: { status: 429, meaning: 'Too many password or client secret checks from this address or for this account; retry after Retry-After seconds.' },
-  service_unavailable: { status: 503, meaning: 'A shard queue is full, a shard actor restarted, a shard was stopped after its actor kept failing (see the log), or the server is shutting down; retry after Retry-After seconds.' },
+  service_unavailable: { status: 503, meaning: 'A shard queue is full, a shard actor restarted, a shard was stopped after its actor kept failing (see the log), streamed answers hold MAX_STREAM_BUFFER_MB for slow readers, or the server is shutting down; retry after Retry-After seconds.' },
   bad_gateway: { status: 502, meaning: 'The gateway could not reach the service behind it, or the service failed before answering.' },
   gateway_timeout: { status: 504, meaning: 'The service behind the gateway did not answer within GATEWAY_TIMEOUT.' },
   insufficient_storage: { status: 507, meaning: 'The disk of the data directory is full: the write was not applied. Writes succeed again, without a restart, once space is free (retry after Retry-After seconds); reads keep working.' },

@@ -21,6 +21,7 @@ import { deliveryOptions, WebhookDelivery } from './events/webhook-delivery'
 import { WebhookPolicy } from './net/webhook-policy'
 import { listen } from './server'
 import { drain, inFlight } from './front/in-flight'
+import { StreamBuffers } from './front/stream'
 import { lockDataDir } from './lifecycle/data-dir-lock'
 import { tuneHeap } from './lifecycle/v8-heap'
 import { privateDataDir, privateUmask } from './lifecycle/file-modes'
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
   services = {
     publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody,
     jsonLimits: { maxDepth: config.maxJsonDepth, maxElements: config.maxJsonElements },
-    maxStreamsPerTenant: config.maxStreamsPerTenant, pool, metamodel, hasher, tokens, oauth,
+    maxStreamsPerTenant: config.maxStreamsPerTenant, streamBuffers: new StreamBuffers(config.maxStreamBufferMb * 1024 * 1024), pool, metamodel, hasher, tokens, oauth,
     webhookPolicy, trustProxy: new AddressSet(config.trustProxy),
     corsOrigins: new Set(config.corsOrigins),
     gateway: new GatewayLimits({ timeoutMs: config.gatewayTimeoutMs, maxConcurrent: config.gatewayMaxConcurrent }),

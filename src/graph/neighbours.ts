@@ -9,6 +9,6 @@ export const getNeighbours = graphMethod({
   summary: 'The node and its neighbours (streamed)',
   handle(s, ex, { tenant, params: node }) {
     const format = streamFormat(ex.headers.accept)
-    streamScan(ex, format, (onReply) => s.pool.openStream(tenant, { op: 'neighbours', tenant, node, format }, onReply))
+    streamScan(ex, format, s.streamBuffers, (onReply) => s.pool.openStream(tenant, { op: 'neighbours', tenant, node, format }, onReply))
   },
 })

@@ -33,7 +33,7 @@ export const listNodes = graphMethod({
     const ref = ex.headers['consent-reference'].trim()
     const owner = ref === '' ? undefined : ref
     const format = streamFormat(ex.headers.accept)
-    streamScan(ex, format, (onReply) => s.pool.openStream(tenant, { op: 'listNodes', tenant, ns, type, limit, owner, criterion, format }, onReply))
+    streamScan(ex, format, s.streamBuffers, (onReply) => s.pool.openStream(tenant, { op: 'listNodes', tenant, ns, type, limit, owner, criterion, format }, onReply))
   },
 })
 

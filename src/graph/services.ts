@@ -3,6 +3,7 @@
 import type { AccessTokens } from '../auth/models/access-tokens'
 import type { Urls } from '../contract/urls'
 import { declareFor, type RouteMethod } from '../front/route'
+import type { StreamBuffers } from '../front/stream'
 import type { Metamodel } from '../model/metamodel'
 import type { WebhookPolicy } from '../net/webhook-policy'
 import type { ActorPool } from '../shard/actor-pool'
@@ -17,6 +18,8 @@ export interface GraphServices {
   tokens: AccessTokens
   /** At most this many open event streams per tenant (ws-stream.ts). */
   maxStreamsPerTenant: number
+  /** What streamed answers hold for slow readers, in all, and its limit (--max-stream-buffer-mb). */
+  streamBuffers: StreamBuffers
   /** where tenants' webhooks may point */
   webhookPolicy: WebhookPolicy
   /** Origins whose pages may call the graph API and open the event stream (--cors-origins). */

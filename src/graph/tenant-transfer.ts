@@ -95,7 +95,7 @@ export const exportTenant = graphMethod({
   body: 'none',
   summary: "Export the tenant's metamodel, consents, nodes and relations (NDJSON; locked data stays sealed)",
   handle(s, ex, { tenant }) {
-    streamScan(ex, 'ndjson', (onReply) => s.pool.openStream(tenant, { op: 'exportTenant', tenant, format: 'ndjson' }, onReply))
+    streamScan(ex, 'ndjson', s.streamBuffers, (onReply) => s.pool.openStream(tenant, { op: 'exportTenant', tenant, format: 'ndjson' }, onReply))
   },
 })
 

@@ -15,7 +15,7 @@ import { logActorRecord, recordShardStats } from './shard-stats'
 import { log } from '../log'
 import type { RemoteShards } from './remote-shards'
 import type { ClusterOptions } from '../contract/cluster-options'
-import { KEPT_ANSWER_LIMIT, KeptAnswers } from './kept-answers'
+import { KeptAnswers } from './kept-answers'
 
 export type ReplyHandler = ((reply: ActorReply) => void) & {
   /** true once nobody waits for the answer: a call not yet sent to its actor is then dropped, not applied. */
@@ -452,29 +452,52 @@ export class ActorPool {
     actor.send({ kind: 'call', id, shard, operation }, afterForget)
   }
 
-  /** `handler`, after keeping a stamped answer (kept-answers.ts): a single answer as text, a neighbourhood as the bytes it then writes. */
+  /** `handler`, after keeping a stamped single answer (kept-answers.ts) as text. */
   private keeping(shard: number, key: string, handler: ReplyHandler): ReplyHandler {
     const kept = this.keptAnswers!
-    // A neighbourhood's slices so far (its last one says whether the whole may be kept); undefined past KEPT_ANSWER_LIMIT.
-    let slices: Uint8Array[] | undefined = []
-    let bytesSoFar = 0
     const keeping: ReplyHandler = (reply) => {
       if (reply.kind === 'ok' && reply.kept !== undefined && reply.body !== undefined) kept.keep(shard, key, reply.body, reply.kept)
-      else if (reply.kind === 'chunks') {
-        // The bytes are made here once, and written as they are.
-        const bytes = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body
-        bytesSoFar += bytes.length
-        if (bytesSoFar > KEPT_ANSWER_LIMIT) slices = undefined
-        if (slices !== undefined && !reply.done) slices.push(bytes)
-        if (slices !== undefined && reply.done && reply.kept !== undefined) kept.keep(shard, key, slices.length === 0 ? bytes : Buffer.concat([...slices, bytes]), reply.kept)
-        handler({ kind: 'chunks', id: reply.id, body: bytes, done: reply.done, kept: reply.kept })
-        return
-      }
       handler(reply)
     }
     keeping.abandoned = handler.abandoned
     keeping.requestId = handler.requestId
     return keeping
+  }
+
+  /**
+   * `handler`, gathering a neighbourhood's slices to keep the whole as the
+   * bytes it then writes, if its last slice says it may be kept. Only one
+   * stream of a key gathers at a time, and what all of them gather is
+   * bounded (KeptAnswers.gather); `stop` ends the gathering of a stream
+   * cancelled before its last slice.
+   */
+  private keepingStream(shard: number, key: string, handler: ReplyHandler): { handler: ReplyHandler; stop: () => void } {
+    const kept = this.keptAnswers!
+    let slices: Uint8Array[] | undefined = kept.startGathering(key) ? [] : undefined
+    const stop = (): void => {
+      if (slices !== undefined) kept.stopGathering(key)
+      slices = undefined
+    }
+    const keeping: ReplyHandler = (reply) => {
+      if (reply.kind !== 'chunks') {
+        stop()
+        handler(reply)
+        return
+      }
+      // The bytes are made here once, and written as they are.
+      const bytes = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body
+      if (slices !== undefined && !kept.gather(key, bytes.length)) slices = undefined
+      if (slices !== undefined && !reply.done) slices.push(bytes)
+      if (slices !== undefined && reply.done) {
+        const whole = slices.length === 0 ? bytes : Buffer.concat([...slices, bytes])
+        stop()
+        if (reply.kept !== undefined) kept.keep(shard, key, whole, reply.kept)
+      }
+      handler({ kind: 'chunks', id: reply.id, body: bytes, done: reply.done, kept: reply.kept })
+    }
+    keeping.abandoned = handler.abandoned
+    keeping.requestId = handler.requestId
+    return { handler: keeping, stop }
   }
 
   /**
@@ -498,18 +521,20 @@ export class ActorPool {
         handler({ kind: 'chunks', id: 0, body, done: true, kept: undefined })
         return NO_STREAM
       }
-      if (this.keptAnswers!.wantedAgain(keptKey)) handler = this.keeping(shard, keptKey, handler)
     }
+    const keeping = keptKey !== undefined && this.keptAnswers!.wantedAgain(keptKey) ? this.keepingStream(shard, keptKey, handler) : undefined
+    if (keeping !== undefined) handler = keeping.handler
     const actor = this.reader(owner)
     const id = this.nextId++
     if (actor.pending.size >= this.maxPending) {
       handler(UNAVAILABLE(id, 'the shard is overloaded; retry later'))
-      return { more: () => undefined, cancel: () => undefined }
+      return NO_STREAM
     }
     actor.send({ kind: 'call', id, shard, operation }, handler)
     return {
       more: () => { if (actor.pending.has(id)) actor.send({ kind: 'more', id }, undefined) },
       cancel: () => {
+        keeping?.stop()
         if (!actor.pending.delete(id)) return
         actor.send({ kind: 'cancel', id }, undefined)
       },

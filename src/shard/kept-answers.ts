@@ -27,6 +27,12 @@ export const KEPT_CHARS_LIMIT = 64 * 1024 * 1024
 export const KEPT_ANSWER_LIMIT = 4 * 1024 * 1024
 /** Keys remembered as asked for once (wantedAgain); past this many they are forgotten at once. */
 export const ASKED_ONCE_LIMIT = 32_768
+/**
+ * Bytes the neighbourhoods being gathered to be kept (one stream per key)
+ * may hold in all: a burst of readers of new answers, or readers who stop
+ * reading, hold no more than this besides what is kept.
+ */
+export const GATHERING_LIMIT = 16 * 1024 * 1024
 
 /** A single answer's text, or a neighbourhood's bytes. */
 export type KeptBody = string | Uint8Array
@@ -46,6 +52,9 @@ export class KeptAnswers {
   private readonly forgets: Uint32Array
   /** Keys asked for once and not kept since. */
   private readonly askedOnce = new Set<string>()
+  /** Neighbourhoods a stream is gathering to keep: bytes gathered so far, by key. */
+  private readonly gathering = new Map<string, number>()
+  private gatheredBytes = 0
 
   constructor(private readonly writeGenerations: Int32Array) {
     this.forgets = new Uint32Array(writeGenerations.length)
@@ -95,6 +104,33 @@ export class KeptAnswers {
     if (this.askedOnce.size >= ASKED_ONCE_LIMIT) this.askedOnce.clear()
     this.askedOnce.add(key)
     return false
+  }
+
+  /** Whether a stream may gather the neighbourhood `key` to keep it: one stream of a key at a time. */
+  startGathering(key: string): boolean {
+    if (this.gathering.has(key)) return false
+    this.gathering.set(key, 0)
+    return true
+  }
+
+  /** Counts `bytes` more gathered for `key`; past KEPT_ANSWER_LIMIT, or GATHERING_LIMIT in all, the gathering ends (false). */
+  gather(key: string, bytes: number): boolean {
+    const sofar = this.gathering.get(key)
+    if (sofar === undefined) return false
+    if (sofar + bytes > KEPT_ANSWER_LIMIT || this.gatheredBytes + bytes > GATHERING_LIMIT) {
+      this.stopGathering(key)
+      return false
+    }
+    this.gathering.set(key, sofar + bytes)
+    this.gatheredBytes += bytes
+    return true
+  }
+
+  stopGathering(key: string): void {
+    const sofar = this.gathering.get(key)
+    if (sofar === undefined) return
+    this.gathering.delete(key)
+    this.gatheredBytes -= sofar
   }
 
   /** Keeps an answer the actor stamped, if the shard's counter has not moved since. */

@@ -3,7 +3,7 @@
 // resumes after the last key, and how much one scan may add to the
 // decrypted-element cache.
 import t from 'tap'
-import { ListScan, NeighboursScan, SLICE_BYTES, SLICE_ITEMS, SLICE_KEYS, type Scan, type Slice } from '../../workers/store/scans'
+import { ListScan, NEIGHBOURS_SLICE_BYTES, NeighboursScan, SLICE_BYTES, SLICE_ITEMS, SLICE_KEYS, type Scan, type Slice } from '../../workers/store/scans'
 import type { ShardContext } from '../../workers/store/context'
 import { deleteNode, putNode } from '../../workers/store/nodes'
 import { putRelation } from '../../workers/store/relations'
@@ -230,7 +230,7 @@ t.test('a neighbours scan slices between neighbours, never inside one, and lists
   for (const sl of slices.slice(0, -1)) {
     t.ok(sl.chunks.length <= SLICE_ITEMS + 1)
     const bytes = sl.chunks.join('').length
-    t.ok(bytes >= SLICE_BYTES || sl.chunks.length >= SLICE_ITEMS, 'a slice ends only at a budget')
+    t.ok(bytes >= NEIGHBOURS_SLICE_BYTES || sl.chunks.length >= SLICE_ITEMS, 'a slice ends only at a budget')
   }
   const chunks = parsed(slices)
   t.equal(chunks[0]!.id, 'hub')
@@ -239,11 +239,12 @@ t.test('a neighbours scan slices between neighbours, never inside one, and lists
   t.ok(chunks.slice(1).every((n) => (n.relations as unknown[]).length === 3), "a neighbour's relations are never split")
 })
 
-t.test('a neighbours scan stops a slice once it holds SLICE_BYTES, and resumes after a write', async (t) => {
+t.test('a neighbours scan stops a slice once it holds NEIGHBOURS_SLICE_BYTES, and resumes after a write', async (t) => {
   const s = tempShard(t)
   const ref = await s.consent('demo')
   const hub = customer('hub')
-  const big = 'y'.repeat(10_000)
+  // Three neighbours stay under the budget, the fourth's relations pass it.
+  const big = 'y'.repeat(Math.floor(NEIGHBOURS_SLICE_BYTES / 6.5))
   await s.write((sc) => {
     for (let i = 0; i < 20; i++) putRelation(sc, 'demo', knows(hub, customer(`n${pad(i)}`)), { big }, writeCtx(ref))
     // One neighbour whose relations alone pass the budget.

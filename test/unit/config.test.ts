@@ -24,6 +24,7 @@ t.test('defaults with no flags and an empty environment', async (t) => {
   t.equal(c.eventRetentionMs, 7 * 86_400_000)
   t.equal(c.maxJsonDepth, 64)
   t.equal(c.maxJsonElements, 100_000)
+  t.equal(c.maxStreamBufferMb, 64, 'streamed answers may hold 64 MB for slow readers in all')
   t.equal(c.publicUrl, undefined)
   t.same(c.webhookAllow, [], 'webhooks reach public addresses only')
   t.same(c.trustProxy, [], 'no proxy is believed')
@@ -35,7 +36,7 @@ t.test('environment variables set every option', async (t) => {
   const c = loadConfig([], {
     PORT: '9000', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', BOOTSTRAP: 'b.json', WORKERS: '3', ACTOR_HEAP_MB: '512', HEAP_GROWTH_PERCENT: '50', SHARDS: '16',
     MAX_BODY: '2048', MASTER_KEY_FILE: 'k/master.key', ACCESS_TOKEN_TTL: '60', EVENT_RETENTION: '12h',
-    EVENT_RETENTION_COUNT: '5000', MAX_STREAMS_PER_TENANT: '7', PUBLIC_URL: 'https://graph.example.com',
+    EVENT_RETENTION_COUNT: '5000', MAX_STREAMS_PER_TENANT: '7', MAX_STREAM_BUFFER_MB: '32', PUBLIC_URL: 'https://graph.example.com',
     MAX_JSON_DEPTH: '10', MAX_JSON_ELEMENTS: '500', WEBHOOK_RETRY_BASE_MS: '50',
     METRICS: 'token', LOG_LEVEL: 'warn',
     WEBHOOK_ALLOW: '127.0.0.1, hooks.internal,*.corp.example,10.0.0.0/8,fd00::/8', TRUST_PROXY: '10.0.0.1,::1',
@@ -46,7 +47,7 @@ t.test('environment variables set every option', async (t) => {
   t.same(c, {
     port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', bootstrap: resolve('b.json'), workers: 3, actorHeapMb: 512, heapGrowthPercent: 50, shards: 16,
     maxBody: 2048, maxJsonDepth: 10, maxJsonElements: 500, masterKeyFile: resolve('k/master.key'), accessTokenTtl: 60, eventRetentionMs: 12 * 3_600_000,
-    eventRetentionCount: 5000, maxStreamsPerTenant: 7, publicUrl: 'https://graph.example.com',
+    eventRetentionCount: 5000, maxStreamsPerTenant: 7, maxStreamBufferMb: 32, publicUrl: 'https://graph.example.com',
     webhookAllow: ['127.0.0.1', 'hooks.internal', '*.corp.example', '10.0.0.0/8', 'fd00::/8'], trustProxy: ['10.0.0.1', '::1'], shutdownTimeoutMs: 10_000,
     webhookRetryBaseMs: 50,
     corsOrigins: ['https://app.example'],
@@ -118,6 +119,8 @@ t.test('other numeric ranges', async (t) => {
   configError(t, () => loadConfig(['--heap-growth-percent', '401'], {}), /--heap-growth-percent must be between 0 and 400, got 401/)
   configError(t, () => loadConfig([], { HEAP_GROWTH_PERCENT: '-1' }), /--heap-growth-percent/)
   configError(t, () => loadConfig(['--max-body', '0'], {}), /--max-body/)
+  configError(t, () => loadConfig(['--max-stream-buffer-mb', '0'], {}), /MAX_STREAM_BUFFER_MB must be between 1 and 1048576, got 0/)
+  configError(t, () => loadConfig([], { MAX_STREAM_BUFFER_MB: '64MB' }), /MAX_STREAM_BUFFER_MB must be a whole number/)
   configError(t, () => loadConfig([], { ACCESS_TOKEN_TTL: '0' }), /ACCESS_TOKEN_TTL/)
   t.equal(loadConfig(['--workers', '64', '--shards', '256'], {}).shards, 256, 'the bounds themselves are accepted')
 })

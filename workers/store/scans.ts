@@ -25,6 +25,15 @@ export interface Slice {
 export const SLICE_ITEMS = 256
 export const SLICE_BYTES = 64 * 1024
 /**
+ * What one neighbours step may read: less than a list's. A hub's answer is
+ * the one that runs to megabytes and is read by many at once, and every
+ * stream keeps up to STREAM_WINDOW slices in flight (workers/actor/streams.ts),
+ * each copied several times between the threads and uWebSockets.js: with
+ * 64 KB slices 200 concurrent readers of a 4 MB neighbourhood grew the
+ * process by 110-150 MB, with 16 KB by 50-70 MB.
+ */
+export const NEIGHBOURS_SLICE_BYTES = 16 * 1024
+/**
  * Keys one list step may read, returned or not: an owner filter or stale
  * index terms can skip any number of keys, and the actor answers nothing
  * else while a step runs.
@@ -192,7 +201,7 @@ export class NeighboursScan implements Scan {
       if (!sameNeighbour) {
         flush()
         // Stop only between neighbours, so one neighbour's relations are never split.
-        if (chunks.length >= SLICE_ITEMS || bytes >= SLICE_BYTES) return { chunks, done: false }
+        if (chunks.length >= SLICE_ITEMS || bytes >= NEIGHBOURS_SLICE_BYTES) return { chunks, done: false }
         group = { neighbour, relations: [], lastKey: key }
       }
       const g = group as NonNullable<typeof group>
