@@ -16,6 +16,7 @@ import { BlindIndex } from './crypto/blind-index'
 import { GroupCommit, type WriteItem } from './actor/group-commit'
 import { asStream, kindOf, operationTable, runOperation, runTask } from './actor/operations'
 import { openShards } from './actor/open-shards'
+import { LocalJournals, type Journaled } from './actor/local-journal'
 import { Readers } from './actor/readers'
 import { internal, Outbox, reply } from './actor/outbox'
 import { Streams } from './actor/streams'
@@ -50,8 +51,10 @@ useWriteGenerations(config.writeGenerations)
 const outbox = new Outbox(port)
 logThrough((r) => outbox.send(r))
 let stores: Map<number, ShardStore>
+// Without cluster mode each shard has a local journal in front of its LMDB (actor/local-journal.ts); cluster mode's log is the stream.
+const journaled = config.cluster === undefined ? new Map<ShardStore, Journaled>() : undefined
 try {
-  stores = openShards(config, masterKey, wrapping)
+  stores = openShards(config, masterKey, wrapping, journaled)
 } catch (err) {
   const message = err instanceof ShardDamage ? err.message : `opening the shards failed: ${(err as Error).message}`
   outbox.flush()
@@ -60,6 +63,7 @@ try {
   process.exit(1)
 }
 for (const store of stores.values()) webhookDb(store)
+const journals = journaled === undefined ? undefined : new LocalJournals(journaled)
 
 const urls = new Urls(config.publicUrl)
 const metamodel = new Metamodel(config.metamodel)
@@ -115,6 +119,7 @@ const commits = new GroupCommit(outbox, {
   destroyKeys: (store, slots) => shredKeys(store, shredTarget, slots),
   measured: (shard, size, commitSeconds, flushSeconds) => stats.commit(shard, size, commitSeconds, flushSeconds),
   transact: replication === undefined ? undefined : async (store, run) => (await replicated()).transact(store, run),
+  journal: journals === undefined ? undefined : { transact: (store, run) => journals.transact(store, run), beforeShred: (store) => journals.checkpoint(store) },
 })
 
 timers.schedule()
@@ -128,6 +133,8 @@ async function shutdown(id: number): Promise<void> {
   clearInterval(reportStats)
   await commits.drain()
   await Promise.all(tasks)
+  // A clean stop leaves no journal to replay: LMDB is synced and the segments removed.
+  await journals?.close().catch((err: unknown) => console.error('shard actor: the last journal checkpoint failed (the next start replays the journal):', err))
   if (replication !== undefined) await (await replication.catch(() => undefined))?.close()
   outbox.flush()
   for (const store of stores.values()) await closeShard(store)

@@ -19,8 +19,12 @@ import { ConfigError } from '../config'
  * 3: each shard keeps an owner index [tenant, owner, ns, type, id] of its
  *    nodes, so a revocation removes the search terms of the consent's
  *    data; built from the nodes at start.
+ * 4: each shard has a journal (shards/N/journal/) in front of its LMDB, and
+ *    its LMDB records the journal position it holds; a build that reads only
+ *    format 3 would ignore a journal not yet replayed. Nothing to migrate: a
+ *    shard without a journal starts one.
  */
-export const FORMAT_VERSION = 3
+export const FORMAT_VERSION = 4
 
 export interface Manifest {
   /**

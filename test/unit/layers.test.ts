@@ -35,6 +35,8 @@ const LAYERS: string[][] = [
   ['src/shard', 'workers/store'],
   // what the actors and the fronts share of cluster mode: the lease bucket, its lease values and placement
   ['src/replication'],
+  // a shard's journal: records, segments, the file layer a power-loss test stands in for
+  ['workers/journal'],
   // event logs and webhook delivery; the actor's parts
   ['src/events', 'workers/actor'],
   // backups and restores (below the auth service, whose admin API takes one)

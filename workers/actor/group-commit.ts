@@ -27,6 +27,13 @@ export interface CommitHooks {
   destroyKeys?(store: ShardStore, slots: number[]): void
   /** Cluster mode: the batch's transaction, replicated before it commits (replication/start.ts); else the local one. */
   transact?<T>(store: ShardStore, run: () => T): Promise<T>
+  /**
+   * The local journal (local-journal.ts): `transact` resolves once the batch is
+   * durable in the journal, so the answer does not wait for LMDB's flush; a
+   * batch with revocations waits for `beforeShred` (LMDB synced, no journal
+   * segment left that holds what the revocation shreds) before its keys go.
+   */
+  journal?: { transact<T>(store: ShardStore, run: () => T): Promise<T>; beforeShred(store: ShardStore): Promise<void> }
   /** After the flush: the batch's size, and how long the commit and the flush took. */
   measured?(shard: number, size: number, commitSeconds: number, flushSeconds: number): void
 }
@@ -45,7 +52,9 @@ export class GroupCommit {
     // while the previous one's sync is still under way; its promise resolves
     // once its own sync is done (docs/architecture.md, "Writes: group commit and durability").
     // Cluster mode's transaction records the batch's effects and appends them before committing (hooks.transact).
-    const transact = this.hooks.transact ?? ((s: ShardStore, run: () => OpResult[]) => s.env.transaction(run) as Promise<OpResult[]>)
+    const journal = this.hooks.journal
+    const transact = this.hooks.transact ?? (journal !== undefined ? journal.transact.bind(journal) : undefined) ??
+      ((s: ShardStore, run: () => OpResult[]) => s.env.transaction(run) as Promise<OpResult[]>)
     const done = transact(store, () => {
       const batch = this.runBatch(sc, items)
       sc = batch.sc
@@ -54,13 +63,14 @@ export class GroupCommit {
       return batch.results
     })
     // This commit's own flush, not the newest one's when the commit is done (src/contract/commit-flush.ts).
-    const flushed = flushOfQueuedWrites(store.env)
+    const flushed = journal === undefined ? flushOfQueuedWrites(store.env) : undefined
     const answered = done
       .then(async (results) => {
         const committed = performance.now()
         await flushed
         this.hooks.measured?.(store.shard, items.length, (committed - started) / 1000, (performance.now() - committed) / 1000)
         // Crypto-shredding after the revocation is durable (store/consents.ts says why the order).
+        if (journal !== undefined && sc.shred.length > 0) await journal.beforeShred(store)
         const shredFailure = await this.destroyKeys(store, sc.shred, items)
         // Every write is on disk: only the revocations, whose keys are not yet destroyed, answer the failure
         // (their records say revoked, so nothing opens; the next start destroys the keys).

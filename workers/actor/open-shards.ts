@@ -1,7 +1,8 @@
 // Opening an actor's shards at start: files checked before LMDB sees them,
 // older disk formats migrated, a restored backup's shred log applied, key
 // file checked against what the shard recorded, and revocations a crash
-// interrupted finished. Damage throws ShardDamage before anything is served.
+// interrupted finished; without cluster mode, the shard's journal replayed
+// first. Damage throws ShardDamage before anything is served.
 import type { ActorConfig } from '../../src/contract/messages'
 import type { WrappingKeys } from '../../src/crypto/kek-file'
 import { Urls } from '../../src/contract/urls'
@@ -14,6 +15,7 @@ import { migrateShard } from '../store/migrate-shard'
 import { verifyShardFiles } from '../store/shard-files'
 import { closeShard, openShard, shardPath, type ShardStore } from '../store/shard-store'
 import { applyShredLog, shredKeys } from '../store/shred-keys'
+import { replayJournal, type Journaled } from './local-journal'
 
 /** A restored backup: the keys its installation destroyed after the backup are destroyed here too, before the key check. */
 function applyRestore(config: ActorConfig, masterKey: Buffer, store: ShardStore): void {
@@ -28,11 +30,13 @@ function applyRestore(config: ActorConfig, masterKey: Buffer, store: ShardStore)
   console.error(`shard ${store.shard}: restored backup: the shred log revoked ${revoked} consent(s) and destroyed ${destroyed} key(s)`)
 }
 
-function openVerified(config: ActorConfig, masterKey: Buffer, wrapping: Buffer | WrappingKeys, shard: number): ShardStore {
+function openVerified(config: ActorConfig, masterKey: Buffer, wrapping: Buffer | WrappingKeys, shard: number, journals: Map<ShardStore, Journaled> | undefined): ShardStore {
   verifyShardFiles(shardPath(config.dataDir, shard), shard, config.existing)
   const store = openShard(config.dataDir, shard, wrapping, config.eventRetentionCount)
   try {
     migrateShard(store, config.formatOnDisk, config.formatVersion)
+    // What the journal holds beyond LMDB goes in before anything reads the shard (revocations it replays are finished below).
+    if (journals !== undefined) journals.set(store, replayJournal(store, config.dataDir).journaled)
     applyRestore(config, masterKey, store)
     verifyKeys(store)
     const finished = finishRevocations(store, (slots) => shredKeys(store, { path: config.shredLog, generation: config.generation }, slots))
@@ -44,11 +48,14 @@ function openVerified(config: ActorConfig, masterKey: Buffer, wrapping: Buffer |
   }
 }
 
-/** `wrapping`: what wraps the data keys (the master key; in cluster mode the KEKs of --kek-file). */
-export function openShards(config: ActorConfig, masterKey: Buffer, wrapping: Buffer | WrappingKeys = masterKey): Map<number, ShardStore> {
+/**
+ * `wrapping`: what wraps the data keys (the master key; in cluster mode the KEKs of --kek-file).
+ * `journals`: without cluster mode, each shard's local journal, replayed, is set there.
+ */
+export function openShards(config: ActorConfig, masterKey: Buffer, wrapping: Buffer | WrappingKeys = masterKey, journals?: Map<ShardStore, Journaled>): Map<number, ShardStore> {
   const stores = new Map<number, ShardStore>()
   try {
-    for (const shard of config.shards) stores.set(shard, openVerified(config, masterKey, wrapping, shard))
+    for (const shard of config.shards) stores.set(shard, openVerified(config, masterKey, wrapping, shard, journals))
     return stores
   } catch (err) {
     for (const store of stores.values()) void closeShard(store)

@@ -68,8 +68,21 @@ export interface Applied {
   erasures: boolean
 }
 
-/** Inside a write transaction: one entry, then its sequence. */
-export function applyEntry(recorder: Recorder, entry: StreamEntry, sequence: number, into: Applied): void {
+/** The key of the last local journal position this shard's LMDB holds (a host without cluster mode: workers/actor/local-journal.ts). */
+export const JOURNAL_KEY = 'journal'
+
+/** The last local journal position this shard's LMDB holds (0: none). */
+export function journalPosition(store: ShardStore): number {
+  return replicationDb(store).get(JOURNAL_KEY) ?? 0
+}
+
+/** Inside a write transaction: the local journal position its batch was appended at. */
+export function setJournalPosition(store: ShardStore, position: number): void {
+  replicationDb(store).putSync(JOURNAL_KEY, position)
+}
+
+/** Inside a write transaction: one entry, then its sequence (under `positionKey`: the stream's, or the local journal's). */
+export function applyEntry(recorder: Recorder, entry: StreamEntry, sequence: number, into: Applied, positionKey = APPLIED_KEY): void {
   if ('grant' in entry) applyGrant(recorder, entry.grant, sequence, into)
   else {
     for (const e of entry.effects) {
@@ -92,7 +105,7 @@ export function applyEntry(recorder: Recorder, entry: StreamEntry, sequence: num
       }
     }
   }
-  replicationDb(recorder.store).putSync(APPLIED_KEY, sequence)
+  replicationDb(recorder.store).putSync(positionKey, sequence)
 }
 
 function applyGrant(recorder: Recorder, grant: KeyGrant, sequence: number, into: Applied): void {

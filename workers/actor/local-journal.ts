@@ -1,0 +1,169 @@
+// The local journal of a host without cluster mode: each group commit's
+// effects (recorded as cluster mode records them for its stream) are
+// appended to the shard's journal in the batch's own LMDB transaction, which
+// also records the journal position. The batch is answered once the record
+// is durable (one fdatasync for everything appended meanwhile) and the LMDB
+// commit is visible; LMDB syncs on its own time (overlappingSync), and a
+// start replays what its data.mdb lacks. docs/architecture.md, "Writes: the journal".
+import { ABORT } from 'lmdb'
+import { renameSync, rmSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { decodeEntry, encodeEntry } from '../../src/replication/effects'
+import { flushOfQueuedWrites } from '../../src/contract/commit-flush'
+import { JournalDamaged, ShardJournal } from '../journal/shard-journal'
+import { CommitVisibility } from '../store/commit-visibility'
+import { ShardDamage } from '../store/shard-files'
+import { commitVisible } from '../store/write-generations'
+import { shardPath, type ShardStore } from '../store/shard-store'
+import { applyEntry, journalPosition, JOURNAL_KEY, setJournalPosition, type Applied } from './replication/apply'
+import { Recorder } from './replication/recorder'
+
+/** A checkpoint once this many bytes were appended since the last one began, */
+const CHECKPOINT_BYTES = Number(process.env.JOURNAL_CHECKPOINT_BYTES ?? 32 * 1024 * 1024)
+/** or once this long has passed with anything appended. */
+const CHECKPOINT_MS = Number(process.env.JOURNAL_CHECKPOINT_MS ?? 10_000)
+
+/**
+ * Tests only (test/fault/journal-power-loss.test.ts): at each checkpoint, a
+ * copy of data.mdb as LMDB's sync left it, which the test puts back after a
+ * kill -9 to stand in for what a power loss leaves of the file.
+ */
+const SNAPSHOT_AT_CHECKPOINT = process.env.JOURNAL_TEST_SNAPSHOTS === '1'
+export const CHECKPOINT_SNAPSHOT = 'data.mdb.at-checkpoint'
+
+async function snapshotForPowerLossTest(store: ShardStore, dir: string): Promise<void> {
+  const partial = join(dir, `${CHECKPOINT_SNAPSHOT}.partial`)
+  rmSync(partial, { force: true })
+  await store.env.backup(partial, false)
+  renameSync(partial, join(dir, CHECKPOINT_SNAPSHOT))
+}
+
+export const journalDir = (dataDir: string, shard: number): string => join(shardPath(dataDir, shard), 'journal')
+
+export interface Journaled {
+  journal: ShardJournal
+  recorder: Recorder
+  visibility: CommitVisibility
+  /** Commits under way. */
+  commits: Set<Promise<unknown>>
+}
+
+/**
+ * Opens a shard's journal and replays into its LMDB what the journal holds
+ * beyond the position LMDB recorded (idempotent: effects are the values
+ * written). Returns the key slots of consents the replay revoked, to destroy
+ * as a start does. A damaged journal is a ShardDamage (one error line).
+ */
+export function replayJournal(store: ShardStore, dataDir: string): { journaled: Journaled; revoked: number[] } {
+  const recorder = new Recorder(store, ABORT)
+  const applied = journalPosition(store)
+  let read: ReturnType<typeof ShardJournal.read>
+  try {
+    read = ShardJournal.read(journalDir(dataDir, store.shard), applied)
+  } catch (err) {
+    if (err instanceof JournalDamaged) throw new ShardDamage(`shard ${store.shard}: ${err.message}`)
+    throw err
+  }
+  const into: Applied = { revoked: [], erasures: false }
+  if (read.replay.length > 0) {
+    store.env.transactionSync(() => {
+      for (const record of read.replay) applyEntry(recorder, decodeEntry(record.payload), record.position, into, JOURNAL_KEY)
+    })
+  }
+  read.journal.start()
+  const visibility = new CommitVisibility(store.env, () => {
+    store.env.resetReadTxn()
+    commitVisible(store.env)
+  })
+  return { journaled: { journal: read.journal, recorder, visibility, commits: new Set() }, revoked: into.revoked }
+}
+
+export class LocalJournals {
+  private readonly timer: NodeJS.Timeout
+
+  constructor(private readonly shards: Map<ShardStore, Journaled>) {
+    // The replayed segments go at the first checkpoint, once LMDB's sync holds them.
+    for (const store of shards.keys()) void this.checkpoint(store).catch(() => undefined)
+    this.timer = setInterval(() => {
+      for (const [store, j] of this.shards) if (j.journal.bytesSinceCheckpoint > 0) void this.checkpoint(store).catch(() => undefined)
+    }, CHECKPOINT_MS)
+    this.timer.unref()
+  }
+
+  /**
+   * The group commit's transaction: run, its effects appended to the journal
+   * and its position recorded, committed. Resolves with the run's result once
+   * the record is durable and the commit visible to every reader, without
+   * waiting for LMDB's own sync (commit-visibility.ts).
+   */
+  transact<T>(store: ShardStore, run: () => T): Promise<T> {
+    const j = this.of(store)
+    let position = 0
+    let result: T
+    let visible: Promise<unknown> | undefined
+    let ran!: () => void
+    const callbackRan = new Promise<void>((resolve) => { ran = resolve })
+    const committed = store.env.transaction(() => {
+      j.recorder.start()
+      try {
+        result = run()
+      } catch (err) {
+        j.recorder.take()
+        throw err
+      }
+      const effects = j.recorder.take()
+      if (effects.length > 0) {
+        position = j.journal.append(encodeEntry({ node: '', epoch: 0, effects }))
+        setJournalPosition(store, position)
+      }
+      visible = j.visibility.ofRunningTransaction()
+      ran()
+      return result
+    }) as Promise<T>
+    j.commits.add(committed)
+    const forget = (): void => { j.commits.delete(committed) }
+    committed.then(forget, forget)
+    // Visible, or failed (a failure rejects `committed` before any visibility), or synced (no report came).
+    const seen = Promise.race([committed, callbackRan.then(() => visible ?? committed)])
+    return seen.then(async () => {
+      if (position !== 0) await j.journal.durable(position)
+      if (j.journal.bytesSinceCheckpoint >= CHECKPOINT_BYTES) void this.checkpoint(store).catch(() => undefined)
+      return result
+    })
+  }
+
+  /**
+   * Waits until LMDB's own sync holds every record appended so far, then
+   * drops the journal's older segments: a revocation waits for this before
+   * its keys are destroyed (no segment may keep what it shreds), and a
+   * clean stop ends with it.
+   */
+  checkpoint(store: ShardStore): Promise<void> {
+    const j = this.of(store)
+    return j.journal.checkpoint(async () => {
+      // Every commit whose record is in the older segments was queued before this checkpoint began.
+      await Promise.allSettled([...j.commits])
+      // A commit after them, and its sync: LMDB syncs in order, so theirs are on the disk too.
+      const marker = store.env.transaction(() => setJournalPosition(store, journalPosition(store)))
+      const flushed = flushOfQueuedWrites(store.env)
+      await marker
+      await flushed
+      if (SNAPSHOT_AT_CHECKPOINT) await snapshotForPowerLossTest(store, dirname(j.journal.dir))
+    })
+  }
+
+  /** A clean stop: the last checkpoint, then the files close. */
+  async close(): Promise<void> {
+    clearInterval(this.timer)
+    for (const [store, j] of this.shards) {
+      await this.checkpoint(store)
+      j.journal.close()
+    }
+  }
+
+  private of(store: ShardStore): Journaled {
+    const j = this.shards.get(store)
+    if (j === undefined) throw new Error(`shard ${store.shard} has no journal`)
+    return j
+  }
+}
