@@ -10,6 +10,9 @@ import { log } from '../../src/log'
 import type { ActorReply, Operation, WriteContext } from '../../src/contract/messages'
 import { ROOT, removeDir, tempDir } from '../helpers/server'
 
+// Many server starts (or much data): more than .taprc's per-file limit on a loaded 2-core machine.
+t.setTimeout(600_000)
+
 const masterKey = randomBytes(32)
 const node = (id: string) => ({ ns: 'core', type: 'customer', id })
 

@@ -8,6 +8,9 @@ import { Graph, createConsent } from '../helpers/client'
 import { FORMAT_VERSION } from '../../src/shard/manifest'
 import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
 
+// Many server starts (or much data): more than .taprc's per-file limit on a loaded 2-core machine.
+t.setTimeout(600_000)
+
 /** Rewrites fields of the manifest, as an operator's edit would. */
 function editManifest(root: string, fields: Record<string, unknown>): void {
   const p = join(root, 'data', 'manifest.json')

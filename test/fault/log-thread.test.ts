@@ -11,6 +11,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+// Many server starts (or much data): more than .taprc's per-file limit on a loaded 2-core machine.
+t.setTimeout(600_000)
+
 const DIST = join(__dirname, '..', '..', 'dist')
 
 /** Runs `body` in a node process with the log's modules loaded; its stdout, stderr's lines and exit code. `slow`: stderr read a chunk every 50 ms. */

@@ -16,6 +16,9 @@ import { OAUTH_BOOTSTRAP } from '../helpers/oauth'
 import { ROOT, getToken, removeDir, startServer, tempDir, type Server } from '../helpers/server'
 import { until } from '../helpers/until'
 
+// Many server starts (or much data): more than .taprc's per-file limit on a loaded 2-core machine.
+t.setTimeout(600_000)
+
 const run = promisify(execFile)
 const BACKUP = join(ROOT, 'dist', 'src', 'backup.js')
 const SHARDS = 4

@@ -9,6 +9,9 @@ import { request } from 'undici'
 import { rawExchange, statuses } from '../helpers/raw-http'
 import { serverForFile } from '../helpers/server'
 
+// Many server starts (or much data): more than .taprc's per-file limit on a loaded 2-core machine.
+t.setTimeout(600_000)
+
 const MIB = 1024 * 1024
 const fixture = serverForFile(t, { args: ['--max-body', String(MIB)] })
 const tokenUrl = (): string => `${fixture.server.url}/oauth2/v1/token`

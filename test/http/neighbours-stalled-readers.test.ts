@@ -10,6 +10,9 @@ import { request } from 'undici'
 import { pool } from '../helpers/client'
 import { serverForFile } from '../helpers/server'
 
+// Many server starts (or much data): more than .taprc's per-file limit on a loaded 2-core machine.
+t.setTimeout(600_000)
+
 // Each stalled reader's kernel buffers take ~3.3 MB of its answer on loopback (not the server's memory); the
 // answer is larger, so each one stalls a stream, and over the 4 MiB a neighbourhood is kept whole on the front
 // thread, so each stream is rendered by the actor through its window.

@@ -6,7 +6,7 @@
 // commit is visible; LMDB syncs on its own time (overlappingSync), and a
 // start replays what its data.mdb lacks. docs/architecture.md, "Writes: the journal".
 import { ABORT } from 'lmdb'
-import { renameSync, rmSync } from 'node:fs'
+import { mkdirSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { decodeEntry, encodeEntry } from '../../src/replication/effects'
 import { flushOfQueuedWrites } from '../../src/contract/commit-flush'
@@ -32,10 +32,13 @@ const SNAPSHOT_AT_CHECKPOINT = process.env.JOURNAL_TEST_SNAPSHOTS === '1'
 export const CHECKPOINT_SNAPSHOT = 'data.mdb.at-checkpoint'
 
 async function snapshotForPowerLossTest(store: ShardStore, dir: string): Promise<void> {
+  // LMDB copies into a directory (its data.mdb); the file then takes its place at once.
   const partial = join(dir, `${CHECKPOINT_SNAPSHOT}.partial`)
-  rmSync(partial, { force: true })
+  rmSync(partial, { recursive: true, force: true })
+  mkdirSync(partial)
   await store.env.backup(partial, false)
-  renameSync(partial, join(dir, CHECKPOINT_SNAPSHOT))
+  renameSync(join(partial, 'data.mdb'), join(dir, CHECKPOINT_SNAPSHOT))
+  rmSync(partial, { recursive: true, force: true })
 }
 
 export const journalDir = (dataDir: string, shard: number): string => join(shardPath(dataDir, shard), 'journal')
