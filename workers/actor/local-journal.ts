@@ -104,6 +104,7 @@ export class LocalJournals {
     let position = 0
     let result: T
     let visible: Promise<unknown> | undefined
+    let durable: Promise<void> | undefined
     let ran!: () => void
     const callbackRan = new Promise<void>((resolve) => { ran = resolve })
     const committed = store.env.transaction(() => {
@@ -118,6 +119,9 @@ export class LocalJournals {
       if (effects.length > 0) {
         position = j.journal.append(encodeEntry({ node: '', epoch: 0, effects }))
         setJournalPosition(store, position)
+        // The fdatasync starts now, while LMDB commits: the disk does both at once.
+        durable = j.journal.durable(position)
+        durable.catch(() => undefined)
       }
       visible = j.visibility.ofRunningTransaction()
       ran()
@@ -129,7 +133,7 @@ export class LocalJournals {
     // Visible, or failed (a failure rejects `committed` before any visibility), or synced (no report came).
     const seen = Promise.race([committed, callbackRan.then(() => visible ?? committed)])
     return seen.then(async () => {
-      if (position !== 0) await j.journal.durable(position)
+      if (durable !== undefined) await durable
       if (j.journal.bytesSinceCheckpoint >= CHECKPOINT_BYTES) void this.checkpoint(store).catch(() => undefined)
       return result
     })
