@@ -60,8 +60,13 @@ t.test('a revoked data key is gone from every file, wrapped and unwrapped', asyn
 
   const g = new Graph(server.url, 'demo', token, ref)
   for (let i = 0; i < 20; i++) await g.put(`nodes/core/customer/f${i}`, { name: `Forget Me ${i}` })
-  t.same(holders(join(dir, 'data'), wrapped), [join(dir, 'data', 'shards', String(shardOf('demo', SHARDS)), 'keys.bin')], 'before: only in its slot')
+  // The consent's creation is journaled with its wrapped key, until a checkpoint drops the segment.
+  const shardDir = join(dir, 'data', 'shards', String(shardOf('demo', SHARDS)))
+  const holding = holders(join(dir, 'data'), wrapped)
+  t.ok(holding.includes(join(shardDir, 'keys.bin')), 'before: in its slot')
+  t.same(holding.filter((f) => !f.startsWith(join(shardDir, 'journal'))), [join(shardDir, 'keys.bin')], 'and nowhere else but the shard\'s journal')
   t.equal((await g.delete(`consents/${ref}`)).status, 204, 'revoked')
+  t.same(holders(dir, wrapped), [], 'once the 204 is out, the wrapped key is in no file (no journal segment kept it), the server still running')
   await server.stop()
 
   // Someone now copies the data directory and the master key: the key is not there to find.

@@ -41,6 +41,9 @@ async function snapshotForPowerLossTest(store: ShardStore, dir: string): Promise
   rmSync(partial, { recursive: true, force: true })
 }
 
+/** The `node` of a record that withdraws the record at position `epoch` (its batch's commit failed). */
+const CANCEL = 'cancel'
+
 export const journalDir = (dataDir: string, shard: number): string => join(shardPath(dataDir, shard), 'journal')
 
 export interface Journaled {
@@ -69,8 +72,14 @@ export function replayJournal(store: ShardStore, dataDir: string): { journaled: 
   }
   const into: Applied = { revoked: [], erasures: false }
   if (read.replay.length > 0) {
+    const entries = read.replay.map((record) => ({ position: record.position, entry: decodeEntry(record.payload) }))
+    const cancelled = new Set(entries.flatMap(({ entry }) => ('effects' in entry && entry.node === CANCEL ? [entry.epoch] : [])))
     store.env.transactionSync(() => {
-      for (const record of read.replay) applyEntry(recorder, decodeEntry(record.payload), record.position, into, JOURNAL_KEY)
+      for (const { position, entry } of entries) {
+        // A withdrawn batch, and the cancel record itself, only move the position.
+        const applied = cancelled.has(position) || ('effects' in entry && entry.node === CANCEL) ? { node: '', epoch: 0, effects: [] } : entry
+        applyEntry(recorder, applied, position, into, JOURNAL_KEY)
+      }
     })
   }
   read.journal.start()
@@ -108,17 +117,24 @@ export class LocalJournals {
     let ran!: () => void
     const callbackRan = new Promise<void>((resolve) => { ran = resolve })
     const committed = store.env.transaction(() => {
-      j.recorder.start()
-      try {
-        result = run()
-      } catch (err) {
-        j.recorder.take()
-        throw err
-      }
-      const effects = j.recorder.take()
-      if (effects.length > 0) {
-        position = j.journal.append(encodeEntry({ node: '', epoch: 0, effects }))
-        setJournalPosition(store, position)
+      // In a child transaction: a journal that cannot take the record (a full disk) rolls the batch back
+      // (lmdb-js commits an asynchronous transaction whose callback threw).
+      store.env.childTransaction(() => {
+        j.recorder.start()
+        try {
+          result = run()
+        } catch (err) {
+          j.recorder.take()
+          throw err
+        }
+        const effects = j.recorder.take()
+        if (effects.length > 0) {
+          // The position first: if LMDB cannot take it, no record was appended.
+          setJournalPosition(store, j.journal.lastPosition + 1)
+          position = j.journal.append(encodeEntry({ node: '', epoch: 0, effects }))
+        }
+      })
+      if (position !== 0) {
         // The fdatasync starts now, while LMDB commits: the disk does both at once.
         durable = j.journal.durable(position)
         durable.catch(() => undefined)
@@ -132,11 +148,24 @@ export class LocalJournals {
     committed.then(forget, forget)
     // Visible, or failed (a failure rejects `committed` before any visibility), or synced (no report came).
     const seen = Promise.race([committed, callbackRan.then(() => visible ?? committed)])
-    return seen.then(async () => {
+    // A commit that fails after its record was appended (LMDB's own write on a full disk) is answered
+    // as failed: its record must never be replayed.
+    const unjournaled = seen.catch(async (err: unknown) => {
+      if (position !== 0) await this.withdraw(j, position)
+      throw err
+    })
+    return unjournaled.then(async () => {
       if (durable !== undefined) await durable
       if (j.journal.bytesSinceCheckpoint >= CHECKPOINT_BYTES) void this.checkpoint(store).catch(() => undefined)
       return result
     })
+  }
+
+  /** Takes back the record of a batch whose commit failed: cut off when it is the last, else a durable cancel record. */
+  private async withdraw(j: Journaled, position: number): Promise<void> {
+    if (j.journal.cutLast(position)) return
+    const cancel = j.journal.append(encodeEntry({ node: CANCEL, epoch: position, effects: [] }))
+    await j.journal.durable(cancel)
   }
 
   /**

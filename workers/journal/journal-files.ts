@@ -14,6 +14,8 @@ export interface AppendFile {
   /** Bytes written so far. */
   readonly length: number
   append(bytes: Uint8Array): void
+  /** Cuts the file back to `length` bytes (a record taken back before it was synced). */
+  cutTo(length: number): void
   /** Resolves once every byte appended before the call is on the disk. */
   sync(): Promise<void>
   close(): void
@@ -27,8 +29,18 @@ export function openAppend(path: string): AppendFile {
     get length() { return length },
     append(bytes) {
       let done = 0
-      while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done)
+      try {
+        while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done)
+      } catch (err) {
+        // A full disk cuts a record short: what was written of it goes, so the next record follows a whole one.
+        if (done > 0) ftruncateSync(fd, length)
+        throw err
+      }
       length += bytes.length
+    },
+    cutTo(to) {
+      ftruncateSync(fd, to)
+      length = to
     },
     sync() {
       const through = length

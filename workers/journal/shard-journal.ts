@@ -31,6 +31,8 @@ export class ShardJournal {
   private checkpointing: Promise<void> | undefined
   /** Bytes appended since the last checkpoint began. */
   private sinceCheckpoint = 0
+  /** The size of the last record appended, while it can still be cut (cutLast). */
+  private lastLength: number | undefined
 
   private constructor(readonly dir: string, position: number) {
     this.position = position
@@ -78,11 +80,28 @@ export class ShardJournal {
   /** Appends a record (to the page cache); its position. durable(position) says when it is on the disk. */
   append(payload: Uint8Array): number {
     if (this.failed !== undefined) throw this.failed
-    const position = ++this.position
+    const position = this.position + 1
     const bytes = encodeRecord(position, payload)
     this.segments[this.segments.length - 1]!.file.append(bytes)
+    this.position = position
+    this.lastLength = bytes.length
     this.sinceCheckpoint += bytes.length
     return position
+  }
+
+  /**
+   * Removes the record at `position` if it is the last one appended and not
+   * yet durable (a batch whose commit failed); false when it cannot be cut.
+   */
+  cutLast(position: number): boolean {
+    const segment = this.segments[this.segments.length - 1]!
+    // While an fdatasync runs, its bookkeeping may already count these bytes: a cancel record instead.
+    if (position !== this.position || position <= this.durableThrough || this.lastLength === undefined || this.syncing) return false
+    segment.file.cutTo(segment.file.length - this.lastLength)
+    this.position--
+    this.sinceCheckpoint -= this.lastLength
+    this.lastLength = undefined
+    return true
   }
 
   get lastPosition(): number {
@@ -156,6 +175,7 @@ export class ShardJournal {
   private openSegment(): void {
     const name = segmentName(this.position + 1)
     this.segments.push({ name, file: openAppend(join(this.dir, name)), synced: 0 })
+    this.lastLength = undefined
     // The new file's directory entry must survive a power loss before anything in it counts.
     syncDir(this.dir)
   }
