@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { Graph, createConsent } from '../helpers/client'
 import { FORMAT_VERSION } from '../../src/shard/manifest'
 import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
+import { encodeRecord } from '../../workers/journal/record'
 
 // Many server starts (or much data): more than .taprc's per-file limit on a loaded 2-core machine.
 t.setTimeout(600_000)
@@ -67,6 +68,12 @@ t.test('damaged data directories are refused with a message', async (t) => {
     ['data.mdb emptied', (r) => truncateSync(join(shardsOf(r)[0]!, 'data.mdb'), 0), /data\.mdb is empty/],
     ['data.mdb half-truncated', (r) => { const p = join(shardsOf(r)[0]!, 'data.mdb'); truncateSync(p, Math.floor(statSync(p).size / 2)) }, /data\.mdb is truncated/],
     ['data.mdb deleted', (r) => rmSync(join(shardsOf(r)[0]!, 'data.mdb')), /data\.mdb is missing/],
+    ['a journal record damaged before the last one', (r) => {
+      // A clean stop leaves the journal empty: a segment of three records, the first with a flipped byte.
+      const bytes = Buffer.concat([1, 2, 3].map((n) => encodeRecord(1_000_000 + n, Buffer.from(`record ${n}`))))
+      bytes[20] = bytes[20]! ^ 0xff
+      writeFileSync(join(shardsOf(r)[0]!, 'journal', '0000000001000001.log'), bytes)
+    }, /shard \d+: journal segment .* is damaged at byte 0; restore this shard from a backup/],
     ['a directory in place of data.mdb', (r) => { const p = join(shardsOf(r)[0]!, 'data.mdb'); rmSync(p); mkdirSync(p) }, /data\.mdb is not a regular file/],
     ['garbage over the meta pages', (r) => { const p = join(shardsOf(r)[0]!, 'data.mdb'); const b = readFileSync(p); b.fill(0x41, 0, 8192); writeFileSync(p, b) }, /does not start with an LMDB meta page/],
     ['garbage over the data pages of a shard', (r) => {
