@@ -53,7 +53,7 @@ export class GroupCommit {
     // once its own sync is done (docs/architecture.md, "Writes: group commit and durability").
     // Cluster mode's transaction records the batch's effects and appends them before committing (hooks.transact).
     const journal = this.hooks.journal
-    const transact = this.hooks.transact ?? (journal !== undefined ? journal.transact.bind(journal) : undefined) ??
+    const transact = this.hooks.transact ?? journal?.transact.bind(journal) ??
       ((s: ShardStore, run: () => OpResult[]) => s.env.transaction(run) as Promise<OpResult[]>)
     const done = transact(store, () => {
       const batch = this.runBatch(sc, items)

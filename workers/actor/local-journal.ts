@@ -57,10 +57,11 @@ export interface Journaled {
 /**
  * Opens a shard's journal and replays into its LMDB what the journal holds
  * beyond the position LMDB recorded (idempotent: effects are the values
- * written). Returns the key slots of consents the replay revoked, to destroy
- * as a start does. A damaged journal is a ShardDamage (one error line).
+ * written). Consents the replay revoked are finished by the start's
+ * finishRevocations, as after any crash. A damaged journal is a ShardDamage
+ * (one error line).
  */
-export function replayJournal(store: ShardStore, dataDir: string): { journaled: Journaled; revoked: number[] } {
+export function replayJournal(store: ShardStore, dataDir: string): Journaled {
   const recorder = new Recorder(store, ABORT)
   const applied = journalPosition(store)
   let read: ReturnType<typeof ShardJournal.read>
@@ -87,7 +88,7 @@ export function replayJournal(store: ShardStore, dataDir: string): { journaled: 
     store.env.resetReadTxn()
     commitVisible(store.env)
   })
-  return { journaled: { journal: read.journal, recorder, visibility, commits: new Set() }, revoked: into.revoked }
+  return { journal: read.journal, recorder, visibility, commits: new Set() }
 }
 
 export class LocalJournals {

@@ -36,7 +36,7 @@ function openVerified(config: ActorConfig, masterKey: Buffer, wrapping: Buffer |
   try {
     migrateShard(store, config.formatOnDisk, config.formatVersion)
     // What the journal holds beyond LMDB goes in before anything reads the shard (revocations it replays are finished below).
-    if (journals !== undefined) journals.set(store, replayJournal(store, config.dataDir).journaled)
+    if (journals !== undefined) journals.set(store, replayJournal(store, config.dataDir))
     applyRestore(config, masterKey, store)
     verifyKeys(store)
     const finished = finishRevocations(store, (slots) => shredKeys(store, { path: config.shredLog, generation: config.generation }, slots))

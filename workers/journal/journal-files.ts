@@ -79,6 +79,3 @@ export function removeFiles(dir: string, names: readonly string[]): void {
   for (const name of names) unlinkSync(join(dir, name))
   syncPath(dir)
 }
-
-/** Makes a new file's directory entry durable. */
-export const syncDir = syncPath

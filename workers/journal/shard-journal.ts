@@ -6,7 +6,8 @@
 // and removes them.
 import { join } from 'node:path'
 import { decodeSegment, encodeRecord, type JournalRecord } from './record'
-import { listDir, openAppend, readWhole, removeFiles, syncDir, truncateTo, type AppendFile } from './journal-files'
+import { syncPath } from '../../src/crypto/synced-files'
+import { listDir, openAppend, readWhole, removeFiles, truncateTo, type AppendFile } from './journal-files'
 
 /** A journal that cannot be trusted: the start stops with this message. */
 export class JournalDamaged extends Error {}
@@ -177,7 +178,7 @@ export class ShardJournal {
     this.segments.push({ name, file: openAppend(join(this.dir, name)), synced: 0 })
     this.lastLength = undefined
     // The new file's directory entry must survive a power loss before anything in it counts.
-    syncDir(this.dir)
+    syncPath(this.dir)
   }
 
   /** Closes the files (after a last checkpoint on a clean stop). */

@@ -4,7 +4,8 @@
 // transaction's promise after that sync. Its write thread reports the
 // visible moment to JavaScript as status 1 of `startWriting`'s callback,
 // which lmdb-js 3.5 ignores: this hooks it (read in lmdb's write.js and
-// src/writer.cpp, pinned in package-lock.json; test/store/commit-visibility.test.ts).
+// src/writer.cpp, pinned in package-lock.json; test/store/commit-visibility.test.ts
+// checks it against the pinned version).
 // The local journal answers a write at that moment once its record is durable.
 import type { RootDatabase } from 'lmdb'
 
