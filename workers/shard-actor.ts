@@ -110,7 +110,8 @@ const replicated = async (): Promise<Replication> => {
 const readers = new Readers(config, wrapping)
 const streams = new Streams(outbox, context)
 const timers = new Timers([...stores.values()], { maxAgeMs: config.eventRetentionMs, maxCount: config.eventRetentionCount }, eventsAppended, () => outbox.flush(),
-  replication === undefined ? undefined : { serves: (store) => servedHere.has(store.shard), write: async (store, fn) => (await replicated()).transact(store, fn) })
+  replication !== undefined ? { serves: (store) => servedHere.has(store.shard), write: async (store, fn) => (await replicated()).transact(store, fn) }
+    : journals !== undefined ? { serves: () => true, write: (store, fn) => journals.transact(store, fn) } : undefined)
 const commits = new GroupCommit(outbox, {
   context,
   run: (sc, op) => runOperation(operations, sc, op),

@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { open } from 'lmdb'
 import { ShardDamage, verifyShardFiles } from './store/shard-files'
+import { restoreCheckpoint } from './store/lmdb-checkpoint'
 
 function walk(dir: string): void {
   const env = open({ path: dir, readOnly: true, maxDbs: 64, encoding: 'binary' })
@@ -29,9 +30,12 @@ function walk(dir: string): void {
 
 for (const dir of process.argv.slice(2)) {
   if (!existsSync(join(dir, 'data.mdb'))) continue
+  const shard = /^\d+$/.test(basename(dir))
+  // A shard's last checkpoint first (store/lmdb-checkpoint.ts): what was committed after it may be torn by a power loss.
+  if (shard) restoreCheckpoint(dir)
   try {
     // Meta pages and size first: a truncated file would fault the walk.
-    verifyShardFiles(dir, /^\d+$/.test(basename(dir)) ? Number(basename(dir)) : 'the auth store', true)
+    verifyShardFiles(dir, shard ? Number(basename(dir)) : 'the auth store', true)
   } catch (err) {
     if (!(err instanceof ShardDamage)) throw err
     console.log(`refused ${err.message}`)

@@ -5,6 +5,8 @@ import { open, type RootDatabase } from 'lmdb'
 import { ConfigError } from '../config'
 import { readManifest } from '../shard/manifest'
 import { backupShard } from '../../workers/crypto/backup-copy'
+import { ShardJournal } from '../../workers/journal/shard-journal'
+import { journalDir } from '../../workers/store/shard-store'
 import { takeBackup, type BackupResult } from './take-backup'
 
 export async function backupStoppedDataDir(dataDir: string, to: string): Promise<BackupResult> {
@@ -23,6 +25,10 @@ export async function backupStoppedDataDir(dataDir: string, to: string): Promise
       backupShards: async (target) => {
         for (let n = 0; n < manifest.shards; n++) {
           const dir = join(dataDir, 'shards', String(n))
+          // Its LMDB may lack what the journal holds, and a power loss may have torn what it committed since its last sync.
+          if (ShardJournal.holdsRecords(journalDir(dir))) {
+            throw new ConfigError(`shard ${n} was not stopped cleanly (its journal holds writes its LMDB may lack): start the server once, stop it, then back up`)
+          }
           await backupShard(env(dir), join(dir, 'keys.bin'), join(target, 'shards', String(n)))
         }
       },

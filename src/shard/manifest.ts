@@ -23,8 +23,13 @@ import { ConfigError } from '../config'
  *    its LMDB records the journal position it holds; a build that reads only
  *    format 3 would ignore a journal not yet replayed. Nothing to migrate: a
  *    shard without a journal starts one.
+ * 5: a journaled shard's LMDB is synced only at the journal's checkpoints,
+ *    and shards/N/lmdb-checkpoint holds the meta pages a start puts back
+ *    after a power loss (workers/store/lmdb-checkpoint.ts); a format-4
+ *    build would open whatever meta page a power loss left. Nothing to
+ *    migrate: every open writes a checkpoint.
  */
-export const FORMAT_VERSION = 4
+export const FORMAT_VERSION = 5
 
 export interface Manifest {
   /**

@@ -1,13 +1,16 @@
 // A power loss, stood in for after a kill -9 (which alone cannot show one:
 // the page cache survives it): each journal file is cut back to the length
-// its last completed fdatasync covered (JOURNAL_SYNC_TRACE), and each
-// shard's data.mdb is put back to a copy taken when a checkpoint had
-// LMDB synced (JOURNAL_TEST_SNAPSHOTS), older than anything a real power
-// loss leaves. After the restart every acknowledged write is there, every
-// counter holds at least its last acknowledged value and no more than was
-// asked, over rounds cut at random moments.
+// its last completed fdatasync covered (JOURNAL_SYNC_TRACE), and each page
+// of each shard's data.mdb, meta pages included, is at random either what
+// the kill left or what a copy made right after the last checkpoint's LMDB
+// sync holds (JOURNAL_TEST_SNAPSHOTS), the file's length either one: LMDB
+// commits without syncing between checkpoints, and the disk may have
+// written any of those pages, in any order. After the restart every
+// acknowledged write is there, every counter holds at least its last
+// acknowledged value and no more than was asked, over rounds cut at random
+// moments.
 import t from 'tap'
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs'
+import { closeSync, existsSync, ftruncateSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { Graph, createConsent } from '../helpers/client'
 import { getToken, removeDir, startServer, tempDir, type Server } from '../helpers/server'
@@ -19,6 +22,8 @@ t.setTimeout(600_000)
 type Body = Record<string, unknown>
 const ROUNDS = 4
 const SHARDS = 4
+/** LMDB's page size on this platform (lmdb-js's default). */
+const PAGE = 4096
 
 /** What fdatasync had covered of each journal file when the process died. */
 function syncedLengths(trace: string): Map<string, number> {
@@ -33,15 +38,42 @@ function syncedLengths(trace: string): Map<string, number> {
   return synced
 }
 
-/** Drops what a power loss would: unsynced journal bytes, and data.mdb back to its checkpoint copy. */
-function losePower(dataDir: string, trace: string): { cut: number } {
+/**
+ * data.mdb as a power loss may leave it, in place (the same file): each
+ * page from the kill's file or the checkpoint's copy, at random; the
+ * length of either. Returns how many pages came from the copy.
+ */
+function mixPages(dir: string): number {
+  const file = join(dir, 'data.mdb')
+  const now = readFileSync(file)
+  // Every shard had a checkpoint at its start, so there is always a copy.
+  const synced = readFileSync(join(dir, 'data.mdb.at-checkpoint'))
+  const length = Math.random() < 0.5 ? now.length : synced.length
+  const mixed = Buffer.alloc(length)
+  let fromCopy = 0
+  for (let at = 0; at < length; at += PAGE) {
+    const copy = at < synced.length && (at >= now.length || Math.random() < 0.5)
+    if (copy) fromCopy++
+    ;(copy ? synced : now).copy(mixed, at, at, Math.min(at + PAGE, length))
+  }
+  const fd = openSync(file, 'r+')
+  try {
+    writeSync(fd, mixed, 0, length, 0)
+    ftruncateSync(fd, length)
+  } finally {
+    closeSync(fd)
+  }
+  return fromCopy
+}
+
+/** Drops what a power loss would: unsynced journal bytes, and data.mdb pages written since the last checkpoint. */
+function losePower(dataDir: string, trace: string): { cut: number; pages: number } {
   const synced = syncedLengths(trace)
   let cut = 0
+  let pages = 0
   for (let shard = 0; shard < SHARDS; shard++) {
     const dir = join(dataDir, 'shards', String(shard))
-    const snapshot = join(dir, 'data.mdb.at-checkpoint')
-    // Every shard had a checkpoint at its start, so there is always a copy to go back to.
-    copyFileSync(snapshot, join(dir, 'data.mdb'))
+    pages += mixPages(dir)
     rmSync(join(dir, 'lock.mdb'), { force: true })
     const journal = join(dir, 'journal')
     for (const name of existsSync(journal) ? readdirSync(journal) : []) {
@@ -55,7 +87,7 @@ function losePower(dataDir: string, trace: string): { cut: number } {
     }
   }
   rmSync(trace, { force: true })
-  return { cut }
+  return { cut, pages }
 }
 
 t.test('every acknowledged write survives a power loss at a random moment', async (t) => {
@@ -115,8 +147,8 @@ t.test('every acknowledged write survives a power loss at a random moment', asyn
     await server.kill()
     stop = true
     await Promise.all(writers)
-    const { cut } = losePower(join(dir, 'data'), trace)
-    t.comment(`round ${round}: ${acked.size - before} writes acknowledged, ${cut} unsynced journal bytes dropped`)
+    const { cut, pages } = losePower(join(dir, 'data'), trace)
+    t.comment(`round ${round}: ${acked.size - before} writes acknowledged, ${cut} unsynced journal bytes dropped, ${pages} data.mdb pages from the checkpoint's copy`)
   }
   t.ok(acked.size > 100, `${acked.size} acknowledged writes checked`)
 })

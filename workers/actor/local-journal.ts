@@ -1,57 +1,36 @@
 // The local journal of a host without cluster mode: each group commit's
 // effects (recorded as cluster mode records them for its stream) are
 // appended to the shard's journal in the batch's own LMDB transaction, which
-// also records the journal position. The batch is answered once the record
-// is durable (one fdatasync for everything appended meanwhile) and the LMDB
-// commit is visible; LMDB syncs on its own time (overlappingSync), and a
-// start replays what its data.mdb lacks. docs/architecture.md, "Writes: the journal".
+// also records the journal position. LMDB commits without syncing, on the
+// actor's thread; the batch is answered once its record is durable (one
+// fdatasync for everything appended meanwhile). LMDB is synced at
+// checkpoints (store/lmdb-checkpoint.ts), and a start replays what its
+// data.mdb lacks. docs/architecture.md, "Writes: the journal".
 import { ABORT } from 'lmdb'
-import { mkdirSync, renameSync, rmSync } from 'node:fs'
-import { dirname, join } from 'node:path'
 import { decodeEntry, encodeEntry } from '../../src/replication/effects'
-import { flushOfQueuedWrites } from '../../src/contract/commit-flush'
 import { JournalDamaged, ShardJournal } from '../journal/shard-journal'
-import { CommitVisibility } from '../store/commit-visibility'
 import { ShardDamage } from '../store/shard-files'
-import { commitVisible } from '../store/write-generations'
-import { shardPath, type ShardStore } from '../store/shard-store'
+import { dropCheckpoint } from '../store/lmdb-checkpoint'
+import { dirname } from 'node:path'
+import { journalDir, shardPath, type ShardStore } from '../store/shard-store'
 import { applyEntry, journalPosition, JOURNAL_KEY, setJournalPosition, type Applied } from './replication/apply'
 import { Recorder } from './replication/recorder'
 
-/** A checkpoint once this many bytes were appended since the last one began, */
-const CHECKPOINT_BYTES = Number(process.env.JOURNAL_CHECKPOINT_BYTES ?? 32 * 1024 * 1024)
-/** or once this long has passed with anything appended. */
-const CHECKPOINT_MS = Number(process.env.JOURNAL_CHECKPOINT_MS ?? 10_000)
-
 /**
- * Tests only (test/fault/journal-power-loss.test.ts): at each checkpoint, a
- * copy of data.mdb as LMDB's sync left it, which the test puts back after a
- * kill -9 to stand in for what a power loss leaves of the file.
+ * A checkpoint once this many bytes were appended since the last one began,
+ * or once this long has passed with anything appended. Until a checkpoint,
+ * LMDB cannot reuse the pages the commits since the last one freed (the
+ * held snapshot uses them), so the data file grows by what they write.
  */
-const SNAPSHOT_AT_CHECKPOINT = process.env.JOURNAL_TEST_SNAPSHOTS === '1'
-export const CHECKPOINT_SNAPSHOT = 'data.mdb.at-checkpoint'
-
-async function snapshotForPowerLossTest(store: ShardStore, dir: string): Promise<void> {
-  // LMDB copies into a directory (its data.mdb); the file then takes its place at once.
-  const partial = join(dir, `${CHECKPOINT_SNAPSHOT}.partial`)
-  rmSync(partial, { recursive: true, force: true })
-  mkdirSync(partial)
-  await store.env.backup(partial, false)
-  renameSync(join(partial, 'data.mdb'), join(dir, CHECKPOINT_SNAPSHOT))
-  rmSync(partial, { recursive: true, force: true })
-}
+const CHECKPOINT_BYTES = Number(process.env.JOURNAL_CHECKPOINT_BYTES ?? 8 * 1024 * 1024)
+const CHECKPOINT_MS = Number(process.env.JOURNAL_CHECKPOINT_MS ?? 1_000)
 
 /** The `node` of a record that withdraws the record at position `epoch` (its batch's commit failed). */
 const CANCEL = 'cancel'
 
-export const journalDir = (dataDir: string, shard: number): string => join(shardPath(dataDir, shard), 'journal')
-
 export interface Journaled {
   journal: ShardJournal
   recorder: Recorder
-  visibility: CommitVisibility
-  /** Commits under way. */
-  commits: Set<Promise<unknown>>
 }
 
 /**
@@ -66,7 +45,7 @@ export function replayJournal(store: ShardStore, dataDir: string): Journaled {
   const applied = journalPosition(store)
   let read: ReturnType<typeof ShardJournal.read>
   try {
-    read = ShardJournal.read(journalDir(dataDir, store.shard), applied)
+    read = ShardJournal.read(journalDir(shardPath(dataDir, store.shard)), applied)
   } catch (err) {
     if (err instanceof JournalDamaged) throw new ShardDamage(`shard ${store.shard}: ${err.message}`)
     throw err
@@ -82,13 +61,11 @@ export function replayJournal(store: ShardStore, dataDir: string): Journaled {
         applyEntry(recorder, applied, position, into, JOURNAL_KEY)
       }
     })
+    // Synced before start() removes the segments it came from.
+    store.synced!.takeNow()
   }
   read.journal.start()
-  const visibility = new CommitVisibility(store.env, () => {
-    store.env.resetReadTxn()
-    commitVisible(store.env)
-  })
-  return { journal: read.journal, recorder, visibility, commits: new Set() }
+  return { journal: read.journal, recorder }
 }
 
 export class LocalJournals {
@@ -104,23 +81,18 @@ export class LocalJournals {
   }
 
   /**
-   * The group commit's transaction: run, its effects appended to the journal
-   * and its position recorded, committed. Resolves with the run's result once
-   * the record is durable and the commit visible to every reader, without
-   * waiting for LMDB's own sync (commit-visibility.ts).
+   * A write transaction of the shard (a group commit's batch, a timer's
+   * writes): run, its effects appended to the journal and its position
+   * recorded, committed at once on this thread (LMDB does not sync; a throw
+   * rolls all of it back). Resolves with the run's result once the record
+   * is durable.
    */
   transact<T>(store: ShardStore, run: () => T): Promise<T> {
     const j = this.of(store)
     let position = 0
-    let result: T
-    let visible: Promise<unknown> | undefined
-    let durable: Promise<void> | undefined
-    let ran!: () => void
-    const callbackRan = new Promise<void>((resolve) => { ran = resolve })
-    const committed = store.env.transaction(() => {
-      // In a child transaction: a journal that cannot take the record (a full disk) rolls the batch back
-      // (lmdb-js commits an asynchronous transaction whose callback threw).
-      store.env.childTransaction(() => {
+    let result!: T
+    try {
+      store.env.transactionSync(() => {
         j.recorder.start()
         try {
           result = run()
@@ -135,28 +107,13 @@ export class LocalJournals {
           position = j.journal.append(encodeEntry({ node: '', epoch: 0, effects }))
         }
       })
-      if (position !== 0) {
-        // The fdatasync starts now, while LMDB commits: the disk does both at once.
-        durable = j.journal.durable(position)
-        durable.catch(() => undefined)
-      }
-      visible = j.visibility.ofRunningTransaction()
-      ran()
-      return result
-    }) as Promise<T>
-    j.commits.add(committed)
-    const forget = (): void => { j.commits.delete(committed) }
-    committed.then(forget, forget)
-    // Visible, or failed (a failure rejects `committed` before any visibility), or synced (no report came).
-    const seen = Promise.race([committed, callbackRan.then(() => visible ?? committed)])
-    // A commit that fails after its record was appended (LMDB's own write on a full disk) is answered
-    // as failed: its record must never be replayed.
-    const unjournaled = seen.catch(async (err: unknown) => {
-      if (position !== 0) await this.withdraw(j, position)
-      throw err
-    })
-    return unjournaled.then(async () => {
-      if (durable !== undefined) await durable
+    } catch (err) {
+      // Nothing committed: a record already appended (LMDB's commit failed on a full disk) must never be replayed.
+      if (position === 0) return Promise.reject(err)
+      return this.withdraw(j, position).then(() => { throw err })
+    }
+    const durable = position === 0 ? Promise.resolve() : j.journal.durable(position)
+    return durable.then(() => {
       if (j.journal.bytesSinceCheckpoint >= CHECKPOINT_BYTES) void this.checkpoint(store).catch(() => undefined)
       return result
     })
@@ -170,31 +127,32 @@ export class LocalJournals {
   }
 
   /**
-   * Waits until LMDB's own sync holds every record appended so far, then
-   * drops the journal's older segments: a revocation waits for this before
-   * its keys are destroyed (no segment may keep what it shreds), and a
-   * clean stop ends with it.
+   * LMDB synced and its snapshot held (store/lmdb-checkpoint.ts), then the
+   * journal's older segments dropped: a revocation waits for this before its
+   * keys are destroyed (no segment may keep what it shreds), and a clean
+   * stop ends with it.
    */
   checkpoint(store: ShardStore): Promise<void> {
     const j = this.of(store)
     return j.journal.checkpoint(async () => {
-      // Every commit whose record is in the older segments was queued before this checkpoint began.
-      await Promise.allSettled([...j.commits])
-      // A commit after them, and its sync: LMDB syncs in order, so theirs are on the disk too.
-      const marker = store.env.transaction(() => setJournalPosition(store, journalPosition(store)))
-      const flushed = flushOfQueuedWrites(store.env)
-      await marker
-      await flushed
-      if (SNAPSHOT_AT_CHECKPOINT) await snapshotForPowerLossTest(store, dirname(j.journal.dir))
+      // Every record appended so far is committed, or withdrawn (a cancel record LMDB's position has not passed):
+      // the snapshot taken now must hold the position of the last one, or the next start would miss those it skips.
+      if (journalPosition(store) < j.journal.lastPosition) store.env.transactionSync(() => setJournalPosition(store, j.journal.lastPosition))
+      await store.synced!.take()
     })
   }
 
-  /** A clean stop: the last checkpoint, then the files close. */
+  /**
+   * A clean stop: the last checkpoint, then the files close. LMDB is then
+   * synced whole, so the checkpoint file goes: a start puts meta pages back
+   * only after a stop that was not clean, never over what a tool wrote since.
+   */
   async close(): Promise<void> {
     clearInterval(this.timer)
     for (const [store, j] of this.shards) {
       await this.checkpoint(store)
       j.journal.close()
+      dropCheckpoint(dirname(j.journal.dir))
     }
   }
 

@@ -13,6 +13,7 @@ import { finishRevocations } from '../store/consents'
 import { verifyKeys } from '../store/key-check'
 import { migrateShard } from '../store/migrate-shard'
 import { verifyShardFiles } from '../store/shard-files'
+import { restoreCheckpoint } from '../store/lmdb-checkpoint'
 import { closeShard, openShard, shardPath, type ShardStore } from '../store/shard-store'
 import { applyShredLog, shredKeys } from '../store/shred-keys'
 import { replayJournal, type Journaled } from './local-journal'
@@ -31,8 +32,10 @@ function applyRestore(config: ActorConfig, masterKey: Buffer, store: ShardStore)
 }
 
 function openVerified(config: ActorConfig, masterKey: Buffer, wrapping: Buffer | WrappingKeys, shard: number, journals: Map<ShardStore, Journaled> | undefined): ShardStore {
+  // What followed the last checkpoint may be torn by a power loss: the checks see the checkpoint (store/lmdb-checkpoint.ts).
+  restoreCheckpoint(shardPath(config.dataDir, shard))
   verifyShardFiles(shardPath(config.dataDir, shard), shard, config.existing)
-  const store = openShard(config.dataDir, shard, wrapping, config.eventRetentionCount)
+  const store = openShard(config.dataDir, shard, wrapping, config.eventRetentionCount, false, journals !== undefined)
   try {
     migrateShard(store, config.formatOnDisk, config.formatVersion)
     // What the journal holds beyond LMDB goes in before anything reads the shard (revocations it replays are finished below).

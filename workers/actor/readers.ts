@@ -16,7 +16,7 @@ export class Readers {
   open(shards: readonly number[]): void {
     for (const shard of shards) {
       if (this.stores.has(shard)) continue
-      this.stores.set(shard, openShard(this.config.dataDir, shard, this.wrapping, this.config.eventRetentionCount, true))
+      this.stores.set(shard, openShard(this.config.dataDir, shard, this.wrapping, this.config.eventRetentionCount, true, this.config.cluster === undefined))
     }
   }
 

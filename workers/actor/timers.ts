@@ -31,8 +31,12 @@ export class Timers {
     private readonly eventsAppended: (store: ShardStore, tenants: Iterable<string>) => void,
     /** After each round of firing (the outbox goes out before the next sleep). */
     private readonly afterFiring: () => void,
-    /** Cluster mode: timers run only on the shards this host serves, their writes replicated (replication/start.ts). */
-    private readonly cluster?: { serves(store: ShardStore): boolean; write(store: ShardStore, fn: () => void): Promise<unknown> },
+    /**
+     * Where the timers' writes go: cluster mode runs them only on the shards
+     * this host serves, replicated (replication/start.ts); one host, through
+     * the shard's journal (local-journal.ts).
+     */
+    private readonly writes?: { serves(store: ShardStore): boolean; write(store: ShardStore, fn: () => void): Promise<unknown> },
   ) {
     this.pruner = setInterval(() => this.prune(), PRUNE_EVERY_MS)
     this.pruner.unref()
@@ -50,11 +54,11 @@ export class Timers {
   }
 
   private active(): ShardStore[] {
-    return this.cluster === undefined ? [...this.stores] : this.stores.filter((s) => this.cluster!.serves(s))
+    return this.writes === undefined ? [...this.stores] : this.stores.filter((s) => this.writes!.serves(s))
   }
 
   private write(store: ShardStore, fn: () => void): Promise<unknown> {
-    return this.cluster === undefined ? atomically(store, fn) : this.cluster.write(store, fn)
+    return this.writes === undefined ? atomically(store, fn) : this.writes.write(store, fn)
   }
 
   stop(): void {

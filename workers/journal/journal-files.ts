@@ -3,7 +3,7 @@
 // completed fdatasync appends "<file> <length>" to that file, and the test
 // cuts each journal file back to its last synced length after a kill -9
 // (test/fault/journal-power-loss.test.ts).
-import { appendFileSync, closeSync, fdatasync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, ftruncateSync, unlinkSync, writeSync, fsyncSync } from 'node:fs'
+import { appendFileSync, closeSync, existsSync, statSync, fdatasync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, ftruncateSync, unlinkSync, writeSync, fsyncSync } from 'node:fs'
 import { join } from 'node:path'
 import { syncPath } from '../../src/crypto/synced-files'
 
@@ -67,6 +67,12 @@ export function truncateTo(path: string, length: number): void {
   } finally {
     closeSync(fd)
   }
+}
+
+/** The files of `dir` and their lengths, without making it (none when it does not exist). */
+export function fileLengths(dir: string): { name: string; length: number }[] {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir).map((name) => ({ name, length: statSync(join(dir, name)).size }))
 }
 
 export function listDir(dir: string): string[] {

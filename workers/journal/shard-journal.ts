@@ -7,7 +7,7 @@
 import { join } from 'node:path'
 import { decodeSegment, encodeRecord, type JournalRecord } from './record'
 import { syncPath } from '../../src/crypto/synced-files'
-import { listDir, openAppend, readWhole, removeFiles, truncateTo, type AppendFile } from './journal-files'
+import { fileLengths, listDir, openAppend, readWhole, removeFiles, truncateTo, type AppendFile } from './journal-files'
 
 /** A journal that cannot be trusted: the start stops with this message. */
 export class JournalDamaged extends Error {}
@@ -68,6 +68,11 @@ export class ShardJournal {
       }
     })
     return { journal: new ShardJournal(dir, last), replay }
+  }
+
+  /** Whether the journal in `dir` holds any record: its shard was not stopped cleanly (a clean stop leaves an empty segment). */
+  static holdsRecords(dir: string): boolean {
+    return fileLengths(dir).some((f) => SEGMENT.test(f.name) && f.length > 0)
   }
 
   /** After the replay is in LMDB and synced: the old segments go, appends start a new one. */

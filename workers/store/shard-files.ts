@@ -2,36 +2,11 @@
 // files: a truncated data.mdb opens and then kills the process (SIGBUS) on
 // the first read past the end, and an empty one is silently made a new, empty
 // shard. So the shard refuses to open unless its files are what they say.
-import { existsSync, statSync, openSync, readSync, closeSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { readMetaPages } from './lmdb-meta'
 
 export class ShardDamage extends Error {}
-
-const MAGIC = 0xbeefc0de
-/** Offsets in a meta page of the LMDB build lmdb-js ships (24-byte page header). */
-const META = { magic: 24, pageSize: 48, lastPage: 144, txnId: 152 } as const
-
-interface MetaPage { pageSize: number; lastPage: number; txnId: bigint }
-
-function readMeta(fd: number, offset: number): MetaPage | undefined {
-  const buf = Buffer.alloc(160)
-  if (readSync(fd, buf, 0, buf.length, offset) < buf.length) return undefined
-  if (buf.readUInt32LE(META.magic) !== MAGIC) return undefined
-  return { pageSize: buf.readUInt32LE(META.pageSize), lastPage: Number(buf.readBigUInt64LE(META.lastPage)), txnId: buf.readBigUInt64LE(META.txnId) }
-}
-
-/** The newer of the two meta pages, or undefined when neither is an LMDB meta page. */
-function newestMeta(path: string): MetaPage | undefined {
-  const fd = openSync(path, 'r')
-  try {
-    const first = readMeta(fd, 0)
-    if (first === undefined || first.pageSize < 512 || first.pageSize > 65536) return undefined
-    const second = readMeta(fd, first.pageSize)
-    return second !== undefined && second.txnId > first.txnId ? second : first
-  } finally {
-    closeSync(fd)
-  }
-}
 
 const restore = 'restore the shard directory from a backup, or move the data directory away to start empty'
 
@@ -49,7 +24,7 @@ export function verifyShardFiles(dir: string, shard: number | string, existing: 
   const st = statSync(data)
   if (!st.isFile()) throw new ShardDamage(`${where}: data.mdb is not a regular file; ${restore}`)
   if (st.size === 0) throw new ShardDamage(`${where}: data.mdb is empty; ${restore}`)
-  const meta = newestMeta(data)
+  const meta = readMetaPages(data)
   if (meta === undefined) throw new ShardDamage(`${where}: data.mdb does not start with an LMDB meta page (damaged or not an LMDB file); ${restore}`)
   const needed = (meta.lastPage + 1) * meta.pageSize
   if (st.size < needed) {

@@ -12,6 +12,9 @@ import type { Key } from './keys'
 import type { ConsentRecord, EventHead, ShardValues } from './schema'
 import { forgetKeptReads } from './kept-reads'
 import { countCommits } from './write-generations'
+import { ShardJournal } from '../journal/shard-journal'
+import { ShardDamage } from './shard-files'
+import { dropCheckpoint, restoreCheckpoint, SyncedSnapshot } from './lmdb-checkpoint'
 
 /** Head and count writes a group commit's batch holds back to its end (deferred-writes.ts). */
 export interface DeferredWrites {
@@ -92,6 +95,8 @@ export interface ShardStore {
    * consents.ts) or what never changes; the event-log head is read afresh.
    */
   readonly reader: boolean
+  /** A journaled shard's writer: the last checkpoint's snapshot, held (lmdb-checkpoint.ts). */
+  readonly synced?: SyncedSnapshot
   /** Set while a group commit's batch runs: head and count writes wait for its end (deferred-writes.ts). */
   deferred?: DeferredWrites
 }
@@ -112,15 +117,37 @@ export function shardPath(dataDir: string, shard: number): string {
   return join(dataDir, 'shards', String(shard))
 }
 
-/** `wrapping`: what wraps the data keys (the master key; in cluster mode the KEKs). */
-export function openShard(dataDir: string, shard: number, wrapping: Buffer | WrappingKeys, maxEventsPerTenant = 1_000_000, reader = false): ShardStore {
-  noteStorageDir(shardPath(dataDir, shard))
+/** The shard's journal (workers/journal/shard-journal.ts). */
+export const journalDir = (shardDir: string): string => join(shardDir, 'journal')
+
+/**
+ * `wrapping`: what wraps the data keys (the master key; in cluster mode the KEKs).
+ * `journaled`: the shard has a journal in front of it (one host, no cluster):
+ * LMDB then commits without syncing and is synced at the journal's
+ * checkpoints (lmdb-checkpoint.ts); every thread that opens it says so, as
+ * one process shares one environment.
+ */
+export function openShard(dataDir: string, shard: number, wrapping: Buffer | WrappingKeys, maxEventsPerTenant = 1_000_000, reader = false, journaled = false): ShardStore {
+  const dir = shardPath(dataDir, shard)
+  noteStorageDir(dir)
+  if (!reader) {
+    // Another process's commits since the last checkpoint may be torn by a power loss: that checkpoint's snapshot opens.
+    restoreCheckpoint(dir)
+    if (!journaled) {
+      // A writer without the journal (a tool, cluster mode) would leave what the journal holds unreplayed.
+      if (ShardJournal.holdsRecords(journalDir(dir))) {
+        throw new ShardDamage(`shard ${shard}: the server did not stop cleanly and the shard's journal holds writes its LMDB lacks; start the server once without cluster mode (it replays them), stop it, then try again`)
+      }
+      // It syncs every commit, and a checkpoint could not hold what it writes.
+      dropCheckpoint(dir)
+    }
+  }
   const env = open({
-    path: shardPath(dataDir, shard),
+    path: dir,
     maxDbs: 16,
-    // Commits overlap with the previous sync; writes are acknowledged only once
-    // `env.flushed` resolves (docs/architecture.md: durable before the answer).
-    overlappingSync: true,
+    // Journaled: durable by the journal, LMDB synced at checkpoints. Else commits overlap with the
+    // previous sync, and writes are acknowledged only once `env.flushed` resolves (docs/architecture.md).
+    ...(journaled ? { noSync: true } : { overlappingSync: true }),
   })
   const sub = <Name extends keyof ShardValues>(name: Name): Db<Name> => env.openDB<ShardValues[Name], Key>(name, DB_OPTIONS)
   const keyFile = new KeyFile(join(shardPath(dataDir, shard), 'keys.bin'), reader)
@@ -139,6 +166,11 @@ export function openShard(dataDir: string, shard: number, wrapping: Buffer | Wra
     scheduleIds: sub('scheduleIds'),
   }
   if (!reader) countCommits(shard, env, Object.values(databases), () => forgetKeptReads(shard))
+  let synced: SyncedSnapshot | undefined
+  if (journaled && !reader) {
+    synced = new SyncedSnapshot(env, dir)
+    synced.takeNow()
+  }
   return {
     shard,
     env,
@@ -148,6 +180,7 @@ export function openShard(dataDir: string, shard: number, wrapping: Buffer | Wra
     keyFile,
     maxEventsPerTenant,
     reader,
+    synced,
   }
 }
 
@@ -171,6 +204,7 @@ export async function closeShard(store: ShardStore): Promise<void> {
   // A shard opened again later (a restore, a migration) starts with nothing cached of it.
   store.cache.plain.clear()
   forgetKeptReads()
+  store.synced?.release()
   await store.env.flushed
   await store.env.close()
   store.keyFile.close()

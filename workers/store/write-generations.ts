@@ -18,13 +18,6 @@ export function writeGeneration(shard: number): number {
   return Atomics.load(cells, shard)
 }
 
-const bumps = new WeakMap<RootDatabase, () => void>()
-
-/** A commit became visible before lmdb-js announces it (commit-visibility.ts): the counter is raised now, and again at `aftercommit`. */
-export function commitVisible(env: RootDatabase): void {
-  bumps.get(env)?.()
-}
-
 /** Anything lmdb-js commits outside a transaction of the environment goes through a database's `transactionSync`. */
 interface SyncCommits {
   transactionSync<T>(callback: () => T, flags?: number): T
@@ -48,7 +41,6 @@ export function countCommits(shard: number, env: RootDatabase, databases: readon
   }
   // A writer that died between a commit and its count (a killed actor, restarted) left a commit uncounted.
   bump()
-  bumps.set(env, bump)
   env.on('aftercommit', bump)
   for (const target of [env, ...databases] as unknown as SyncCommits[]) {
     const sync = target.transactionSync.bind(target)
