@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads'
 import pino from 'pino'
 import { accessLineRoom, encodeAccessLine, fragmentOf } from './access-line'
 import { LineSink } from './line-sink'
+import { stderrFd } from './stderr-guard'
 import { newRingBuffer, RingWriter } from './log-ring'
 import type { LogThreadData } from './log-worker'
 import type { RequestIdParts } from './request-id'
@@ -14,8 +15,8 @@ import type { RequestIdParts } from './request-id'
 // line (per request, with access lines), and at least every FLUSH_MS so a
 // quiet server's lines are not held back; flushLog writes what is left on exit.
 const FLUSH_MS = 200
-const STDERR = 2
-const sink = new LineSink(STDERR)
+// The real stderr: in the server, descriptor 2 is its relay's FIFO (src/stderr-guard.ts).
+const sink = new LineSink(stderrFd())
 setInterval(() => sink.flush(), FLUSH_MS).unref()
 
 // The server hands its lines to a thread of its own (startLogThread): then
@@ -85,7 +86,7 @@ export function startLogThread(options: LogThreadOptions = {}): void {
   if (thread !== undefined) return
   sink.flushSync()
   const buffer = newRingBuffer(options.ringBytes)
-  const data: LogThreadData = { ring: buffer, fd: STDERR, pid: process.pid }
+  const data: LogThreadData = { ring: buffer, fd: stderrFd(), pid: process.pid }
   const started = new Worker(options.workerFile ?? join(__dirname, 'log-worker.js'), { workerData: data })
   ring = counted = new RingWriter(buffer)
   thread = started

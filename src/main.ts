@@ -2,7 +2,10 @@
 // auth store and bootstrap -> shard actors -> ready. Prints `listening
 // <bound address>` when ready. SIGTERM/SIGINT drain: stop accepting, answer
 // what is in flight (bounded), then close the actors and exit.
-import { readFileSync } from 'node:fs'
+// First: the relay of descriptor 2, before anything writes there or the log opens (src/stderr-guard.ts).
+import './start-stderr-guard'
+import { readFileSync, writeSync } from 'node:fs'
+import { stderrFd } from './stderr-guard'
 import { AccessTokens } from './auth/models/access-tokens'
 import { applyAuthBootstrap } from './auth/helpers/apply-bootstrap'
 import { applyIdentityProviderBootstrap } from './auth/federation/bootstrap'
@@ -204,7 +207,8 @@ const fileSystemError = (err: unknown): err is NodeJS.ErrnoException => err inst
 // A refused start is one plain line on stderr, for the person at the terminal.
 main().catch((err: unknown) => {
   flushLog()
-  if (err instanceof ConfigError || err instanceof ShardRefused || fileSystemError(err)) console.error(`error: ${err.message}`)
-  else console.error(err)
+  // Written to the real stderr at once: the relay's copy could come after the exit.
+  if (err instanceof ConfigError || err instanceof ShardRefused || fileSystemError(err)) writeSync(stderrFd(), `error: ${err.message}\n`)
+  else writeSync(stderrFd(), `${err instanceof Error ? err.stack ?? err.message : String(err)}\n`)
   process.exit(1)
 })

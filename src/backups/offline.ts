@@ -5,8 +5,7 @@ import { open, type RootDatabase } from 'lmdb'
 import { ConfigError } from '../config'
 import { readManifest } from '../shard/manifest'
 import { backupShard } from '../../workers/crypto/backup-copy'
-import { ShardJournal } from '../../workers/journal/shard-journal'
-import { journalDir } from '../../workers/store/shard-store'
+import { journalDir, ShardJournal } from '../../workers/journal/shard-journal'
 import { takeBackup, type BackupResult } from './take-backup'
 
 export async function backupStoppedDataDir(dataDir: string, to: string): Promise<BackupResult> {

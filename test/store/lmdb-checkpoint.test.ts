@@ -12,7 +12,7 @@ import { removeDir, tempDir } from '../helpers/server'
 
 function openNoSync(dir: string) {
   const env = open({ path: dir, noSync: true, maxDbs: 4 })
-  return { env, db: env.openDB<string, string>('values') }
+  return { env, db: env.openDB<string, string>({ name: 'values' }) }
 }
 
 /** Rewrites the checkpoint as if another process had written it (the start of a new process after a crash). */

@@ -3,12 +3,15 @@
 // read; a damaged byte before the tail refuses; positions continue across
 // segments, checkpoints and reopenings.
 import t from 'tap'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crc32c } from '../../workers/journal/crc32c'
 import { decodeSegment, encodeRecord } from '../../workers/journal/record'
-import { ShardJournal } from '../../workers/journal/shard-journal'
+import { SEGMENT_BYTES, ShardJournal } from '../../workers/journal/shard-journal'
+import { until } from '../helpers/until'
+
+const segmentsIn = (dir: string): string[] => readdirSync(dir).filter((n) => n.endsWith('.log')).sort()
 
 const dirOf = (t: { teardown(fn: () => void): void }): string => {
   const dir = mkdtempSync(join(tmpdir(), 'journal-test-'))
@@ -49,10 +52,10 @@ t.test('a segment cut at any byte reads as a prefix of whole records, its tail t
     if (decoded.records.some((r, i) => r.position !== i + 1)) t.fail(`cut at ${at}: positions out of order`)
     t.equal(decoded.goodLength, wholeRecords === 0 ? 0 : ends[wholeRecords - 1]!, `cut at ${at}`, { diagnostic: false })
   }
-  // A file system may leave zeros after the last synced byte.
+  // A preallocated segment's unwritten part (or what a file system leaves after the last synced byte): zeros.
   const zeros = decodeSegment(Buffer.concat([whole, Buffer.alloc(4096)]))
   t.equal(zeros.records.length, 40)
-  t.equal(zeros.tail, 'torn')
+  t.equal(zeros.tail, 'clean')
 })
 
 t.test('a flipped byte in a record before the last is damage, not a torn tail', async (t) => {
@@ -97,17 +100,57 @@ t.test('a checkpoint removes the older segments once LMDB holds them', async (t)
   for (let i = 0; i < 10; i++) journal.append(Buffer.from(`a${i}`))
   let held = false
   const checkpoint = journal.checkpoint(async () => {
-    t.same(readdirSync(dir).sort(), ['0000000000000001.log', '0000000000000011.log'], 'a new segment takes the appends')
+    t.same(segmentsIn(dir), ['0000000000000001.log', '0000000000000011.log'], 'a new segment takes the appends')
     held = true
-  })
+  }, true)
   t.equal(journal.append(Buffer.from('during')), 11, 'appends go on during a checkpoint')
   await checkpoint
   t.ok(held)
-  t.same(readdirSync(dir), ['0000000000000011.log'])
+  t.same(segmentsIn(dir), ['0000000000000011.log'])
   await journal.durable(11)
   journal.close()
   const { replay } = ShardJournal.read(dir, 10)
   t.same(replay.map((r) => r.payload.toString()), ['during'])
+})
+
+t.test('segments after the first are preallocated: written in place, their zeros read as the end', async (t) => {
+  const dir = dirOf(t)
+  const { journal } = ShardJournal.read(dir, 0)
+  journal.start()
+  journal.append(Buffer.from('first'))
+  // The next segment is made ahead, in the background.
+  await until('the next segment preallocated', () => existsSync(join(dir, 'next-segment')) && statSync(join(dir, 'next-segment')).size === SEGMENT_BYTES, 30_000)
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  let holding = false
+  await journal.checkpoint(async () => { holding = true }, false)
+  t.ok(holding, 'a checkpoint without rotation')
+  t.same(segmentsIn(dir), ['0000000000000001.log'], 'keeps the segment')
+  await journal.checkpoint(async () => undefined, true)
+  t.same(segmentsIn(dir), ['0000000000000002.log'], 'a rotation takes the preallocated file')
+  const segment = join(dir, '0000000000000002.log')
+  t.equal(statSync(segment).size, SEGMENT_BYTES, 'at its full size')
+  for (let i = 0; i < 3; i++) journal.append(Buffer.from(`p${i}`))
+  t.ok(journal.cutLast(4), 'the last record taken back')
+  await journal.durable(3)
+  t.equal(statSync(segment).size, SEGMENT_BYTES, 'written in place: the size never changed')
+  journal.close()
+  const { replay } = ShardJournal.read(dir, 1)
+  t.same(replay.map((r) => r.payload.toString()), ['p0', 'p1'], 'the records, then zeros read as the end')
+})
+
+t.test('a torn record followed only by empty segments is a power loss, not damage', async (t) => {
+  const dir = dirOf(t)
+  const whole = Buffer.concat([encodeRecord(1, Buffer.from('a')), encodeRecord(2, Buffer.from('b'))])
+  writeFileSync(join(dir, '0000000000000001.log'), whole.subarray(0, whole.length - 3))
+  // A checkpoint had begun the next segment, empty, when the power went.
+  writeFileSync(join(dir, '0000000000000003.log'), Buffer.alloc(4096))
+  const { replay, journal } = ShardJournal.read(dir, 0)
+  t.same(replay.map((r) => r.position), [1], 'the torn record is cut')
+  t.equal(journal.lastPosition, 1)
+  journal.close()
+  writeFileSync(join(dir, '0000000000000001.log'), whole.subarray(0, whole.length - 3))
+  writeFileSync(join(dir, '0000000000000003.log'), encodeRecord(3, Buffer.from('c')))
+  t.throws(() => ShardJournal.read(dir, 0), { message: /is damaged/ }, 'with records after it, a torn record is damage')
 })
 
 t.test('a torn tail is cut at the read; damage before it, or a gap, refuses', async (t) => {

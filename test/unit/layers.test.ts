@@ -10,10 +10,11 @@ const ROOT = resolve(__dirname, '../..')
 
 /** Bottom first; a unit may import only units of a lower layer. */
 const LAYERS: string[][] = [
-  // the log's line sink (batched writes to stderr) and the request id (a stem and a counter)
-  ['src/line-sink', 'src/request-id'],
-  // the access line's encoding
-  ['src/access-line'],
+  // the log's line sink (batched writes to stderr) and the request id (a stem and a counter); the stderr
+  // guard (descriptor 2 made a FIFO) and what its relay makes of foreign lines
+  ['src/line-sink', 'src/request-id', 'src/stderr-guard', 'src/stderr-lines'],
+  // the access line's encoding; the guard's start and the relay process
+  ['src/access-line', 'src/start-stderr-guard', 'src/stderr-relay'],
   // the ring the front thread hands log lines through, and the log's thread that writes them
   ['src/log-ring'],
   ['src/log-worker'],
@@ -31,12 +32,12 @@ const LAYERS: string[][] = [
   ['src/schema'],
   // the generic HTTP edge; the bootstrap file; the crypto the workers run
   ['src/front', 'src/bootstrap', 'workers/crypto'],
+  // a shard's journal: records, segments, the file layer a power-loss test stands in for
+  ['workers/journal'],
   // the front side of the actors; the shard store
   ['src/shard', 'workers/store'],
   // what the actors and the fronts share of cluster mode: the lease bucket, its lease values and placement
   ['src/replication'],
-  // a shard's journal: records, segments, the file layer a power-loss test stands in for
-  ['workers/journal'],
   // event logs and webhook delivery; the actor's parts
   ['src/events', 'workers/actor'],
   // backups and restores (below the auth service, whose admin API takes one)
@@ -64,8 +65,8 @@ const LAYERS: string[][] = [
 
 /** What the worker threads may take from src/: the shared, low-level units. */
 const SHARED_WITH_WORKERS = new Set(['src/errors', 'src/clock', 'src/storage-failure', 'src/config', 'src/contract', 'src/model', 'src/crypto', 'src/replication'])
-/** What src/ may take from workers/: the crypto modules the front thread runs too. */
-const SHARED_WITH_SRC = new Set(['workers/crypto'])
+/** What src/ may take from workers/: the crypto modules the front thread runs too, and the journal's files (a stopped server's backup reads whether they hold records). */
+const SHARED_WITH_SRC = new Set(['workers/crypto', 'workers/journal'])
 
 const rank = new Map<string, number>()
 LAYERS.forEach((units, i) => { for (const u of units) rank.set(u, i) })

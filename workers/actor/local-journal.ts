@@ -8,11 +8,11 @@
 // data.mdb lacks. docs/architecture.md, "Writes: the journal".
 import { ABORT } from 'lmdb'
 import { decodeEntry, encodeEntry } from '../../src/replication/effects'
-import { JournalDamaged, ShardJournal } from '../journal/shard-journal'
+import { journalDir, JournalDamaged, ShardJournal } from '../journal/shard-journal'
 import { ShardDamage } from '../store/shard-files'
 import { dropCheckpoint } from '../store/lmdb-checkpoint'
 import { dirname } from 'node:path'
-import { journalDir, shardPath, type ShardStore } from '../store/shard-store'
+import { shardPath, type ShardStore } from '../store/shard-store'
 import { applyEntry, journalPosition, JOURNAL_KEY, setJournalPosition, type Applied } from './replication/apply'
 import { Recorder } from './replication/recorder'
 
@@ -72,10 +72,8 @@ export class LocalJournals {
   private readonly timer: NodeJS.Timeout
 
   constructor(private readonly shards: Map<ShardStore, Journaled>) {
-    // The replayed segments go at the first checkpoint, once LMDB's sync holds them.
-    for (const store of shards.keys()) void this.checkpoint(store).catch(() => undefined)
     this.timer = setInterval(() => {
-      for (const [store, j] of this.shards) if (j.journal.bytesSinceCheckpoint > 0) void this.checkpoint(store).catch(() => undefined)
+      for (const [store, j] of this.shards) if (j.journal.bytesSinceCheckpoint > 0) void this.checkpoint(store, j.journal.wantsRotation).catch(() => undefined)
     }, CHECKPOINT_MS)
     this.timer.unref()
   }
@@ -114,7 +112,7 @@ export class LocalJournals {
     }
     const durable = position === 0 ? Promise.resolve() : j.journal.durable(position)
     return durable.then(() => {
-      if (j.journal.bytesSinceCheckpoint >= CHECKPOINT_BYTES) void this.checkpoint(store).catch(() => undefined)
+      if (j.journal.bytesSinceCheckpoint >= CHECKPOINT_BYTES) void this.checkpoint(store, j.journal.wantsRotation).catch(() => undefined)
       return result
     })
   }
@@ -127,19 +125,19 @@ export class LocalJournals {
   }
 
   /**
-   * LMDB synced and its snapshot held (store/lmdb-checkpoint.ts), then the
-   * journal's older segments dropped: a revocation waits for this before its
-   * keys are destroyed (no segment may keep what it shreds), and a clean
-   * stop ends with it.
+   * LMDB synced and its snapshot held (store/lmdb-checkpoint.ts). With
+   * `rotate`, the journal's older segments are dropped too: a revocation
+   * waits for that before its keys are destroyed (no segment may keep what
+   * it shreds), and a clean stop ends with it.
    */
-  checkpoint(store: ShardStore): Promise<void> {
+  checkpoint(store: ShardStore, rotate = true): Promise<void> {
     const j = this.of(store)
     return j.journal.checkpoint(async () => {
       // Every record appended so far is committed, or withdrawn (a cancel record LMDB's position has not passed):
       // the snapshot taken now must hold the position of the last one, or the next start would miss those it skips.
       if (journalPosition(store) < j.journal.lastPosition) store.env.transactionSync(() => setJournalPosition(store, j.journal.lastPosition))
       await store.synced!.take()
-    })
+    }, rotate)
   }
 
   /**

@@ -26,8 +26,9 @@ export interface DecodedSegment {
   /** Bytes of whole, checked records from the start. */
   goodLength: number
   /**
-   * 'torn': the bytes after goodLength are an unfinished last record (or the
-   * zeros a file system leaves after a power loss): cut them. 'damaged': a
+   * 'clean': nothing after goodLength but zeros (a preallocated segment's
+   * unwritten part). 'torn': the bytes after goodLength are an unfinished
+   * last record: cut them. 'damaged': a
    * record fails its check and more follows it: the file was damaged, not torn.
    */
   tail: 'clean' | 'torn' | 'damaged'
@@ -37,6 +38,8 @@ export function decodeSegment(bytes: Buffer): DecodedSegment {
   const records: JournalRecord[] = []
   let at = 0
   while (at < bytes.length) {
+    // Zeros to the end: the part of a preallocated segment not written yet.
+    if (onlyZerosAfter(bytes, at)) return { records, goodLength: at, tail: 'clean' }
     if (bytes.length - at < HEADER) return { records, goodLength: at, tail: 'torn' }
     const length = bytes.readUInt32LE(at)
     const end = at + HEADER + length

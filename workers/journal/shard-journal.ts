@@ -1,24 +1,35 @@
 // A shard's journal: append-only segment files in front of its LMDB
 // (docs/architecture.md, "Writes: the journal"). A batch's effects are
 // appended, then one fdatasync makes every record appended so far durable
-// (what arrives meanwhile joins the next one). A checkpoint starts a new
-// segment, waits until LMDB's own sync holds everything in the older ones,
-// and removes them.
+// (what arrives meanwhile joins the next one). Segments are preallocated
+// (zeros, synced, made ahead of need), so that a sync writes only data. A
+// checkpoint waits until LMDB's own sync holds every record so far; one that
+// rotates also starts a new segment first and then removes the older ones.
+import { renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { decodeSegment, encodeRecord, type JournalRecord } from './record'
 import { syncPath } from '../../src/crypto/synced-files'
-import { fileLengths, listDir, openAppend, readWhole, removeFiles, truncateTo, type AppendFile } from './journal-files'
+import { fileLengths, listDir, openAppend, preallocate, readWhole, removeFiles, truncateTo, type AppendFile } from './journal-files'
+
+/** A shard's journal directory. */
+export const journalDir = (shardDir: string): string => join(shardDir, 'journal')
 
 /** A journal that cannot be trusted: the start stops with this message. */
 export class JournalDamaged extends Error {}
 
 const SEGMENT = /^(\d{16})\.log$/
+/** The next segment, preallocated. */
+const SPARE = 'next-segment'
+/** Bytes a segment is preallocated to; one that outgrows it goes on growing the file. */
+export const SEGMENT_BYTES = Number(process.env.JOURNAL_SEGMENT_BYTES ?? 4 * 1024 * 1024)
 const segmentName = (first: number): string => `${String(first).padStart(16, '0')}.log`
 
 interface Segment {
   name: string
   file: AppendFile
   synced: number
+  /** Made from the preallocated spare (its syncs write only data). */
+  preallocated: boolean
 }
 
 export class ShardJournal {
@@ -30,10 +41,13 @@ export class ShardJournal {
   private readonly waiters: { position: number; resolve: () => void; reject: (err: unknown) => void }[] = []
   private failed: unknown
   private checkpointing: Promise<void> | undefined
+  private nextCheckpoint: { rotate: boolean; done: Promise<void> } | undefined
   /** Bytes appended since the last checkpoint began. */
   private sinceCheckpoint = 0
   /** The size of the last record appended, while it can still be cut (cutLast). */
   private lastLength: number | undefined
+  /** The next segment's preallocation: done, under way, or not begun. */
+  private spare: 'ready' | 'preparing' | undefined
 
   private constructor(readonly dir: string, position: number) {
     this.position = position
@@ -50,11 +64,12 @@ export class ShardJournal {
     const names = listDir(dir).filter((n) => SEGMENT.test(n)).sort()
     let last = applied
     const replay: JournalRecord[] = []
-    names.forEach((name, i) => {
-      const path = join(dir, name)
-      const decoded = decodeSegment(readWhole(path))
-      const isLast = i === names.length - 1
-      if (decoded.tail === 'damaged' || (decoded.tail === 'torn' && !isLast)) {
+    const segments = names.map((name) => ({ path: join(dir, name), decoded: decodeSegment(readWhole(join(dir, name))) }))
+    // A power loss may tear the last record of the newest segment that holds any (a checkpoint may have begun
+    // an empty one after it); damage, or a tear with records after it, is not a power loss.
+    const lastHolding = segments.reduce((found, s, i) => (s.decoded.records.length > 0 || s.decoded.tail !== 'clean' ? i : found), -1)
+    segments.forEach(({ path, decoded }, i) => {
+      if (decoded.tail === 'damaged' || (decoded.tail === 'torn' && i < lastHolding)) {
         throw new JournalDamaged(`journal segment ${path} is damaged at byte ${decoded.goodLength}; restore this shard from a backup`)
       }
       if (decoded.tail === 'torn') truncateTo(path, decoded.goodLength)
@@ -77,7 +92,7 @@ export class ShardJournal {
 
   /** After the replay is in LMDB and synced: the old segments go, appends start a new one. */
   start(): void {
-    const old = listDir(this.dir).filter((n) => SEGMENT.test(n))
+    const old = listDir(this.dir).filter((n) => SEGMENT.test(n) || n === SPARE)
     // Removed first: the new segment may take an old one's name (an empty segment a checkpoint had begun).
     if (old.length > 0) removeFiles(this.dir, old)
     this.openSegment()
@@ -157,22 +172,51 @@ export class ShardJournal {
   }
 
   /**
-   * A new segment takes the appends; once `lmdbHolds()` resolves (LMDB's
-   * own sync holds every record of the older segments),
-   * those segments are removed. One checkpoint at a time.
+   * Whether a checkpoint should start a new segment: the current one is
+   * half full, or it grows as it is written (none was preallocated when it
+   * began) and a preallocated one is ready.
    */
-  checkpoint(lmdbHolds: () => Promise<void>): Promise<void> {
-    this.checkpointing ??= this.runCheckpoint(lmdbHolds).finally(() => { this.checkpointing = undefined })
-    return this.checkpointing
+  get wantsRotation(): boolean {
+    const current = this.segments[this.segments.length - 1]!
+    return current.file.length >= SEGMENT_BYTES / 2 || (!current.preallocated && this.spare === 'ready' && current.file.length > 0)
   }
 
-  private async runCheckpoint(lmdbHolds: () => Promise<void>): Promise<void> {
+  /**
+   * Waits until every record appended so far is durable and `lmdbHolds()`
+   * resolves (LMDB's own sync holds them). With `rotate`, a new segment
+   * takes the appends first, and the older ones are removed at the end. One
+   * checkpoint at a time.
+   */
+  checkpoint(lmdbHolds: () => Promise<void>, rotate: boolean): Promise<void> {
+    if (this.checkpointing === undefined) return this.beginCheckpoint(lmdbHolds, rotate)
+    // The one under way began before this call: what was appended since may not be in what it holds or
+    // removes, so one more follows it (one waits at most, a rotation if any of those asking wanted one).
+    if (this.nextCheckpoint === undefined) {
+      const next = { rotate, done: Promise.resolve() }
+      next.done = this.checkpointing.catch(() => undefined).then(() => {
+        this.nextCheckpoint = undefined
+        return this.beginCheckpoint(lmdbHolds, next.rotate)
+      })
+      this.nextCheckpoint = next
+    } else if (rotate) this.nextCheckpoint.rotate = true
+    return this.nextCheckpoint.done
+  }
+
+  private beginCheckpoint(lmdbHolds: () => Promise<void>, rotate: boolean): Promise<void> {
+    const done = this.runCheckpoint(lmdbHolds, rotate).finally(() => {
+      if (this.checkpointing === done) this.checkpointing = undefined
+    })
+    this.checkpointing = done
+    return done
+  }
+
+  private async runCheckpoint(lmdbHolds: () => Promise<void>, rotate: boolean): Promise<void> {
     const last = this.position
-    const older = this.segments.length
-    if (this.segments[older - 1]!.file.length > 0) this.openSegment()
+    if (rotate && this.segments[this.segments.length - 1]!.file.length > 0) this.openSegment()
     this.sinceCheckpoint = 0
     await this.durable(last)
     await lmdbHolds()
+    if (!rotate) return
     const gone = this.segments.splice(0, this.segments.length - 1)
     for (const s of gone) s.file.close()
     removeFiles(this.dir, gone.map((s) => s.name))
@@ -180,10 +224,24 @@ export class ShardJournal {
 
   private openSegment(): void {
     const name = segmentName(this.position + 1)
-    this.segments.push({ name, file: openAppend(join(this.dir, name)), synced: 0 })
+    // The preallocated spare when it is ready; else a file that grows as it is written (and a spare begun for the next).
+    const preallocated = this.spare === 'ready'
+    if (preallocated) renameSync(join(this.dir, SPARE), join(this.dir, name))
+    if (this.spare !== 'preparing') this.prepareSpare()
+    this.segments.push({ name, file: openAppend(join(this.dir, name)), synced: 0, preallocated })
     this.lastLength = undefined
     // The new file's directory entry must survive a power loss before anything in it counts.
     syncPath(this.dir)
+  }
+
+  private prepareSpare(): void {
+    this.spare = 'preparing'
+    preallocate(join(this.dir, SPARE), SEGMENT_BYTES).then(() => {
+      if (this.spare === 'preparing') this.spare = 'ready'
+    }, () => {
+      // A full disk, say: segments grow as they are written until a later one can be made ahead.
+      if (this.spare === 'preparing') this.spare = undefined
+    })
   }
 
   /** Closes the files (after a last checkpoint on a clean stop). */

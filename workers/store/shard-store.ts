@@ -12,7 +12,7 @@ import type { Key } from './keys'
 import type { ConsentRecord, EventHead, ShardValues } from './schema'
 import { forgetKeptReads } from './kept-reads'
 import { countCommits } from './write-generations'
-import { ShardJournal } from '../journal/shard-journal'
+import { journalDir, ShardJournal } from '../journal/shard-journal'
 import { ShardDamage } from './shard-files'
 import { dropCheckpoint, restoreCheckpoint, SyncedSnapshot } from './lmdb-checkpoint'
 
@@ -117,8 +117,6 @@ export function shardPath(dataDir: string, shard: number): string {
   return join(dataDir, 'shards', String(shard))
 }
 
-/** The shard's journal (workers/journal/shard-journal.ts). */
-export const journalDir = (shardDir: string): string => join(shardDir, 'journal')
 
 /**
  * `wrapping`: what wraps the data keys (the master key; in cluster mode the KEKs).
