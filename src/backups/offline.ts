@@ -11,6 +11,12 @@ import { takeBackup, type BackupResult } from './take-backup'
 export async function backupStoppedDataDir(dataDir: string, to: string): Promise<BackupResult> {
   const manifest = readManifest(dataDir)
   if (manifest === undefined) throw new ConfigError(`${dataDir} holds no data directory (no manifest.json): pass the server's --data-dir`)
+  for (let n = 0; n < manifest.shards; n++) {
+    // Its LMDB may lack what the journal holds, and a power loss may have torn what it committed since its last sync.
+    if (ShardJournal.holdsRecords(journalDir(join(dataDir, 'shards', String(n))))) {
+      throw new ConfigError(`shard ${n} was not stopped cleanly (its journal holds writes its LMDB may lack): start the server once, stop it, then back up`)
+    }
+  }
   const opened: RootDatabase[] = []
   const env = (path: string): RootDatabase => {
     const e = open({ path })
@@ -24,10 +30,6 @@ export async function backupStoppedDataDir(dataDir: string, to: string): Promise
       backupShards: async (target) => {
         for (let n = 0; n < manifest.shards; n++) {
           const dir = join(dataDir, 'shards', String(n))
-          // Its LMDB may lack what the journal holds, and a power loss may have torn what it committed since its last sync.
-          if (ShardJournal.holdsRecords(journalDir(dir))) {
-            throw new ConfigError(`shard ${n} was not stopped cleanly (its journal holds writes its LMDB may lack): start the server once, stop it, then back up`)
-          }
           await backupShard(env(dir), join(dir, 'keys.bin'), join(target, 'shards', String(n)))
         }
       },

@@ -3,7 +3,7 @@
 // completed fdatasync appends "<file> <length>" to that file, and the test
 // cuts each journal file back to its last synced length after a kill -9
 // (test/fault/journal-power-loss.test.ts).
-import { appendFileSync, closeSync, existsSync, statSync, fdatasync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, ftruncateSync, unlinkSync, writeSync, fsyncSync } from 'node:fs'
+import { appendFileSync, closeSync, existsSync, statfsSync, statSync, fdatasync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, ftruncateSync, unlinkSync, writeSync, fsyncSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { open } from 'node:fs/promises'
 import { syncPath } from '../../src/crypto/synced-files'
@@ -81,6 +81,12 @@ export async function preallocate(path: string, bytes: number): Promise<void> {
     await file.close()
   }
   syncPath(dirname(path))
+}
+
+/** Bytes free for this process on the file system of `dir`. */
+export function freeBytes(dir: string): number {
+  const fs = statfsSync(dir)
+  return fs.bavail * fs.bsize
 }
 
 export function readWhole(path: string): Buffer {

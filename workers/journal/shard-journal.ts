@@ -9,7 +9,7 @@ import { renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { decodeSegment, encodeRecord, type JournalRecord } from './record'
 import { syncPath } from '../../src/crypto/synced-files'
-import { fileLengths, listDir, openAppend, preallocate, readWhole, removeFiles, truncateTo, type AppendFile } from './journal-files'
+import { fileLengths, freeBytes, listDir, openAppend, preallocate, readWhole, removeFiles, truncateTo, type AppendFile } from './journal-files'
 
 /** A shard's journal directory. */
 export const journalDir = (shardDir: string): string => join(shardDir, 'journal')
@@ -22,6 +22,8 @@ const SEGMENT = /^(\d{16})\.log$/
 const SPARE = 'next-segment'
 /** Bytes a segment is preallocated to; one that outgrows it goes on growing the file. */
 export const SEGMENT_BYTES = Number(process.env.JOURNAL_SEGMENT_BYTES ?? 4 * 1024 * 1024)
+/** A segment is preallocated only while the disk has this many times its size free. */
+const SPARE_ROOM = 64
 const segmentName = (first: number): string => `${String(first).padStart(16, '0')}.log`
 
 interface Segment {
@@ -87,7 +89,12 @@ export class ShardJournal {
 
   /** Whether the journal in `dir` holds any record: its shard was not stopped cleanly (a clean stop leaves an empty segment). */
   static holdsRecords(dir: string): boolean {
-    return fileLengths(dir).some((f) => SEGMENT.test(f.name) && f.length > 0)
+    return fileLengths(dir).some((f) => {
+      if (!SEGMENT.test(f.name) || f.length === 0) return false
+      // A preallocated segment is zeros until written.
+      const decoded = decodeSegment(readWhole(join(dir, f.name)))
+      return decoded.records.length > 0 || decoded.tail !== 'clean'
+    })
   }
 
   /** After the replay is in LMDB and synced: the old segments go, appends start a new one. */
@@ -235,6 +242,8 @@ export class ShardJournal {
   }
 
   private prepareSpare(): void {
+    // Zeros ahead of need take space a nearly full disk has not got: then segments grow as they are written.
+    if (freeBytes(this.dir) < SPARE_ROOM * SEGMENT_BYTES) return
     this.spare = 'preparing'
     preallocate(join(this.dir, SPARE), SEGMENT_BYTES).then(() => {
       if (this.spare === 'preparing') this.spare = 'ready'
