@@ -89,6 +89,7 @@ export class LocalJournals {
     const j = this.of(store)
     let position = 0
     let result!: T
+    let durable: Promise<void> = Promise.resolve()
     try {
       store.env.transactionSync(() => {
         j.recorder.start()
@@ -103,6 +104,9 @@ export class LocalJournals {
           // The position first: if LMDB cannot take it, no record was appended.
           setJournalPosition(store, j.journal.lastPosition + 1)
           position = j.journal.append(encodeEntry({ node: '', epoch: 0, effects }))
+          // The fdatasync starts now, on another thread, while LMDB commits here: the two overlap.
+          durable = j.journal.durable(position)
+          durable.catch(() => undefined)
         }
       })
     } catch (err) {
@@ -110,7 +114,6 @@ export class LocalJournals {
       if (position === 0) return Promise.reject(err)
       return this.withdraw(j, position).then(() => { throw err })
     }
-    const durable = position === 0 ? Promise.resolve() : j.journal.durable(position)
     return durable.then(() => {
       if (j.journal.bytesSinceCheckpoint >= CHECKPOINT_BYTES) void this.checkpoint(store, j.journal.wantsRotation).catch(() => undefined)
       return result
