@@ -40,7 +40,12 @@ export class LineSink {
    * pipe before it gives up (Infinity for the log's thread, which has nothing
    * better to do).
    */
-  constructor(private readonly fd: number, private readonly minWrite = 16 * 1024, private synchronous = false, private readonly patience = SYNC_RETRIES) {}
+  constructor(private fd: number, private readonly minWrite = 16 * 1024, private synchronous = false, private readonly patience = SYNC_RETRIES) {}
+
+  /** Writes go to `fd` from now on (the real stderr moved: src/stderr-guard.ts). */
+  useFd(fd: number): void {
+    this.fd = fd
+  }
 
   /** Nothing gathered or being written: every line given so far is written (or, stderr closed, dropped). */
   get idle(): boolean {

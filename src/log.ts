@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads'
 import pino from 'pino'
 import { accessLineRoom, encodeAccessLine, fragmentOf } from './access-line'
 import { LineSink } from './line-sink'
-import { stderrFd } from './stderr-guard'
+import { onStderrMoved, stderrFd } from './stderr-guard'
 import { newRingBuffer, RingWriter } from './log-ring'
 import type { LogThreadData } from './log-worker'
 import type { RequestIdParts } from './request-id'
@@ -17,6 +17,7 @@ import type { RequestIdParts } from './request-id'
 const FLUSH_MS = 200
 // The real stderr: in the server, descriptor 2 is its relay's FIFO (src/stderr-guard.ts).
 const sink = new LineSink(stderrFd())
+onStderrMoved((fd) => sink.useFd(fd))
 setInterval(() => sink.flush(), FLUSH_MS).unref()
 
 // The server hands its lines to a thread of its own (startLogThread): then

@@ -5,7 +5,7 @@
 // First: the relay of descriptor 2, before anything writes there or the log opens (src/stderr-guard.ts).
 import './start-stderr-guard'
 import { readFileSync, writeSync } from 'node:fs'
-import { stderrFd } from './stderr-guard'
+import { stderrFd, stderrGuarded } from './stderr-guard'
 import { AccessTokens } from './auth/models/access-tokens'
 import { applyAuthBootstrap } from './auth/helpers/apply-bootstrap'
 import { applyIdentityProviderBootstrap } from './auth/federation/bootstrap'
@@ -62,6 +62,8 @@ function urlHost(host: string, forClients: boolean): string {
 }
 
 async function main(): Promise<void> {
+  // Before any thread starts: a socket stderr moves off descriptor 2 once the relay hands it back.
+  await stderrGuarded()
   const argv = process.argv.slice(2)
   if (wantsHelp(argv)) {
     console.log(usage('node dist/src/main.js'))

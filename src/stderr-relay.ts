@@ -52,6 +52,12 @@ try {
 }
 rmSync(fifo, { force: true })
 // The server waits for this before it stops holding the FIFO open itself.
+// A server whose stderr is a socket cannot open it again: it gets this process's copy over the IPC channel
+// (kept open here too: this process writes there).
+if (process.send !== undefined) {
+  const stderr = new Socket({ fd: 2, readable: false, writable: true })
+  process.send('stderr', stderr, { keepOpen: true }, () => process.disconnect?.())
+}
 // A server already gone closed the other end: nothing to tell it.
 process.stdout.on('error', () => undefined)
 process.stdout.write('reading\n', () => process.stdout.destroy())

@@ -14,10 +14,10 @@ import { until } from '../helpers/until'
 const SCRIPT = `
 require(${JSON.stringify(join(ROOT, 'dist', 'src', 'start-stderr-guard.js'))})
 const { writeSync } = require('node:fs')
-const { stderrFd } = require(${JSON.stringify(join(ROOT, 'dist', 'src', 'stderr-guard.js'))})
+const { stderrFd, stderrGuarded } = require(${JSON.stringify(join(ROOT, 'dist', 'src', 'stderr-guard.js'))})
 // Once the relay reads (it removes the FIFO's name then): what this process writes before can be lost if it ends first.
 const reading = () => !require('node:fs').readdirSync(require('node:os').tmpdir()).some((n) => n.startsWith('graph-stderr-' + process.pid + '-'))
-const waiting = setInterval(() => { if (reading()) { clearInterval(waiting); write() } }, 10)
+const waiting = setInterval(() => { if (reading()) { clearInterval(waiting); stderrGuarded().then(write) } }, 10)
 function write() {
 writeSync(2, 'Write error: No space left on device position 8192, size 4096')
 setTimeout(() => {
@@ -53,9 +53,24 @@ async function run(mode: string, target: 'file' | 'pipe'): Promise<{ stderr: str
   }
 }
 
-for (const [mode, target] of [['exit', 'file'], ['kill', 'file'], ['exit', 'pipe'], ['kill', 'pipe']] as const) {
+/** SCRIPT with stderr on a socket pair, as Node's child_process makes every 'pipe' (and systemd's journal is a socket). */
+function runOnSocket(mode: string): Promise<{ stderr: string; signal: string | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', SCRIPT, mode], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH } })
+    let stderr = ''
+    child.stderr.setEncoding('utf8')
+    child.stderr.on('data', (c: string) => { stderr += c })
+    child.on('error', reject)
+    let signal: string | null = null
+    child.on('exit', (_code, s) => { signal = s })
+    // 'close': every holder of the socket is gone, the relay included.
+    child.on('close', () => resolve({ stderr, signal }))
+  })
+}
+
+for (const [mode, target] of [['exit', 'file'], ['kill', 'file'], ['exit', 'pipe'], ['kill', 'pipe'], ['exit', 'socket'], ['kill', 'socket']] as const) {
   t.test(`every stderr line is JSON (${mode}, stderr a ${target})`, async (t) => {
-    const { stderr, signal } = await run(mode, target)
+    const { stderr, signal } = target === 'socket' ? await runOnSocket(mode) : await run(mode, target)
     if (mode === 'kill') t.equal(signal, 'SIGKILL', 'the process was killed')
     const lines = stderr.trimEnd().split('\n')
     for (const line of lines) t.doesNotThrow(() => JSON.parse(line), `JSON: ${line.slice(0, 80)}`)
