@@ -89,11 +89,11 @@ export function restoreCheckpoint(shardDir: string): boolean {
   const record = readCheckpoint(shardDir)
   const dataFile = join(shardDir, 'data.mdb')
   // A data file that is not a regular file is for the start-up checks to refuse.
-  if (record === undefined || !existsSync(dataFile) || !statSync(dataFile).isFile()) return false
+  if (record === undefined || !existsSync(dataFile)) return false
+  const file = statSync(dataFile)
+  if (!file.isFile() || file.ino !== record.inode || record.writer === processIdentity()) return false
   const current = readMetaPages(dataFile)
-  if (current === undefined) return false
-  if (record.writer === processIdentity()) return false
-  if (statSync(dataFile).ino !== record.inode || current.txnid <= record.txnid || current.pageSize !== record.pageSize) return false
+  if (current === undefined || current.txnid <= record.txnid || current.pageSize !== record.pageSize) return false
   const pages = Buffer.from(record.pages, 'base64')
   const fd = openSync(dataFile, 'r+')
   try {
