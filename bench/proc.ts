@@ -50,6 +50,39 @@ export function readCpuSeconds(pid: number, tid?: number): number {
   }
 }
 
+/**
+ * Bytes the process passed to write calls so far (/proc/<pid>/io wchar:
+ * LMDB's page writes at commit, journal records, logs); undefined where it
+ * is not readable. (Its write_bytes is no measure of disk traffic: a kernel
+ * with large folios counts a whole folio for each page a write dirties.)
+ */
+export function readWrittenBytes(pid: number): number | undefined {
+  try {
+    const m = /^wchar:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))
+    return m === null ? undefined : Number(m[1])
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Bytes written so far to the block device that holds `dir`, by anything on
+ * the machine (/sys/dev/block/<major>:<minor>/stat, sectors of 512 bytes);
+ * undefined where the device has no stat file (a tmpfs, say).
+ */
+export function readDeviceWrittenBytes(dir: string): number | undefined {
+  try {
+    const dev = statSync(dir).dev
+    const major = Math.floor(dev / 256) & 0xfff
+    const minor = (dev & 0xff) | (Math.floor(dev / 4096) & ~0xff)
+    const fields = readFileSync(`/sys/dev/block/${major}:${minor}/stat`, 'utf8').trim().split(/\s+/)
+    const sectors = Number(fields[6])
+    return Number.isFinite(sectors) ? sectors * 512 : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Samples one process's memory; keeps the peak of the whole run and of the current window. */
 export class MemorySampler {
   peakAnonMb = 0

@@ -149,6 +149,23 @@ function goalCell(r: ScenarioResult): string {
   return `${r.goal.toFixed(2)} ${r.ratio >= r.goal ? 'met' : 'missed'}`
 }
 
+/** Where a durable write's disk time goes, per write scenario: group commits, syncs and bytes, beside the fsync probe above. */
+function durabilityMarkdown(rows: readonly ScenarioResult[]): string[] {
+  const writes = rows.filter((r) => r.service.pipeline?.writesPerCommit !== undefined)
+  if (writes.length === 0) return []
+  const n = (x: number | undefined, digits = 0): string => (x === undefined ? '' : x.toFixed(digits))
+  return [
+    'Durable writes (the service\'s own /metrics, /proc/<pid>/io and the data directory\'s block device over each window): writes per group commit, the shard journals\' fdatasyncs and LMDB\'s checkpoint syncs per second, and per answered request the bytes the service passed to write calls and the bytes written to the device (by anything on the machine):',
+    '',
+    '| scenario | tenants | conns | service req/s | writes / commit | journal fdatasyncs/s | LMDB syncs/s | bytes written / request | device bytes / request |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...writes.map((r) => {
+      const p = r.service.pipeline!
+      return `| ${r.name} | ${r.tenants} | ${r.connections} | ${int(r.service.okRps)} | ${n(p.writesPerCommit, 1)} | ${n(p.journalSyncsPerSecond)} | ${n(p.lmdbSyncsPerSecond, 1)} | ${n(p.writtenBytesPerRequest)} | ${n(p.deviceBytesPerRequest)} |`
+    }),
+  ]
+}
+
 export function markdown(res: RunResults): string {
   const lines: string[] = []
   lines.push(`### ${res.mode} run, ${res.date}`)
@@ -170,6 +187,7 @@ export function markdown(res: RunResults): string {
   }
   lines.push('')
   lines.push(`${fsyncLine(res.fsync)}.`)
+  lines.push('', ...durabilityMarkdown(res.throughput))
   if (res.openLoop.length > 0) lines.push('', ...openLoopMarkdown(res.settings.latencyConnections, res.openLoop))
   for (const g of res.generatorChecks) {
     lines.push('', `Generator check (${g.tenants} tenant(s)): ${g.scenario} at ${int(g.ratePerS)} req/s against the ceiling: ${int(g.ceiling.okRps)} req/s, `

@@ -22,7 +22,7 @@ import { readCommandLine } from './command-line'
 import type { Options } from './options'
 import { preload } from './preload'
 import { probePipelining } from './pipelining-probe'
-import { CpuMeter, MachineCpuMeter, busiestOtherThreadCores, cpuMicrosPerRequest, threadCpuSeconds, MemorySampler, diskBytes, readLoadAverage, waitForQuiet } from './proc'
+import { CpuMeter, MachineCpuMeter, busiestOtherThreadCores, readDeviceWrittenBytes, readWrittenBytes, cpuMicrosPerRequest, threadCpuSeconds, MemorySampler, diskBytes, readLoadAverage, waitForQuiet } from './proc'
 import { CEILING_ENTRY, ROOT, prepareService, startService, tempDir } from './service'
 import { markdown, measured, writeJson, writeResults, type GeneratorCheck, type Measured, type OpenLoopRun, type OpenLoopScenario, type RunResults, type ScenarioResult } from './report'
 import { runScale, scaleMarkdown } from './scale'
@@ -41,7 +41,14 @@ interface Target {
   label: 'service' | 'ceiling'
   child: Child
   memory: MemorySampler
+  /** The service's data directory: the block device whose writes a window counts. */
+  dataDir?: string
 }
+
+/** Bytes written so far: by the target's own write calls, and to its data directory's device. */
+const bytesWritten = (target: Target): { written?: number; device?: number } => ({
+  written: readWrittenBytes(target.child.pid), device: target.dataDir === undefined ? undefined : readDeviceWrittenBytes(target.dataDir),
+})
 
 /** CPU of other processes above which a measured window counts as disturbed. */
 const NOISE_CORES = 0.25
@@ -82,6 +89,8 @@ async function measureOnce<R extends LoadResult>(target: Target, run: Runner<R>)
   let commits1: Promise<CommitCounts | undefined> = Promise.resolve(undefined)
   let threads0 = new Map<number, number>()
   let busiestCores = 0
+  let written0: ReturnType<typeof bytesWritten> = {}
+  let written1: ReturnType<typeof bytesWritten> = {}
   let t0 = 0
   target.memory.newWindow()
   const result = await run((phase) => {
@@ -92,6 +101,7 @@ async function measureOnce<R extends LoadResult>(target: Target, run: Runner<R>)
       t0 = performance.now()
       if (pipelined) {
         threads0 = threadCpuSeconds(target.child.pid)
+        written0 = bytesWritten(target)
         commits0 = scrapeCommitCounts(target.child.url)
       }
     } else {
@@ -100,6 +110,7 @@ async function measureOnce<R extends LoadResult>(target: Target, run: Runner<R>)
       machineCores = machineCpu.stop()
       if (pipelined) {
         busiestCores = busiestOtherThreadCores(target.child.pid, threads0, threadCpuSeconds(target.child.pid), (performance.now() - t0) / 1000)
+        written1 = bytesWritten(target)
         commits1 = scrapeCommitCounts(target.child.url)
       }
     }
@@ -109,7 +120,12 @@ async function measureOnce<R extends LoadResult>(target: Target, run: Runner<R>)
   await sleep(SETTLE_MS)
   const otherCores = Math.max(0, machineCores - targetCores - result.generatorCores)
   const m = measured(result, { targetCores, otherCores, frontCpuUsPerRequest: cpuMicrosPerRequest(front.seconds, result.completed) }, peak)
-  if (pipelined) m.pipeline = commitPipeline(c0, c1, m.okRps, busiestCores)
+  const perRequest = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || b === undefined || result.completed === 0 ? undefined : (b - a) / result.completed)
+  if (pipelined) {
+    m.pipeline = commitPipeline(c0, c1, m.okRps, busiestCores, {
+      writtenBytesPerRequest: perRequest(written0.written, written1.written), deviceBytesPerRequest: perRequest(written0.device, written1.device),
+    })
+  }
   return { m, r: result }
 }
 
@@ -120,7 +136,11 @@ function line(label: string, m: Measured): string {
   const fail = m.non2xx + m.errors > 0 ? `  non-2xx ${m.non2xx} errors ${m.errors} ${JSON.stringify({ ...m.statuses, ...m.errorMessages })}` : ''
   const unfinished = m.unfinished > 0 ? `  unfinished ${m.unfinished}` : ''
   const p = m.pipeline
-  const pipe = p === undefined ? '' : `\n             actor pipeline: busiest actor thread ${p.busiestThreadCores.toFixed(2)} cores` + (p.writesPerCommit === undefined ? '' : `, ${p.writesPerCommit.toFixed(1)} writes per group commit, ~${Math.round(p.commitsPerSecond!)} group commits/s`)
+  const pipe = p === undefined ? '' : `\n             actor pipeline: busiest actor thread ${p.busiestThreadCores.toFixed(2)} cores`
+    + (p.writesPerCommit === undefined ? '' : `, ${p.writesPerCommit.toFixed(1)} writes per group commit, ~${Math.round(p.commitsPerSecond!)} group commits/s`)
+    + (p.journalSyncsPerSecond === undefined ? '' : `, ~${Math.round(p.journalSyncsPerSecond)} journal fdatasyncs/s, ~${p.lmdbSyncsPerSecond!.toFixed(1)} LMDB syncs/s`)
+    + (p.writtenBytesPerRequest === undefined ? '' : `, ${Math.round(p.writtenBytesPerRequest)} bytes written per request`)
+    + (p.deviceBytesPerRequest === undefined ? '' : ` (${Math.round(p.deviceBytesPerRequest)} to the device)`)
   return `    ${label.padEnd(8)} ${Math.round(m.okRps).toString().padStart(7)} req/s  p50 ${m.latency.p50} ms  p99 ${m.latency.p99} ms  p99.9 ${m.latency.p999} ms`
     + `  cpu ${m.targetCores.toFixed(2)} (front ${m.frontCpuUsPerRequest.toFixed(1)} us/req, generator ${m.generatorCores.toFixed(2)}, other ${m.otherCores.toFixed(2)})  RssAnon ${Math.round(m.peakRssAnonMb)} MB${fail}${unfinished}${pipe}`
 }
@@ -256,7 +276,7 @@ async function main(): Promise<number> {
     log(`bench (${o.mode}): starting the service (--workers ${o.workers}) in ${tmp}`)
     const serverChild = await startService(layout, o.workers, o.cpuProfDir)
     children.push(serverChild)
-    const service: Target = { label: 'service', child: serverChild, memory: new MemorySampler(serverChild.pid) }
+    const service: Target = { label: 'service', child: serverChild, memory: new MemorySampler(serverChild.pid), dataDir: layout.dataDir }
     samplers.push(service.memory)
     log(`  service at ${serverChild.url} (pid ${serverChild.pid})`)
 

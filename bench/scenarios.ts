@@ -104,6 +104,16 @@ export const SCENARIOS: readonly Scenario[] = [
     source: (ctx, r) => () => putNode(ctx, r, true),
   },
   {
+    name: 'put-node-1-connection', latency: false, shape: { connections: 1, pipelining: 1 },
+    stands: 'one enricher writing one customer node at a time: each write waits for its own fdatasync (the disk\'s sync is the floor)',
+    source: (ctx, r) => () => putNode(ctx, r, false),
+  },
+  {
+    name: 'put-node-8-connections', latency: false, shape: { connections: 8, pipelining: 1 },
+    stands: 'a handful of enricher workers (the common case): little for group commit to share',
+    source: (ctx, r) => () => putNode(ctx, r, false),
+  },
+  {
     name: 'put-relation', latency: true,
     stands: 'an enricher recording "customer viewed product" (relation upsert, both end nodes exist, most relations new)',
     source: (ctx, r) => () => putRelation(ctx, r),
@@ -116,6 +126,16 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'counter-spread', goal: 0.35, latency: true, latencyGoal: 'durable',
     stands: 'counters spread over customers x products: one increment per view event',
+    source: (ctx, r) => () => counterSpread(ctx, r),
+  },
+  {
+    name: 'counter-spread-1-connection', latency: false, shape: { connections: 1, pipelining: 1 },
+    stands: 'one view-event consumer incrementing one counter at a time',
+    source: (ctx, r) => () => counterSpread(ctx, r),
+  },
+  {
+    name: 'counter-spread-8-connections', latency: false, shape: { connections: 8, pipelining: 1 },
+    stands: 'a handful of view-event consumers',
     source: (ctx, r) => () => counterSpread(ctx, r),
   },
   {

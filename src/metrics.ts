@@ -129,6 +129,9 @@ export const commitSeconds = new Histogram({ name: 'shard_commit_seconds', help:
 export const flushSeconds = new Histogram({ name: 'shard_flush_seconds', help: 'Time from commit until the commit is flushed to disk, by shard', labelNames: ['shard'] as const, buckets: LATENCY_BUCKETS, registers: [registry] })
 export const mapUsedBytes = new Gauge({ name: 'shard_lmdb_map_used_bytes', help: 'Bytes of the LMDB map in use (last page x page size), by shard', labelNames: ['shard'] as const, registers: [registry] })
 export const mapSizeBytes = new Gauge({ name: 'shard_lmdb_map_size_bytes', help: 'Size of the LMDB map, by shard', labelNames: ['shard'] as const, registers: [registry] })
+export const journalSyncs = new Counter({ name: 'shard_journal_syncs_total', help: 'fdatasyncs of the shard journal (one makes every record appended before it durable), by shard', labelNames: ['shard'] as const, registers: [registry] })
+export const journalBytes = new Counter({ name: 'shard_journal_bytes_total', help: 'Bytes appended to the shard journal, by shard', labelNames: ['shard'] as const, registers: [registry] })
+export const lmdbSyncs = new Counter({ name: 'shard_lmdb_syncs_total', help: 'Syncs of the shard\'s LMDB data file (journal checkpoints), by shard', labelNames: ['shard'] as const, registers: [registry] })
 export const eventsAppended = new Counter({ name: 'graph_events_appended_total', help: 'Events appended to the tenants\' event logs, by shard', labelNames: ['shard'] as const, registers: [registry] })
 
 export const webhookLagSeconds = new Histogram({ name: 'webhook_delivery_lag_seconds', help: 'Time from an event to its acknowledged webhook delivery', buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 3600, 86400], registers: [registry] })

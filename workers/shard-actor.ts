@@ -70,7 +70,7 @@ const metamodel = new Metamodel(config.metamodel)
 const blind = new BlindIndex(masterKey)
 const operations = operationTable(deriveKey(masterKey, 'webhook secrets'))
 const stats = new ActorStats()
-const reportStats = setInterval(() => outbox.send({ kind: 'stats', id: 0, shards: stats.take(stores.values()) }), STATS_INTERVAL_MS)
+const reportStats = setInterval(() => outbox.send({ kind: 'stats', id: 0, shards: stats.take(stores.values(), (store) => journaled?.get(store)?.journal) }), STATS_INTERVAL_MS)
 reportStats.unref()
 
 function context(store: ShardStore, time: number): ShardContext {

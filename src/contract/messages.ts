@@ -149,6 +149,10 @@ export interface ShardStats {
   commitSeconds: number[]
   flushSeconds: number[]
   eventsAppended: number
+  /** The shard journal's fdatasyncs and appended bytes, and LMDB's own syncs (checkpoints), since the last report. */
+  journalSyncs: number
+  journalBytes: number
+  lmdbSyncs: number
   mapUsedBytes: number
   mapSizeBytes: number
 }

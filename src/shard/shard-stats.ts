@@ -2,7 +2,7 @@
 // Prometheus metrics, and their log records into the one log.
 import type { ActorReply, ShardStats } from '../contract/messages'
 import { log } from '../log'
-import { commitBatchSize, commitSeconds, eventsAppended, flushSeconds, mapSizeBytes, mapUsedBytes } from '../metrics'
+import { commitBatchSize, commitSeconds, eventsAppended, flushSeconds, journalBytes, journalSyncs, lmdbSyncs, mapSizeBytes, mapUsedBytes } from '../metrics'
 
 export function recordShardStats(shards: readonly ShardStats[]): void {
   for (const s of shards) {
@@ -14,6 +14,9 @@ export function recordShardStats(shards: readonly ShardStats[]): void {
     const flush = flushSeconds.labels(shard)
     for (const n of s.flushSeconds) flush.observe(n)
     if (s.eventsAppended > 0) eventsAppended.labels(shard).inc(s.eventsAppended)
+    if (s.journalSyncs > 0) journalSyncs.labels(shard).inc(s.journalSyncs)
+    if (s.journalBytes > 0) journalBytes.labels(shard).inc(s.journalBytes)
+    if (s.lmdbSyncs > 0) lmdbSyncs.labels(shard).inc(s.lmdbSyncs)
     mapUsedBytes.labels(shard).set(s.mapUsedBytes)
     mapSizeBytes.labels(shard).set(s.mapSizeBytes)
   }

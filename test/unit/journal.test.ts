@@ -84,6 +84,8 @@ t.test('append, durable, reopen: the records after what LMDB holds come back in 
   const positions = [1, 2, 3, 4, 5].map((i) => journal.append(Buffer.from(`r${i}`)))
   t.same(positions, [1, 2, 3, 4, 5])
   await Promise.all(positions.map((p) => journal.durable(p)))
+  t.equal(journal.syncCount, 1, 'records appended together share one fdatasync')
+  t.equal(journal.bytesAppended, positions.map((p) => encodeRecord(p, Buffer.from(`r${p}`)).length).reduce((a, b) => a + b), 'bytes appended are counted')
   journal.close()
   const again = ShardJournal.read(dir, 2)
   t.same(again.replay.map((r) => [r.position, r.payload.toString()]), [[3, 'r3'], [4, 'r4'], [5, 'r5']])

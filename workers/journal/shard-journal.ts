@@ -50,6 +50,9 @@ export class ShardJournal {
   private lastLength: number | undefined
   /** The next segment's preallocation: done, under way, or not begun. */
   private spare: 'ready' | 'preparing' | undefined
+  /** fdatasyncs and bytes appended so far (the actor's stats report them). */
+  syncCount = 0
+  bytesAppended = 0
 
   private constructor(readonly dir: string, position: number) {
     this.position = position
@@ -114,6 +117,7 @@ export class ShardJournal {
     this.position = position
     this.lastLength = bytes.length
     this.sinceCheckpoint += bytes.length
+    this.bytesAppended += bytes.length
     return position
   }
 
@@ -156,6 +160,7 @@ export class ShardJournal {
     const through = this.position
     const pending = this.segments.filter((s) => s.file.length > s.synced)
     const lengths = pending.map((s) => s.file.length)
+    this.syncCount += pending.length
     Promise.all(pending.map((s) => s.file.sync())).then(() => {
       pending.forEach((s, i) => { s.synced = Math.max(s.synced, lengths[i]!) })
       this.durableThrough = Math.max(this.durableThrough, through)

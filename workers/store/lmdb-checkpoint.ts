@@ -130,6 +130,8 @@ interface Syncs {
 export class SyncedSnapshot {
   private held: { done(): void } | undefined
   private readonly syncs: Syncs
+  /** LMDB syncs so far (the actor's stats report them). */
+  syncCount = 0
 
   constructor(private readonly env: RootDatabase, private readonly shardDir: string) {
     this.syncs = env as unknown as Syncs
@@ -140,6 +142,7 @@ export class SyncedSnapshot {
     const next = this.hold()
     try {
       this.syncs.env.sync()
+      this.syncCount++
     } catch (err) {
       next.pin.done()
       throw err
@@ -152,6 +155,7 @@ export class SyncedSnapshot {
     const next = this.hold()
     try {
       await new Promise<void>((resolve, reject) => { this.syncs.sync((error) => (error === undefined || error === null ? resolve() : reject(error))) })
+      this.syncCount++
     } catch (err) {
       next.pin.done()
       throw err
