@@ -5,8 +5,8 @@
 // (test/fault/journal-power-loss.test.ts).
 import { appendFileSync, closeSync, existsSync, statfsSync, statSync, fdatasync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, ftruncateSync, unlinkSync, writeSync, fsyncSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { open } from 'node:fs/promises'
-import { syncPath } from '../../src/crypto/synced-files'
+import { open, unlink } from 'node:fs/promises'
+import { syncPath, syncPathAsync } from '../../src/crypto/synced-files'
 
 const SYNC_TRACE = process.env.JOURNAL_SYNC_TRACE
 
@@ -80,7 +80,7 @@ export async function preallocate(path: string, bytes: number): Promise<void> {
   } finally {
     await file.close()
   }
-  syncPath(dirname(path))
+  await syncPathAsync(dirname(path))
 }
 
 /** Bytes free for this process on the file system of `dir`. */
@@ -119,4 +119,17 @@ export function listDir(dir: string): string[] {
 export function removeFiles(dir: string, names: readonly string[]): void {
   for (const name of names) unlinkSync(join(dir, name))
   syncPath(dir)
+}
+
+/** removeFiles without blocking the thread (a checkpoint's rotation, while the actor serves). */
+export async function removeFilesAsync(dir: string, names: readonly string[]): Promise<void> {
+  for (const name of names) await unlink(join(dir, name))
+  await syncPathAsync(dir)
+}
+
+/** Makes a directory's entries durable without blocking the thread; the promise is marked handled, its awaiters still see a failure. */
+export function syncDirAsync(dir: string): Promise<void> {
+  const synced = syncPathAsync(dir)
+  synced.catch(() => undefined)
+  return synced
 }

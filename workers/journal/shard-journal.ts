@@ -8,8 +8,7 @@
 import { renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { decodeSegment, encodeRecord, type JournalRecord } from './record'
-import { syncPath } from '../../src/crypto/synced-files'
-import { fileLengths, freeBytes, listDir, openAppend, preallocate, readWhole, removeFiles, truncateTo, type AppendFile } from './journal-files'
+import { fileLengths, freeBytes, listDir, openAppend, preallocate, readWhole, removeFiles, removeFilesAsync, syncDirAsync, truncateTo, type AppendFile } from './journal-files'
 
 /** A shard's journal directory. */
 export const journalDir = (shardDir: string): string => join(shardDir, 'journal')
@@ -32,6 +31,8 @@ interface Segment {
   synced: number
   /** Made from the preallocated spare (its syncs write only data). */
   preallocated: boolean
+  /** Its directory entry made durable: a sync of its records counts only once this is done too. */
+  entry: Promise<void>
 }
 
 export class ShardJournal {
@@ -161,7 +162,7 @@ export class ShardJournal {
     const pending = this.segments.filter((s) => s.file.length > s.synced)
     const lengths = pending.map((s) => s.file.length)
     this.syncCount += pending.length
-    Promise.all(pending.map((s) => s.file.sync())).then(() => {
+    Promise.all(pending.map((s) => Promise.all([s.entry, s.file.sync()]))).then(() => {
       pending.forEach((s, i) => { s.synced = Math.max(s.synced, lengths[i]!) })
       this.durableThrough = Math.max(this.durableThrough, through)
       this.settle()
@@ -231,7 +232,7 @@ export class ShardJournal {
     if (!rotate) return
     const gone = this.segments.splice(0, this.segments.length - 1)
     for (const s of gone) s.file.close()
-    removeFiles(this.dir, gone.map((s) => s.name))
+    await removeFilesAsync(this.dir, gone.map((s) => s.name))
   }
 
   private openSegment(): void {
@@ -240,10 +241,9 @@ export class ShardJournal {
     const preallocated = this.spare === 'ready'
     if (preallocated) renameSync(join(this.dir, SPARE), join(this.dir, name))
     if (this.spare !== 'preparing') this.prepareSpare()
-    this.segments.push({ name, file: openAppend(join(this.dir, name)), synced: 0, preallocated })
+    // The new file's directory entry must survive a power loss before anything in it counts (syncRound waits for it).
+    this.segments.push({ name, file: openAppend(join(this.dir, name)), synced: 0, preallocated, entry: syncDirAsync(this.dir) })
     this.lastLength = undefined
-    // The new file's directory entry must survive a power loss before anything in it counts.
-    syncPath(this.dir)
   }
 
   private prepareSpare(): void {

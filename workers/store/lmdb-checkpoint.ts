@@ -12,7 +12,8 @@
 import { closeSync, copyFileSync, existsSync, fdatasyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import type { RootDatabase } from 'lmdb'
-import { syncPath } from '../../src/crypto/synced-files'
+import { writeFile, rename } from 'node:fs/promises'
+import { syncPath, syncPathAsync } from '../../src/crypto/synced-files'
 import { readMetaPages, type MetaPages } from './lmdb-meta'
 
 export const CHECKPOINT_FILE = 'lmdb-checkpoint'
@@ -52,8 +53,7 @@ interface CheckpointRecord {
   pages: string
 }
 
-/** Writes the checkpoint of `pages` (read right after the sync that made their snapshot durable); synced and renamed into place. */
-export function writeCheckpoint(shardDir: string, pages: MetaPages): void {
+function checkpointText(shardDir: string, pages: MetaPages): string {
   const record: CheckpointRecord = {
     writer: processIdentity(),
     inode: statSync(join(shardDir, 'data.mdb')).ino,
@@ -61,11 +61,25 @@ export function writeCheckpoint(shardDir: string, pages: MetaPages): void {
     pageSize: pages.pageSize,
     pages: pages.bytes.toString('base64'),
   }
+  return JSON.stringify(record)
+}
+
+/** Writes the checkpoint of `pages` (read right after the sync that made their snapshot durable); synced and renamed into place. */
+export function writeCheckpoint(shardDir: string, pages: MetaPages): void {
   const partial = join(shardDir, `${CHECKPOINT_FILE}.partial`)
-  writeFileSync(partial, JSON.stringify(record))
+  writeFileSync(partial, checkpointText(shardDir, pages))
   syncPath(partial)
   renameSync(partial, join(shardDir, CHECKPOINT_FILE))
   syncPath(shardDir)
+}
+
+/** writeCheckpoint without blocking the thread: its two syncs would stall every write and read of the actor. */
+export async function writeCheckpointAsync(shardDir: string, pages: MetaPages): Promise<void> {
+  const partial = join(shardDir, `${CHECKPOINT_FILE}.partial`)
+  await writeFile(partial, checkpointText(shardDir, pages))
+  await syncPathAsync(partial)
+  await rename(partial, join(shardDir, CHECKPOINT_FILE))
+  await syncPathAsync(shardDir)
 }
 
 function readCheckpoint(shardDir: string): CheckpointRecord | undefined {
@@ -143,11 +157,13 @@ export class SyncedSnapshot {
     try {
       this.syncs.env.sync()
       this.syncCount++
+      if (COPY_AT_CHECKPOINT) copyForPowerLossTest(this.shardDir)
+      writeCheckpoint(this.shardDir, next.pages)
     } catch (err) {
       next.pin.done()
       throw err
     }
-    this.record(next)
+    this.holdNow(next.pin)
   }
 
   /** A checkpoint: the newest snapshot is held, synced, then recorded; the one held before is let go. */
@@ -156,11 +172,14 @@ export class SyncedSnapshot {
     try {
       await new Promise<void>((resolve, reject) => { this.syncs.sync((error) => (error === undefined || error === null ? resolve() : reject(error))) })
       this.syncCount++
+      if (COPY_AT_CHECKPOINT) copyForPowerLossTest(this.shardDir)
+      // The snapshot held until now stays held until the new checkpoint file is durable.
+      await writeCheckpointAsync(this.shardDir, next.pages)
     } catch (err) {
       next.pin.done()
       throw err
     }
-    this.record(next)
+    this.holdNow(next.pin)
   }
 
   release(): void {
@@ -180,15 +199,9 @@ export class SyncedSnapshot {
     return { pin, pages }
   }
 
-  private record(next: { pin: { done(): void }; pages: MetaPages }): void {
-    try {
-      if (COPY_AT_CHECKPOINT) copyForPowerLossTest(this.shardDir)
-      writeCheckpoint(this.shardDir, next.pages)
-    } catch (err) {
-      next.pin.done()
-      throw err
-    }
+  /** The new checkpoint is recorded: its snapshot is held from now on, the one before is let go. */
+  private holdNow(pin: { done(): void }): void {
     this.release()
-    this.held = next.pin
+    this.held = pin
   }
 }
