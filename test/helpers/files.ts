@@ -1,6 +1,7 @@
 // Searching files for bytes (a key, a plaintext value), for the tests that
 // check what is at rest. Files that vanish while the search runs (a running
-// nats-server compacting its store) are skipped.
+// nats-server compacting its store, a checkpoint removing journal segments)
+// are skipped.
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -24,13 +25,18 @@ export function filesUnder(dir: string): string[] {
   return out
 }
 
-/** The files under `dir` that contain `needle`. */
-export function holders(dir: string, needle: Buffer): string[] {
-  return filesUnder(dir).filter((f) => {
+/** Every file under `dir` with its bytes, as far as it is still there when read. */
+export function contentsUnder(dir: string): { path: string; bytes: Buffer }[] {
+  return filesUnder(dir).flatMap((path) => {
     try {
-      return readFileSync(f).includes(needle)
+      return [{ path, bytes: readFileSync(path) }]
     } catch {
-      return false
+      return []
     }
   })
+}
+
+/** The files under `dir` that contain `needle`. */
+export function holders(dir: string, needle: Buffer): string[] {
+  return contentsUnder(dir).filter((f) => f.bytes.includes(needle)).map((f) => f.path)
 }

@@ -1,8 +1,8 @@
 // The client-credentials token endpoint and the bearer check of every graph
 // call: 401 without a live token, 403 without the scope or for another tenant.
 import t from 'tap'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { contentsUnder } from '../helpers/files'
 import { Graph, call, createConsent } from '../helpers/client'
 import { getToken, serverForFile, serverForTest, type Server } from '../helpers/server'
 
@@ -105,18 +105,9 @@ t.test("the token's tenant must be the path's tenant (403 forbidden)", async (t)
 
 t.test('tokens are stored only as hashes', async (t) => {
   const token = await getToken(server.url)
-  const needle = Buffer.from(token)
-  const files: string[] = []
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const p = join(dir, name)
-      if (statSync(p).isDirectory()) walk(p)
-      else files.push(p)
-    }
-  }
-  walk(join(server.dataDir, 'data'))
-  t.ok(files.length > 0)
-  for (const f of files) t.notOk(readFileSync(f).includes(needle), `${f} holds no raw token`)
+  const files = contentsUnder(join(server.dataDir, 'data'))
+  t.ok(files.some((f) => f.path.endsWith('data.mdb')), 'the scan reads the data files')
+  t.same(files.filter((f) => f.bytes.includes(Buffer.from(token))).map((f) => f.path), [], 'no file holds the raw token')
 })
 
 t.test('an expired token is refused at once', async (t) => {

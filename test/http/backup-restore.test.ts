@@ -6,7 +6,7 @@
 // restored copy without the shred log is refused with one line.
 import t from 'tap'
 import { execFile } from 'node:child_process'
-import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { cpSync, existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { shardOf } from '../../src/shard/tenant-hash'
@@ -15,6 +15,7 @@ import { Graph, call, createConsent, type Answer } from '../helpers/client'
 import { OAUTH_BOOTSTRAP } from '../helpers/oauth'
 import { ROOT, getToken, removeDir, startServer, tempDir, type Server } from '../helpers/server'
 import { until } from '../helpers/until'
+import { filesUnder } from '../helpers/files'
 
 // Many server starts (or much data): more than .taprc's per-file limit on a loaded 2-core machine.
 t.setTimeout(600_000)
@@ -23,13 +24,6 @@ const run = promisify(execFile)
 const BACKUP = join(ROOT, 'dist', 'src', 'backup.js')
 const SHARDS = 4
 const ADMIN = { ADMIN_CLIENT_ID: 'platform-admin', ADMIN_CLIENT_SECRET: 'admin-secret' }
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name)
-    return statSync(p).isDirectory() ? filesUnder(p) : [p]
-  })
-}
 
 /** The slots of a key file that hold a key. */
 function liveSlots(keyFile: string): Map<number, Buffer> {

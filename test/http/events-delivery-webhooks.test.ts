@@ -8,9 +8,10 @@
 // (WEBHOOK_ALLOW); webhooks-ssrf.test.ts tests the default deny.
 import t from 'tap'
 import { createHmac } from 'node:crypto'
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { createServer, type Server as HttpServer } from 'node:http'
 import { join } from 'node:path'
+import { contentsUnder } from '../helpers/files'
 import { call, createConsent, Graph } from '../helpers/client'
 import { logEnd, readLog } from '../helpers/event-log'
 import { getToken, removeDir, startServer, tempDir, type Server } from '../helpers/server'
@@ -104,13 +105,6 @@ async function register(g: Graph, url: string): Promise<Registered> {
 const sequenceOf = (d: Delivery): number => (JSON.parse(d.body) as { sequence: number }).sequence
 const hmac = (secret: string, body: string): string => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name)
-    return statSync(p).isDirectory() ? filesUnder(p) : [p]
-  })
-}
-
 t.test('signature and back-off arithmetic', async (t) => {
   t.equal(signature('s3cret', '{"a":1}'), hmac('s3cret', '{"a":1}'))
   t.same([1, 2, 3, 4, 9, 10, 40].map((n) => retryDelay(1000, n)), [1000, 2000, 4000, 8000, 256_000, 300_000, 300_000], '1 s doubling to a 5 min cap')
@@ -152,7 +146,7 @@ t.test('register, list, show and delete; validation and scope', async (t) => {
 
   // The secret is sealed at rest: the URL is found in the shard files, the secret nowhere.
   await new Promise((r) => setTimeout(r, 200))
-  const files = filesUnder(join(env.server.dataDir, 'data')).map((f) => readFileSync(f))
+  const files = contentsUnder(join(env.server.dataDir, 'data')).map((f) => f.bytes)
   t.ok(files.some((f) => f.includes(a.url)), 'the scan sees stored text')
   t.notOk(files.some((f) => f.includes(a.secret) || f.includes(Buffer.from(a.secret, 'hex'))), 'no plaintext secret in any data file')
 
