@@ -18,8 +18,8 @@ import { randomBytes } from 'node:crypto'
 let realStderr = 2
 let guarded: Promise<void> = Promise.resolve()
 const movedTo: ((fd: number) => void)[] = []
-/** The socket the relay handed back: kept, so its descriptor stays open. */
-let keptSocket: unknown
+/** The socket the relay handed back: kept reachable, so that collecting it never closes its descriptor. */
+const keptOpen: unknown[] = []
 /** How long a start waits for the relay to hand back a socket stderr. */
 const HANDBACK_MS = 5000
 
@@ -122,7 +122,7 @@ function takeSocketBack(relay: ChildProcess, writer: number, giveUp: () => void)
         resolve()
         return
       }
-      keptSocket = socket
+      keptOpen.push(socket)
       socket?.unref?.()
       moveDescriptor2(writer)
       realStderr = fd
@@ -130,9 +130,4 @@ function takeSocketBack(relay: ChildProcess, writer: number, giveUp: () => void)
       resolve()
     })
   })
-}
-
-/** For the tests: whether the real stderr is the socket the relay handed back. */
-export function stderrHandedBack(): boolean {
-  return keptSocket !== undefined
 }

@@ -37,12 +37,16 @@ function copyForPowerLossTest(shardDir: string): void {
  * thread's restart (the pages are still in memory: nothing to put back).
  */
 export function processIdentity(): string {
+  // Read once per process: every checkpoint (ten a second) records it.
+  if (identity !== undefined) return identity
   const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
   // Field 22 of /proc/self/stat (after the parenthesised name) is the start time.
   const stat = readFileSync('/proc/self/stat', 'utf8')
   const started = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
-  return `${boot}:${process.pid}:${started}`
+  identity = `${boot}:${process.pid}:${started}`
+  return identity
 }
+let identity: string | undefined
 
 interface CheckpointRecord {
   writer: string
