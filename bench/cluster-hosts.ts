@@ -5,6 +5,7 @@
 import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
 import { AUTH_LEASE_KEY, shardLeaseKey } from '../src/contract/cluster-names'
+import type { ClusterDurability } from '../src/contract/cluster-options'
 import { loadOrCreateMasterKey } from '../src/crypto/master-key'
 import { leaseBucket } from '../src/replication/lease-bucket'
 import { parseLease } from '../src/replication/lease-map'
@@ -26,7 +27,7 @@ export interface ClusterHosts {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 /** Starts host1 and host2 sharing `layout`'s bootstrap and master key; each keeps its data under `tmp/<node>`. */
-export async function startClusterHosts(tmp: string, layout: ServiceLayout, natsUrls: readonly string[], workers: number): Promise<ClusterHosts> {
+export async function startClusterHosts(tmp: string, layout: ServiceLayout, natsUrls: readonly string[], workers: number, durability: ClusterDurability = 'local'): Promise<ClusterHosts> {
   // The hosts must share the master key and the KEK: made here, before either starts.
   loadOrCreateMasterKey(layout.masterKey)
   const kek = join(tmp, 'kek.key')
@@ -43,6 +44,7 @@ export async function startClusterHosts(tmp: string, layout: ServiceLayout, nats
         '--data-dir', join(tmp, node, 'data'), '--shred-log', join(tmp, node, 'shred.log'),
         '--bootstrap', layout.bootstrap, '--master-key-file', layout.masterKey, '--kek-file', kek,
         '--workers', String(workers), '--nats-url', natsUrls.join(','), '--node-id', node,
+        '--cluster-durability', durability,
       ], { keepOutputChars: 1 << 20, startTimeoutMs: 120_000 }))
       if (node === 'host1') {
         const by = Date.now() + 30_000

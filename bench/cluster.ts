@@ -1,4 +1,4 @@
-// `node dist/bench/cluster.js [--quick] [options of npm run bench]`: the cost
+// `node dist/bench/cluster.js [--cluster-durability local|quorum] [--quick] [options of npm run bench]`: the cost
 // of cluster mode (issue 16, item 4). In one run, on this machine:
 //  1. the single-host mode (the server as `npm run bench` starts it),
 //  2. three JetStream nats-servers on loopback and two hosts in cluster mode
@@ -16,6 +16,7 @@ import { shardOf } from '../src/shard/tenant-hash'
 import type { Child } from './child'
 import { runCleanups, runMain } from './cleanup'
 import { startClusterHosts, SHARDS } from './cluster-hosts'
+import { CLUSTER_DURABILITIES, type ClusterDurability } from '../src/contract/cluster-options'
 import { TENANTS } from './fixture'
 import { runLoad, type LoadResult } from './load'
 import { startLocalNats } from './nats-local'
@@ -126,10 +127,22 @@ function table(single: ModeResult, cluster: ModeResult): string {
   return lines.join('\n')
 }
 
+/** `--cluster-durability local|quorum` (default local), given to the cluster's hosts; the rest are `npm run bench`'s options. */
+function takeDurability(argv: string[]): { durability: ClusterDurability | undefined; rest: string[] } {
+  const at = argv.indexOf('--cluster-durability')
+  if (at < 0) return { durability: 'local', rest: argv }
+  const value = argv[at + 1]
+  const durability = CLUSTER_DURABILITIES.find((d) => d === value)
+  if (durability === undefined) console.error(`--cluster-durability must be one of ${CLUSTER_DURABILITIES.join(', ')}, got "${value ?? ''}"`)
+  return { durability, rest: [...argv.slice(0, at), ...argv.slice(at + 2)] }
+}
+
 async function main(): Promise<number> {
   // The same V8 setting as the service's threads (src/lifecycle/v8-heap.ts).
   turnOffPretenuring()
-  const command = readCommandLine(process.argv.slice(2))
+  const { durability, rest } = takeDurability(process.argv.slice(2))
+  if (durability === undefined) return 2
+  const command = readCommandLine(rest)
   if (command === undefined) return 2
   const { o } = command
   let { scenarios } = command
@@ -153,7 +166,7 @@ async function main(): Promise<number> {
     log(`three nats-servers at ${nats.urls.join(', ')}`)
     const clusterDir = join(tmp, 'cluster')
     mkdirSync(clusterDir)
-    const hosts = await startClusterHosts(clusterDir, prepareService(clusterDir), nats.urls, o.workers)
+    const hosts = await startClusterHosts(clusterDir, prepareService(clusterDir), nats.urls, o.workers, durability)
     children.push(...hosts.hosts)
     log(`two hosts at ${hosts.hosts.map((h) => h.url).join(', ')}; shard owners ${JSON.stringify(hosts.owners)}`)
     const shard = shardOf(TENANTS[0]!.id, SHARDS)
@@ -168,7 +181,7 @@ async function main(): Promise<number> {
 
     const doc = {
       date: started.toISOString(), command: `node dist/bench/cluster.js ${process.argv.slice(2).join(' ')}`.trim(),
-      settings: { warmupS: o.warmupMs / 1000, durationS: o.durationMs / 1000, connections: o.connections, workers: o.workers, tenants: o.tenants[0], data: o.data },
+      settings: { clusterDurability: durability, warmupS: o.warmupMs / 1000, durationS: o.durationMs / 1000, connections: o.connections, workers: o.workers, tenants: o.tenants[0], data: o.data },
       single: singleResult, cluster: clusterResult,
       notes: [
         'cluster: three nats-servers (R3 streams, loopback) and two hosts on the same machine as the single host and the load generator; the load is split evenly over both hosts.',

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path'
 import { invalidAllowEntry } from './net/webhook-policy'
 import { parseCidr } from './net/addresses'
 import { originProblem } from './net/origin'
-import type { ClusterOptions } from './contract/cluster-options'
+import { CLUSTER_DURABILITIES, type ClusterOptions } from './contract/cluster-options'
 
 export interface Config {
   port: number
@@ -131,6 +131,7 @@ const OPTIONS = {
   kekFile: { flag: '--kek-file', env: 'KEK_FILE' },
   clusterUrl: { flag: '--cluster-url', env: 'CLUSTER_URL' },
   leaseMs: { flag: '--lease-ms', env: 'LEASE_MS' },
+  clusterDurability: { flag: '--cluster-durability', env: 'CLUSTER_DURABILITY' },
   snapshotEntries: { flag: '--snapshot-entries', env: 'SNAPSHOT_ENTRIES' },
   snapshotInterval: { flag: '--snapshot-interval', env: 'SNAPSHOT_INTERVAL' },
   snapshotsKept: { flag: '--snapshots-kept', env: 'SNAPSHOTS_KEPT' },
@@ -179,6 +180,7 @@ const HELP: Record<OptionName, string> = {
   kekFile: 'cluster mode: the key-encryption key file every host shares',
   clusterUrl: 'cluster mode: this host\'s own URL for the other hosts (default its public URL); lets the hosts share one --public-url',
   leaseMs: 'cluster mode: shard lease period in ms (default 5000)',
+  clusterDurability: 'cluster mode: local (acknowledged once the stream took a write and this host synced it) or quorum (once the stream took it; survives the loss of one server, not a power loss of the quorum) (default local)',
   snapshotEntries: 'cluster mode: snapshot a shard (and the auth store) every this many replicated batches (default 10000)',
   snapshotInterval: 'cluster mode: or this long after the last snapshot, seconds or with ms/s/m/h/d (default 1h)',
   snapshotsKept: 'cluster mode: snapshots kept per shard; its stream is purged below the oldest (default 2)',
@@ -270,11 +272,12 @@ function retryBaseMs(raw: string | undefined): number {
  * Cluster mode: all of --nats-url, --node-id and --kek-file, or none of them
  * (the single-machine mode); half a cluster configuration is a start error.
  */
-function clusterOptions(natsUrl: string | undefined, nodeId: string | undefined, kekFile: string | undefined, clusterUrl: string | undefined, leaseMs: string | undefined, snapshots: SnapshotFlags): ClusterOptions | undefined {
+function clusterOptions(natsUrl: string | undefined, nodeId: string | undefined, kekFile: string | undefined, flags: ClusterFlags): ClusterOptions | undefined {
+  const { clusterUrl, leaseMs, durability, snapshots } = flags
   const given = { '--nats-url': natsUrl, '--node-id': nodeId, '--kek-file': kekFile }
   const missing = Object.entries(given).filter(([, v]) => v === undefined || v === '').map(([flag]) => flag)
   if (missing.length === 3) {
-    const alone = Object.entries({ '--cluster-url': clusterUrl, '--lease-ms': leaseMs, '--snapshot-entries': snapshots.entries, '--snapshot-interval': snapshots.interval, '--snapshots-kept': snapshots.kept })
+    const alone = Object.entries({ '--cluster-url': clusterUrl, '--lease-ms': leaseMs, '--cluster-durability': durability, '--snapshot-entries': snapshots.entries, '--snapshot-interval': snapshots.interval, '--snapshots-kept': snapshots.kept })
       .find(([, v]) => v !== undefined && v !== '')
     if (alone !== undefined) throw new ConfigError(`${alone[0]} applies only in cluster mode: also give --nats-url, --node-id and --kek-file`)
     return undefined
@@ -291,6 +294,7 @@ function clusterOptions(natsUrl: string | undefined, nodeId: string | undefined,
     hostUrl: httpUrl('CLUSTER_URL', clusterUrl),
     // Shorter than a second would renew faster than NATS round trips under load; longer than 10 minutes leaves shards ownerless too long.
     leaseMs: integer('LEASE_MS', leaseMs === undefined || leaseMs === '' ? '5000' : leaseMs, 1000, 600_000),
+    durability: oneOf('CLUSTER_DURABILITY', durability, CLUSTER_DURABILITIES, 'local'),
     snapshots: {
       everyEntries: integer('SNAPSHOT_ENTRIES', orDefault(snapshots.entries, '10000'), 1, Number.MAX_SAFE_INTEGER),
       everyMs: parseDurationMs('SNAPSHOT_INTERVAL', orDefault(snapshots.interval, '1h')),
@@ -307,8 +311,13 @@ function httpUrl(name: string, raw: string | undefined): string | undefined {
   return raw.replace(/\/+$/, '')
 }
 
-/** The snapshot options as given (cluster mode only). */
-interface SnapshotFlags { entries: string | undefined; interval: string | undefined; kept: string | undefined }
+/** The cluster options besides the three that turn cluster mode on, as given. */
+interface ClusterFlags {
+  clusterUrl: string | undefined
+  leaseMs: string | undefined
+  durability: string | undefined
+  snapshots: { entries: string | undefined; interval: string | undefined; kept: string | undefined }
+}
 
 // Each actor's caches hold about 60 MB at their limits (bench/README.md, "Memory"); without a cap V8 lets a
 // busy thread's heap grow to several times what is live before it collects.
@@ -357,7 +366,12 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool
     gatewayMaxConcurrent: integer('GATEWAY_MAX_CONCURRENT', get('gatewayMaxConcurrent') ?? '64', 1, 100_000),
     metrics: oneOf('METRICS', get('metrics'), METRICS_ACCESS, 'open'),
     logLevel: oneOf('LOG_LEVEL', get('logLevel'), LOG_LEVELS, 'info'),
-    cluster: clusterOptions(get('natsUrl'), get('nodeId'), get('kekFile'), get('clusterUrl'), get('leaseMs'), { entries: get('snapshotEntries'), interval: get('snapshotInterval'), kept: get('snapshotsKept') }),
+    cluster: clusterOptions(get('natsUrl'), get('nodeId'), get('kekFile'), {
+      clusterUrl: get('clusterUrl'),
+      leaseMs: get('leaseMs'),
+      durability: get('clusterDurability'),
+      snapshots: { entries: get('snapshotEntries'), interval: get('snapshotInterval'), kept: get('snapshotsKept') },
+    }),
   }
 }
 

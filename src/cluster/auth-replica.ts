@@ -75,7 +75,7 @@ function unitOf(store: AuthStore, recorder: AuthRecorder): ReplicatedUnit {
         }
         replication.putSync(APPLIED_KEY, sequence)
       }
-      return () => undefined
+      return undefined
     },
     // lmdb-js's object cache (the clients table) may hold a rolled-back batch's values.
     forget() {
@@ -117,7 +117,7 @@ export async function startAuthReplica(o: AuthReplicaOptions): Promise<AuthRepli
   const snapshotHost = { nodeId: options.nodeId, warn: (message: string, err?: unknown) => log.warn(err === undefined ? {} : { err }, message), info: (message: string) => log.info(message) }
   const snapshots = new Snapshots(authSnapshotSource(o.store, recorder, o.dataDir, () => unit.forget()), stream, await SnapshotStore.open(o.nc, options.servers.length, timeoutMs, snapshotHost.warn), options.snapshots, snapshotHost)
   const replica = new AuthStoreReplica(unit, stream, {
-    kv: o.kv, nodeId: options.nodeId, url: o.url, leaseMs: options.leaseMs, now: () => performance.now(),
+    kv: o.kv, nodeId: options.nodeId, url: o.url, leaseMs: options.leaseMs, durability: options.durability, now: () => performance.now(),
     ownership: (owned, epoch) => {
       if (!owned) return
       log.info(`cluster: ${options.nodeId} serves the authorization service (auth lease epoch ${epoch})`)

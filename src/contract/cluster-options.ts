@@ -16,9 +16,19 @@ export interface ClusterOptions {
   hostUrl: string | undefined
   /** Lease period in milliseconds (`--lease-ms`). */
   leaseMs: number
+  /**
+   * When a write is acknowledged (`--cluster-durability`): `local`, once the replicated stream took it and
+   * this host's LMDB synced it (survives a power loss of every host); `quorum`, once the stream took it and
+   * LMDB committed it, without waiting for LMDB's sync (survives the loss of one NATS server or host, not a
+   * power loss of the NATS quorum: docs/cluster.md, "Durability").
+   */
+  durability: ClusterDurability
   /** When each shard's owner snapshots it (docs/cluster.md, "Snapshots"). */
   snapshots: SnapshotOptions
 }
+
+export const CLUSTER_DURABILITIES = ['local', 'quorum'] as const
+export type ClusterDurability = typeof CLUSTER_DURABILITIES[number]
 
 export interface SnapshotOptions {
   /** A snapshot once this many stream entries were appended since the newest (`--snapshot-entries`). */

@@ -31,6 +31,7 @@ import type { KV } from '@nats-io/kv'
 import type { ConsumerMessages } from '@nats-io/jetstream'
 import type { RootDatabase } from 'lmdb'
 import type { LeaseValue } from '../contract/cluster-names'
+import type { ClusterDurability } from '../contract/cluster-options'
 import { flushOfQueuedWrites } from '../contract/commit-flush'
 import { parseLease } from './lease-map'
 import { decodeEntry, encodeEntry, type Effect, type StreamEntry } from './effects'
@@ -52,8 +53,8 @@ export interface ReplicatedUnit {
   readonly recorder: { start(): void; take(): Effect[] }
   /** The last stream sequence the unit's LMDB holds (0: none). */
   appliedSequence(): number
-  /** Inside a write transaction: the entries, each with its sequence. Returns what to do once that commit is durable. */
-  apply(appended: readonly Appended[]): () => void
+  /** Inside a write transaction: the entries, each with its sequence. Returns what to do once that commit is durable, if anything. */
+  apply(appended: readonly Appended[]): (() => void) | undefined
   /** Forgets cached reads that may hold a rolled-back batch's values or predate applied entries. */
   forget(): void
   /** What the claim entry of an empty stream carries (the auth store's snapshot of what it held before); none when absent. */
@@ -73,6 +74,8 @@ export interface UnitHost {
   nodeId: string
   url: string
   leaseMs: number
+  /** When an owner's write is answered: after LMDB's sync (local) or once LMDB committed it (quorum). */
+  durability: ClusterDurability
   now: () => number
   /** Told whenever this host starts or stops serving the unit. */
   ownership(owned: boolean, epoch: number): void
@@ -320,6 +323,7 @@ export class Replica {
     const next = this.queue.then(async () => {
       if (!this.serves()) throw this.unavailable(`${this.host.nodeId} does not serve ${this.unit.name} now; retry after the lease period`)
       let result!: T
+      let durable: Promise<void> = Promise.resolve()
       this.unit.recorder.start()
       let effects: Effect[]
       try {
@@ -342,7 +346,7 @@ export class Replica {
           throw await this.appendFailed(err)
         }
         try {
-          await this.commit(appended)
+          durable = (await this.commit(appended, true)).durable
           // A read on this thread between the forget above and the commit cached what LMDB held before the
           // batch (an event head: the next append would reuse a sequence and overwrite an event).
           this.unit.forget()
@@ -353,10 +357,14 @@ export class Replica {
         }
       }
       await this.afterWrite(upkeep)
-      return result
+      return { result, durable }
     })
     this.queue = next.catch(() => undefined)
-    return next
+    // The next batch appends while this one's sync is under way; this one is answered once it is durable.
+    return next.then(async ({ result, durable }) => {
+      await durable
+      return result
+    })
   }
 
   /**
@@ -397,15 +405,30 @@ export class Replica {
     return this.host.unavailable(message, Math.ceil(this.host.leaseMs / 1000))
   }
 
-  /** Commits entries with their sequences (durable when this resolves), then what the unit does after (a shard destroys the keys they revoked). */
-  private async commit(appended: readonly Appended[]): Promise<void> {
-    let after: () => void = () => undefined
+  /**
+   * Commits entries with their sequences, then what the unit does once they
+   * are durable (a shard destroys the keys they revoked, erases grant
+   * messages). Without `acknowledged`, or with such work, it resolves once
+   * the commit is durable. An owner's batch without it (`acknowledged`)
+   * resolves once committed and visible, with what its answer waits for:
+   * LMDB's sync (local durability), or nothing (quorum: the stream holds
+   * it, and a host whose LMDB lost it to a crash replays it from there).
+   */
+  private async commit(appended: readonly Appended[], acknowledged = false): Promise<{ durable: Promise<void> }> {
+    let after: (() => void) | undefined
     const done = this.unit.env.transaction(() => { after = this.unit.apply(appended) })
     const flushed = flushOfQueuedWrites(this.unit.env)
     await done
+    const last = appended[appended.length - 1]!.sequence
+    if (acknowledged && after === undefined) {
+      this.applied = last
+      flushed.catch((err: unknown) => this.host.warn(`cluster: ${this.unit.name}: LMDB's sync of a committed batch failed`, err))
+      return { durable: this.host.durability === 'quorum' ? Promise.resolve() : flushed }
+    }
     await flushed
-    this.applied = appended[appended.length - 1]!.sequence
-    after()
+    this.applied = last
+    after?.()
+    return { durable: Promise.resolve() }
   }
 
   private async follow(): Promise<void> {

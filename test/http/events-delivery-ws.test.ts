@@ -332,9 +332,13 @@ t.test('a consumer that stops reading does not make the server buffer the backlo
   consumer.socket.destroy()
 
   t.equal(consumer.messages, end + 20 - start, 'every event arrived, in order')
+  const pausedGrowth = pausedPeak - baseline
   const growth = peak - baseline
   t.comment(`streamed ${(consumer.bytes / 1e6).toFixed(1)} MB; server RssAnon ${(baseline / 1e6).toFixed(1)} MB -> ${(pausedPeak / 1e6).toFixed(1)} MB paused, ${(peak / 1e6).toFixed(1)} MB peak`)
   t.ok(consumer.bytes > 50e6, 'the backlog is large')
-  // Measured: ~0 MB with back-pressure; ~50 MB when the stream ignores it.
-  t.ok(growth < consumer.bytes / 4, `server private memory grew ${(growth / 1e6).toFixed(1)} MB for a ${(consumer.bytes / 1e6).toFixed(1)} MB backlog`)
+  // While the consumer does not read, a stream that ignored back-pressure would hold the whole backlog
+  // (~50 MB measured); with it, a few MB. Once it reads again, reading and sending 60+ MB makes
+  // garbage the heap holds for a while (up to ~20 MB seen on a loaded machine): a looser bound.
+  t.ok(pausedGrowth < consumer.bytes / 4, `server private memory grew ${(pausedGrowth / 1e6).toFixed(1)} MB while a ${(consumer.bytes / 1e6).toFixed(1)} MB backlog waited`)
+  t.ok(growth < consumer.bytes / 2, `and ${(growth / 1e6).toFixed(1)} MB at its peak while it was read`)
 })

@@ -43,7 +43,7 @@ async function authCluster(t: { teardown(fn: () => Promise<void>): void }): Prom
   async function host(node: string, snapshotEvery = 10_000): Promise<Host> {
     const dir = tempDir('auth-replica-')
     const store = openAuthStore(dir)
-    const options = { servers: [server.url], nodeId: node, kekFile: '', hostUrl: undefined, leaseMs: LEASE_MS, snapshots: { everyEntries: snapshotEvery, everyMs: 3_600_000, keep: 1 } }
+    const options = { servers: [server.url], nodeId: node, kekFile: '', hostUrl: undefined, leaseMs: LEASE_MS, durability: 'local' as const, snapshots: { everyEntries: snapshotEvery, everyMs: 3_600_000, keep: 1 } }
     const tokens = new AccessTokens(store, 3600)
     // As the front does (src/cluster/auth-front.ts): records cached as a standby may have been revoked since.
     const replica = await startAuthReplica({ nc, kv, options, store, dataDir: dir, url: `http://${node}`, gained: () => { tokens.forget(); gained.push(node) } })

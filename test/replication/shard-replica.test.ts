@@ -44,7 +44,7 @@ t.test('claim, follow, take over, fence', { skip: natsServerAvailable() ? false 
     const dir = tempDir('replica-')
     const store = openShard(dir, 0, masterKey)
     const host: ReplicaHost = {
-      kv, nodeId: node, url: `http://${node}`, leaseMs: LEASE_MS, now,
+      kv, nodeId: node, url: `http://${node}`, leaseMs: LEASE_MS, durability: 'local', now,
       ownership: (_shard, isOwned) => { owned[node] = isOwned },
       destroyKeys: () => undefined, warn: () => undefined, info: () => undefined,
     }
@@ -105,7 +105,7 @@ t.test('a read on the owner while its batch is appended caches nothing stale: ev
   const dir = tempDir('replica-')
   const store = openShard(dir, 0, randomBytes(32))
   const host: ReplicaHost = {
-    kv, nodeId: 'a', url: 'http://a', leaseMs: LEASE_MS, now: () => performance.now(),
+    kv, nodeId: 'a', url: 'http://a', leaseMs: LEASE_MS, durability: 'local', now: () => performance.now(),
     ownership: () => undefined, destroyKeys: () => undefined, warn: () => undefined, info: () => undefined,
   }
   const replica = new ShardReplica(store, await ShardLog.open(nc, 0, 1, 2000), new Recorder(store, ABORT), host)
@@ -131,4 +131,50 @@ t.test('a read on the owner while its batch is appended caches nothing stale: ev
   t.same(seen, [0, 1, 2], 'each read saw the head before its batch')
   const read = readEvents(store, 'demo', 0, 10)
   t.same(read.kind === 'events' ? read.events.map((e) => (JSON.parse(e) as { payload: { id: string } }).payload.id) : read, ['e1', 'e2', 'e3'], 'no event was overwritten')
+})
+
+t.test("an owner's write is answered once LMDB synced it (local durability) or once committed (quorum); the next batch never waits for a sync", { skip: natsServerAvailable() ? false : 'nats-server not installed' }, async (t) => {
+  for (const durability of ['local', 'quorum'] as const) {
+    const server = await startNatsServer()
+    const nc = await connect({ servers: server.url })
+    const kv = await leaseBucket(nc, 1)
+    const dir = tempDir('replica-')
+    const store = openShard(dir, 0, randomBytes(32))
+    // LMDB's sync, held back until the test lets it go (lmdb-js reads `flushed` per commit).
+    let release!: () => void
+    const held = new Promise<void>((resolve) => { release = resolve })
+    const realFlushed = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(store.env) as object, 'flushed') ?? Object.getOwnPropertyDescriptor(store.env, 'flushed')
+    Object.defineProperty(store.env, 'flushed', { configurable: true, get: () => held })
+    const host: ReplicaHost = {
+      kv, nodeId: 'a', url: 'http://a', leaseMs: LEASE_MS, durability, now: () => performance.now(),
+      ownership: () => undefined, destroyKeys: () => undefined, warn: () => undefined, info: () => undefined,
+    }
+    const replica = new ShardReplica(store, await ShardLog.open(nc, 0, 1, 2000), new Recorder(store, ABORT), host)
+    await replica.start()
+    // The claim entry waits for its sync (nothing answers it): let it through, then hold the syncs again.
+    const claimed = replica.beat({ preferredHere: true, handOver: false })
+    release()
+    await claimed
+    t.ok(replica.serves(), `${durability}: the replica serves`)
+    let releaseWrites!: () => void
+    const heldWrites = new Promise<void>((resolve) => { releaseWrites = resolve })
+    Object.defineProperty(store.env, 'flushed', { configurable: true, get: () => heldWrites })
+    const answered: number[] = []
+    const writes = [1, 2, 3].map((i) => replica.write(() => { nodes(store).putSync(['demo', `n${i}`], { v: i }); return i }, ABORT).then((v) => { answered.push(v) }))
+    await until(`${durability}: every batch committed while the syncs are held`, () => nodes(store).get(['demo', 'n3']) !== undefined)
+    if (durability === 'local') {
+      t.same(answered, [], 'local: no write answered before its sync')
+      releaseWrites()
+    }
+    await Promise.all(writes)
+    t.same(answered, [1, 2, 3], `${durability}: every write answered, in order`)
+    releaseWrites()
+    if (realFlushed !== undefined) Object.defineProperty(store.env, 'flushed', realFlushed)
+    else delete (store.env as { flushed?: unknown }).flushed
+    await replica.close().catch(() => undefined)
+    await closeShard(store)
+    removeDir(dir)
+    await nc.close()
+    await server.stop()
+  }
 })

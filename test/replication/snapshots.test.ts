@@ -59,7 +59,7 @@ t.test('snapshot, purge, restore on an empty host and on a standby the purge pas
       made.push(m)
     }
     const host: ReplicaHost = {
-      kv, nodeId: node, url: `http://${node}`, leaseMs: LEASE_MS, now: () => performance.now(),
+      kv, nodeId: node, url: `http://${node}`, leaseMs: LEASE_MS, durability: 'local', now: () => performance.now(),
       ownership: () => undefined,
       destroyKeys: (store, slots) => { (destroyed[node] ??= []).push(...slots); for (const s of slots) store.keys.destroy(s) },
       warn: (message, err?: unknown) => infos.push(`${node}: ${message}${err === undefined ? '' : ` ${String(err)}`}`), info: (message) => infos.push(`${node}: ${message}`),

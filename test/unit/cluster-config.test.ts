@@ -17,13 +17,13 @@ t.test('no cluster option: the single-machine mode', async (t) => {
 
 t.test('all three options: cluster mode with the default lease', async (t) => {
   t.same(loadConfig([], FULL).cluster, {
-    servers: ['nats://10.0.0.1:4222', 'nats://10.0.0.2:4222'], nodeId: 'host-a', kekFile: resolve('secrets/kek'), hostUrl: undefined, leaseMs: 5000, snapshots: SNAPSHOTS,
+    servers: ['nats://10.0.0.1:4222', 'nats://10.0.0.2:4222'], nodeId: 'host-a', kekFile: resolve('secrets/kek'), hostUrl: undefined, leaseMs: 5000, durability: 'local', snapshots: SNAPSHOTS,
   })
 })
 
 t.test('flags set them too, and win', async (t) => {
   const c = loadConfig(['--nats-url', 'nats://n1:4222', '--node-id', 'b', '--kek-file', '/k', '--lease-ms=2000'], FULL).cluster
-  t.same(c, { servers: ['nats://n1:4222'], nodeId: 'b', kekFile: '/k', hostUrl: undefined, leaseMs: 2000, snapshots: SNAPSHOTS })
+  t.same(c, { servers: ['nats://n1:4222'], nodeId: 'b', kekFile: '/k', hostUrl: undefined, leaseMs: 2000, durability: 'local', snapshots: SNAPSHOTS })
 })
 
 t.test('--cluster-url: the host\'s own address beside a shared public URL', async (t) => {
@@ -42,6 +42,13 @@ t.test('half a cluster configuration names what is missing', async (t) => {
   configError(t, () => loadConfig([], { SNAPSHOTS_KEPT: '3' }), /--snapshots-kept applies only in cluster mode/)
 })
 
+t.test('--cluster-durability: local by default, or quorum', async (t) => {
+  t.equal(loadConfig(['--cluster-durability', 'quorum'], FULL).cluster?.durability, 'quorum')
+  t.equal(loadConfig([], { ...FULL, CLUSTER_DURABILITY: 'local' }).cluster?.durability, 'local', 'or from CLUSTER_DURABILITY')
+  configError(t, () => loadConfig([], { ...FULL, CLUSTER_DURABILITY: 'none' }), /CLUSTER_DURABILITY must be one of local, quorum, got "none"/)
+  configError(t, () => loadConfig(['--cluster-durability', 'quorum'], {}), /--cluster-durability applies only in cluster mode/)
+})
+
 t.test('snapshot options', async (t) => {
   const c = loadConfig(['--snapshot-entries', '50', '--snapshot-interval', '10m', '--snapshots-kept', '3'], FULL).cluster
   t.same(c?.snapshots, { everyEntries: 50, everyMs: 600_000, keep: 3 })
@@ -58,5 +65,5 @@ t.test('bad values are refused', async (t) => {
 })
 
 t.test('--help lists the cluster options', async (t) => {
-  for (const flag of ['--nats-url', '--node-id', '--kek-file', '--lease-ms', '--snapshot-entries', '--snapshot-interval', '--snapshots-kept']) t.match(usage('main.js'), flag)
+  for (const flag of ['--nats-url', '--node-id', '--kek-file', '--lease-ms', '--cluster-durability', '--snapshot-entries', '--snapshot-interval', '--snapshots-kept']) t.match(usage('main.js'), flag)
 })

@@ -69,7 +69,7 @@ export class ShardReplica extends Replica {
       apply: (appended) => {
         const applied: Applied = { revoked: [], erasures: false }
         for (const a of appended) applyEntry(recorder, a.entry, a.sequence, applied)
-        return () => self.replica!.committed(applied)
+        return applied.erasures || applied.revoked.length > 0 ? () => self.replica!.committed(applied) : undefined
       },
       forget: () => forgetUncommitted(store),
       entries: entriesOf,

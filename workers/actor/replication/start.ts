@@ -106,7 +106,7 @@ async function startOn(nc: NatsConnection, options: ClusterOptions, hostUrl: str
   /** Each shard's group-commit batches, joined while its replica writes (src/replication/coalesced-writes.ts). */
   const coalesced = new Map<number, CoalescedWrites>()
   const host = {
-    kv, nodeId: options.nodeId, url: hostUrl, leaseMs: options.leaseMs, now,
+    kv, nodeId: options.nodeId, url: hostUrl, leaseMs: options.leaseMs, durability: options.durability, now,
     ownership: hooks.ownership, destroyKeys: hooks.destroyKeys, warn: hooks.warn, info: hooks.info,
   }
   const snapshotStore = await SnapshotStore.open(nc, options.servers.length, timeoutMs, hooks.warn)
