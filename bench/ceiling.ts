@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs'
 import uWS from 'uWebSockets.js'
 import { BUILT_IN_BODIES, isCeilingBodies, type CeilingBodies } from './ceiling-bodies'
-import { turnOffPretenuring } from '../src/lifecycle/v8-heap'
+import { turnOffPretenuring } from '../src/start/v8-heap'
 
 function loadBodies(argv: readonly string[]): CeilingBodies {
   const i = argv.indexOf('--bodies')
@@ -55,7 +55,7 @@ export function ceilingApp(bodies: CeilingBodies): uWS.TemplatedApp {
 }
 
 function main(): void {
-  // The same V8 setting as the service's threads (src/lifecycle/v8-heap.ts).
+  // The same V8 setting as the service's threads (src/start/v8-heap.ts).
   turnOffPretenuring()
   const bodies = loadBodies(process.argv.slice(2))
   const app = ceilingApp(bodies)

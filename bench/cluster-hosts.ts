@@ -5,7 +5,7 @@
 import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
 import { AUTH_LEASE_KEY, shardLeaseKey } from '../src/contract/cluster-names'
-import type { ClusterDurability } from '../src/contract/cluster-options'
+import type { ClusterDurability } from '../src/config/cluster-options'
 import { loadOrCreateMasterKey } from '../src/crypto/master-key'
 import { leaseBucket } from '../src/replication/lease-bucket'
 import { parseLease } from '../src/replication/lease-map'

@@ -12,11 +12,11 @@
 // `npm run bench` measures those; this measures the ratio.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { shardOf } from '../src/shard/tenant-hash'
+import { shardOf } from '../src/shards/tenant-hash'
 import type { Child } from './child'
 import { runCleanups, runMain } from './cleanup'
 import { startClusterHosts, SHARDS } from './cluster-hosts'
-import { CLUSTER_DURABILITIES, type ClusterDurability } from '../src/contract/cluster-options'
+import { CLUSTER_DURABILITIES, type ClusterDurability } from '../src/config/cluster-options'
 import { TENANTS } from './fixture'
 import { runLoad, type LoadResult } from './load'
 import { startLocalNats } from './nats-local'
@@ -29,7 +29,7 @@ import { writeJson } from './report'
 import { ROOT, prepareService, startService, tempDir } from './service'
 import { SCENARIOS, scenarioSeed, type Scenario, type ScenarioContext } from './scenarios'
 import { fetchCredentials } from './tokens'
-import { turnOffPretenuring } from '../src/lifecycle/v8-heap'
+import { turnOffPretenuring } from '../src/start/v8-heap'
 
 const log = (line: string): void => console.log(line)
 
@@ -138,7 +138,7 @@ function takeDurability(argv: string[]): { durability: ClusterDurability | undef
 }
 
 async function main(): Promise<number> {
-  // The same V8 setting as the service's threads (src/lifecycle/v8-heap.ts).
+  // The same V8 setting as the service's threads (src/start/v8-heap.ts).
   turnOffPretenuring()
   const { durability, rest } = takeDurability(process.argv.slice(2))
   if (durability === undefined) return 2

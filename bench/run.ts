@@ -29,7 +29,7 @@ import { runScale, scaleMarkdown } from './scale'
 import { OPEN_LOOP_FRACTIONS, rateFor } from './schedule'
 import { sourceFor, type Scenario, type ScenarioContext } from './scenarios'
 import { fetchCredentials } from './tokens'
-import { turnOffPretenuring } from '../src/lifecycle/v8-heap'
+import { turnOffPretenuring } from '../src/start/v8-heap'
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results')
 const SETTLE_MS = 500
@@ -245,7 +245,7 @@ function machine(): RunResults['machine'] {
 }
 
 async function main(): Promise<number> {
-  // The same V8 setting as the service's threads (src/lifecycle/v8-heap.ts).
+  // The same V8 setting as the service's threads (src/start/v8-heap.ts).
   turnOffPretenuring()
   const command = readCommandLine(process.argv.slice(2))
   if (command === undefined) return 2

@@ -2,47 +2,47 @@
 // auth store and bootstrap -> shard actors -> ready. Prints `listening
 // <bound address>` when ready. SIGTERM/SIGINT drain: stop accepting, answer
 // what is in flight (bounded), then close the actors and exit.
-// First: the relay of descriptor 2, before anything writes there or the log opens (src/stderr-guard.ts).
-import './start-stderr-guard'
+// First: the relay of descriptor 2, before anything writes there or the log opens (src/telemetry/stderr-guard.ts).
+import './telemetry/start-stderr-guard'
 import { readFileSync, writeSync } from 'node:fs'
-import { stderrFd, stderrGuarded } from './stderr-guard'
+import { stderrFd, stderrGuarded } from './telemetry/stderr-guard'
 import { AccessTokens } from './auth/models/access-tokens'
 import { applyAuthBootstrap } from './auth/helpers/apply-bootstrap'
 import { applyIdentityProviderBootstrap } from './auth/federation/bootstrap'
 import { identityProviderSecretKey } from './auth/federation/sealed-secret'
 import { openAuthStore } from './auth/models/auth-store'
 import { createOAuthServices, sweepOAuth } from './auth/oauth-services'
-import { publishSubscriptionEvents } from './publish-subscription-events'
+import { publishSubscriptionEvents } from './app/publish-subscription-events'
 import { PasswordHasher } from './auth/helpers/password-hasher'
 import { SigningPool } from './auth/helpers/signing-pool'
 import { readBootstrapFile, type Bootstrap } from './bootstrap/bootstrap-file'
-import { now, useOffsetClockFromEnv } from './clock'
-import { ConfigError, isDemoBootstrap, loadConfig, usage, wantsHelp, type Config } from './config'
+import { now, useOffsetClockFromEnv } from './core/clock'
+import { ConfigError, isDemoBootstrap, loadConfig, usage, wantsHelp, type Config } from './config/load-config'
 import { deriveKey } from './crypto/master-key'
 import { readKekFile } from './crypto/kek-file'
 import { deliveryOptions, WebhookDelivery } from './events/webhook-delivery'
 import { WebhookPolicy } from './net/webhook-policy'
-import { listen } from './server'
-import { drain, inFlight } from './front/in-flight'
-import { StreamBuffers } from './front/stream'
-import { lockDataDir } from './lifecycle/data-dir-lock'
-import { tuneHeap } from './lifecycle/v8-heap'
-import { privateDataDir, privateUmask } from './lifecycle/file-modes'
-import type { Services } from './services'
+import { listen } from './app/server'
+import { drain, inFlight } from './http/in-flight'
+import { StreamBuffers } from './http/stream'
+import { lockDataDir } from './start/data-dir-lock'
+import { tuneHeap } from './start/v8-heap'
+import { privateDataDir, privateUmask } from './start/file-modes'
+import type { Services } from './app/services'
 import { Metamodel } from './model/metamodel'
 import { Urls } from './contract/urls'
-import { ActorPool, ShardRefused } from './shard/actor-pool'
-import { openDataDir, recordFormat } from './data-dir'
-import { environmentsOf, verifyEnvironments } from './lmdb-check'
+import { ActorPool, ShardRefused } from './shards/actor-pool'
+import { openDataDir, recordFormat } from './start/data-dir'
+import { environmentsOf, verifyEnvironments } from './start/lmdb-check'
 import { AddressSet } from './net/addresses'
 import { GatewayLimits } from './gateway/limits'
 import { ensureShredLog } from './crypto/shred-log'
 import { takeBackup } from './backups/take-backup'
 import { backupShardsThroughActors } from './backups/through-actors'
-import { flushLog, log, setLogLevel, startLogThread } from './log'
+import { flushLog, log, setLogLevel, startLogThread } from './telemetry/log'
 import { readiness } from './operations/health'
 import { registerSources } from './operations/sources'
-import { hostUrlOf } from './contract/cluster-options'
+import { hostUrlOf } from './config/cluster-options'
 
 const SWEEP_INTERVAL_MS = 10 * 60_000
 
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     await applyAuthBootstrap(authStore, hasher, boot, deriveKey(masterKey, 'bootstrap secret digest v1'))
     await applyIdentityProviderBootstrap(authStore, boot.identityProviders, idpSecretKey)
     await oauth.keys.ensureActiveKey()
-    // Format 1 -> 2 (src/shard/manifest.ts): the refresh-token user index moved to array keys.
+    // Format 1 -> 2 (src/shards/manifest.ts): the refresh-token user index moved to array keys.
     if (opened.formatOnDisk < 2) await oauth.refreshTokens.rebuildUserIndex()
   }
   if (config.cluster === undefined) await prepareAuthStore()

@@ -1,4 +1,4 @@
-// Worker thread of the master-key rotation command (src/rotate-master-key.ts):
+// Worker thread of the master-key rotation command (src/commands/rotate-master-key.ts):
 // the shards of a data directory copy, each opened with the old master key
 // and rotated to the new one (store/rekey-shard.ts). Posts one line per shard.
 import { parentPort, workerData } from 'node:worker_threads'

@@ -11,7 +11,7 @@ import { decodeRequests, encodeReplies } from '../src/contract/codec'
 import type { ActorConfig, ActorRequest } from '../src/contract/messages'
 import { deriveKey } from '../src/crypto/master-key'
 import { readKekFile } from '../src/crypto/kek-file'
-import { now, useOffsetClockFromEnv } from '../src/clock'
+import { now, useOffsetClockFromEnv } from '../src/core/clock'
 import { BlindIndex } from './crypto/blind-index'
 import { GroupCommit, type WriteItem } from './actor/group-commit'
 import { asStream, kindOf, operationTable, runOperation, runTask } from './actor/operations'
@@ -33,7 +33,7 @@ import { observeWrites } from './store/kept-reads'
 import { shredKeys } from './store/shred-keys'
 import { ShardUnavailable } from './store/unavailable'
 import type { Replication } from './actor/replication/start'
-import { hostUrlOf } from '../src/contract/cluster-options'
+import { hostUrlOf } from '../src/config/cluster-options'
 
 const config = workerData as ActorConfig
 // The front thread's clock (tests move it through CLOCK_OFFSET_FILE): timestamps, schedules and retention follow it.

@@ -1,7 +1,7 @@
 // Reads LMDB environments to their end, in a process of its own: LMDB trusts
 // its pages, and a damaged page makes it abort (an assertion) or fault
 // (SIGBUS) in whatever process reads it. Run before the server opens the
-// data directory (src/lmdb-check.ts), a damaged file stops this process, not
+// data directory (src/start/lmdb-check.ts), a damaged file stops this process, not
 // the server, which then refuses to start with the reason.
 //   node dist/workers/verify-lmdb.js <environment directory>...
 // Prints one line per environment, "ok <dir>", "damaged <dir>: <reason>" or,

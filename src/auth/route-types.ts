@@ -2,7 +2,7 @@
 // that receive the path parameters the pattern captured; `scope` makes the
 // dispatcher check the bearer token before anything else (the admin API).
 import type { TSchema } from '@sinclair/typebox'
-import type { Exchange } from '../front/exchange'
+import type { Exchange } from '../http/exchange'
 import { oauthMethod, type AuthServices, type OAuthMethod } from './services'
 
 export type { OAuthMethod } from './services'

@@ -3,8 +3,8 @@
 // receives the captures by name (its `params` schema). Methods with `scope`
 // need a bearer token with it, checked by the dispatcher before the body is
 // read (the admin API). To add a route: docs/architecture.md.
-import { ApiError } from '../errors'
-import type { RouteMethods, RouteTable } from '../front/route'
+import { ApiError } from '../core/errors'
+import type { RouteMethods, RouteTable } from '../http/route'
 import * as adminBackups from './endpoints/admin/backups'
 import * as adminClients from './endpoints/admin/clients'
 import * as adminPackages from './endpoints/admin/packages'

@@ -1,12 +1,12 @@
 // What the authorization service's handlers are handed (built once in
 // src/main.ts). The graph routes declare their own part (src/graph/services.ts);
-// the root composition (src/services.ts) is both.
+// the root composition (src/app/services.ts) is both.
 import type { AccessTokens } from './models/access-tokens'
 import type { OAuthServices } from './oauth-services'
 import type { PasswordHasher } from './helpers/password-hasher'
 import type { AddressSet } from '../net/addresses'
-import { declareFor, type RouteMethod } from '../front/route'
-import type { ActorPool } from '../shard/actor-pool'
+import { declareFor, type RouteMethod } from '../http/route'
+import type { ActorPool } from '../shards/actor-pool'
 import type { BackupResult } from '../backups/take-backup'
 
 export interface AuthServices {

@@ -2,8 +2,8 @@
 // the same copies the actors make online, made here from the files.
 import { join } from 'node:path'
 import { open, type RootDatabase } from 'lmdb'
-import { ConfigError } from '../config'
-import { readManifest } from '../shard/manifest'
+import { ConfigError } from '../config/load-config'
+import { readManifest } from '../shards/manifest'
 import { backupShard } from '../../workers/crypto/backup-copy'
 import { journalDir, ShardJournal } from '../../workers/journal/shard-journal'
 import { takeBackup, type BackupResult } from './take-backup'

@@ -3,8 +3,8 @@
 // data key destroyed after the backup is destroyed in the copy too before
 // anything is served (the shards apply it: workers/store/shred-keys.ts).
 import { existsSync } from 'node:fs'
-import { ConfigError } from '../config'
-import type { Manifest } from '../shard/manifest'
+import { ConfigError } from '../config/load-config'
+import type { Manifest } from '../shards/manifest'
 
 export interface Restore {
   /** The generation of the installation the backup was taken from: the shred-log lines to apply. */

@@ -6,9 +6,9 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs'
 import { isAbsolute, join } from 'node:path'
 import type { RootDatabase } from 'lmdb'
-import { ConfigError } from '../config'
+import { ConfigError } from '../config/load-config'
 import { syncPath } from '../crypto/synced-files'
-import { writeManifest, type Manifest } from '../shard/manifest'
+import { writeManifest, type Manifest } from '../shards/manifest'
 import { copyEnvironment } from '../../workers/crypto/backup-copy'
 
 export interface BackupSource {

@@ -1,5 +1,5 @@
 // The running server's shards, each copied by its own actor while it serves.
-import type { ActorPool } from '../shard/actor-pool'
+import type { ActorPool } from '../shards/actor-pool'
 
 export function backupShardsThroughActors(pool: ActorPool, shardCount: number): (to: string) => Promise<void> {
   return (to) => new Promise((resolve, reject) => {

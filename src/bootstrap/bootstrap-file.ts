@@ -4,7 +4,7 @@
 // bad path.
 import { readFileSync } from 'node:fs'
 import { MAX_NAME_CHARS } from '../model/name-limit'
-import { ConfigError } from '../config'
+import { ConfigError } from '../config/load-config'
 import { Type, type Static, type TRecord, type TSchema, type TString } from '@sinclair/typebox'
 import { MetamodelDoc, PROPERTY_TYPES, PropertyDef, PropertyType, TypeDef } from '../model/metamodel'
 import { RULE, SCHEMAS } from '../schema/compiler'

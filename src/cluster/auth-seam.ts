@@ -5,7 +5,7 @@
 // on one machine nothing of this loads.
 import type { HttpRequest } from 'uWebSockets.js'
 import type { AccessTokenRecord } from '../auth/models/auth-store'
-import type { Exchange } from '../front/exchange'
+import type { Exchange } from '../http/exchange'
 
 export interface AuthCluster {
   /** Whether this host serves the authorization service now (it holds a valid auth lease). */

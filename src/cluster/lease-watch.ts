@@ -3,7 +3,7 @@
 import { Kvm, type KV } from '@nats-io/kv'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { LEASE_BUCKET } from '../contract/cluster-names'
-import { log } from '../log'
+import { log } from '../telemetry/log'
 import { type LeaseMap, parseLease, shardOfLeaseKey } from '../replication/lease-map'
 
 /** Opens the bucket (the shard actors create it; until then, retries every second) and follows it until `stopped()`. */

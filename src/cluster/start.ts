@@ -3,11 +3,11 @@
 // own NATS connection, the lease watch, forwarding both ways, and the
 // readiness check and metrics of a cluster host.
 import { connect } from '@nats-io/transport-node'
-import { ConfigError } from '../config'
-import type { ClusterOptions } from '../contract/cluster-options'
-import { log } from '../log'
-import { clusterOwnedShards } from '../metrics'
-import type { ActorPool } from '../shard/actor-pool'
+import { ConfigError } from '../config/load-config'
+import type { ClusterOptions } from '../config/cluster-options'
+import { log } from '../telemetry/log'
+import { clusterOwnedShards } from '../telemetry/metrics'
+import type { ActorPool } from '../shards/actor-pool'
 import { Forwarding, type OwnedLocally } from './forwarding'
 import { LeaseMap } from '../replication/lease-map'
 import { watchLeases } from './lease-watch'

@@ -1,6 +1,6 @@
 // The messages between the front thread and the shard actors. Plain data
 // only, so they cross MessagePorts through the one codec (src/contract/codec.ts).
-import type { ErrorType } from '../errors'
+import type { ErrorType } from '../core/errors'
 import type { ImportLine } from './tenant-export'
 
 export interface NodeRef { ns: string; type: string; id: string }
@@ -113,14 +113,14 @@ export type ActorRequest =
 export type ActorReply =
   | {
     kind: 'ok'; id: number; status: number; body: string | undefined; total: number | undefined
-    /** The shard's write counter this answer stays true for (a kept single answer: workers/store/kept-reads.ts; src/shard/kept-answers.ts). */
+    /** The shard's write counter this answer stays true for (a kept single answer: workers/store/kept-reads.ts; src/shards/kept-answers.ts). */
     kept?: number | undefined
   }
   | { kind: 'error'; id: number; type: ErrorType; message: string; /** Seconds for Retry-After (cluster mode's 503: one lease period). */ retryAfter?: number }
   /** A slice of a stream, as the text the front thread writes unchanged (one flat string: workers/actor/stream-body.ts says why not bytes). */
   | {
     kind: 'chunks'; id: number
-    /** Bytes only when the front thread serves a neighbourhood it kept (src/shard/kept-answers.ts). */
+    /** Bytes only when the front thread serves a neighbourhood it kept (src/shards/kept-answers.ts). */
     body: string | Uint8Array
     done: boolean
     /** With done, on a stream's one slice: the whole answer is kept, true while the shard's write counter is this. */
@@ -135,7 +135,7 @@ export type ActorReply =
   | { kind: 'started'; id: 0 }
   /** Unsolicited (id 0), instead of `started`: a shard is damaged; the actor stops. */
   | { kind: 'refused'; id: 0; message: string }
-  /** Unsolicited (id 0), about once a second while there is something to say: what each shard did since (src/shard/shard-stats.ts). */
+  /** Unsolicited (id 0), about once a second while there is something to say: what each shard did since (src/shards/shard-stats.ts). */
   | { kind: 'stats'; id: 0; shards: ShardStats[] }
   /** Unsolicited (id 0): a log record of the actor; `requests` are the calls it concerns (the front thread names their request ids). */
   /** Cluster mode: this actor gained or lost a shard's lease (epoch of the lease it held or now holds). */
@@ -171,7 +171,7 @@ export interface ActorConfig {
   eventRetentionCount: number
   /** The data directory existed before this start: every shard must already have its files. */
   existing: boolean
-  /** The disk format the shards are in, and the one to migrate them to (src/shard/manifest.ts). */
+  /** The disk format the shards are in, and the one to migrate them to (src/shards/manifest.ts). */
   formatOnDisk: number
   formatVersion: number
   /** Where destroyed data keys are logged before their slots are zeroed (src/crypto/shred-log.ts). */
@@ -181,7 +181,7 @@ export interface ActorConfig {
   /** Set on a restored backup: apply the shred-log lines of this generation before serving. */
   restore: { generation: string | undefined } | undefined
   /** Cluster mode (docs/cluster.md): each shard is served only under a lease; undefined = the single-machine mode. */
-  cluster: import('./cluster-options').ClusterOptions | undefined
+  cluster: import('../config/cluster-options').ClusterOptions | undefined
   /** One write counter per shard, shared by every actor (workers/store/write-generations.ts). */
   writeGenerations: Int32Array
 }

@@ -8,7 +8,7 @@
 // KEK, which wraps every new key; any further lines are previous KEKs, kept
 // only while a rotation re-wraps the keys they wrapped.
 import { existsSync } from 'node:fs'
-import { ConfigError } from '../config'
+import { ConfigError } from '../config/load-config'
 import { MASTER_KEY_BYTES, readPrivateFile } from './master-key'
 
 /** The keys that wrap data keys: `current` wraps, every key of `all` (current first) may unwrap. */

@@ -4,7 +4,7 @@
 import { randomBytes, createHmac } from 'node:crypto'
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { ConfigError } from '../config'
+import { ConfigError } from '../config/load-config'
 
 export const MASTER_KEY_BYTES = 32
 

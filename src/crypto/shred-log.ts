@@ -8,7 +8,7 @@
 // slot: no tenant, consent reference or key material.
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { ConfigError } from '../config'
+import { ConfigError } from '../config/load-config'
 
 export interface ShredEntry {
   /** The generation of the installation that destroyed the key (manifest.json `generation`). */

@@ -2,11 +2,11 @@
 // GET /{tenant}/events and the authorization service's GET /oauth2/v1/events
 // (one implementation): events with sequence > after, at most `limit`; when
 // there are none, wait up to `wait` seconds for the log to grow.
-import { ApiError } from '../errors'
-import type { Exchange } from '../front/exchange'
-import { onDrain } from '../front/in-flight'
-import type { ActorPool } from '../shard/actor-pool'
-import { answer } from '../front/answer'
+import { ApiError } from '../core/errors'
+import type { Exchange } from '../http/exchange'
+import { onDrain } from '../http/in-flight'
+import type { ActorPool } from '../shards/actor-pool'
+import { answer } from '../http/answer'
 import type { ActorReply } from '../contract/messages'
 
 export const MAX_LIMIT = 1000

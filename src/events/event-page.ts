@@ -2,7 +2,7 @@
 // stream, webhooks): the actor's `readEvents` answer split into one JSON
 // envelope per event, each with its sequence, and its failures sorted into
 // the three a consumer handles differently.
-import type { ActorPool } from '../shard/actor-pool'
+import type { ActorPool } from '../shards/actor-pool'
 import type { ActorReply } from '../contract/messages'
 
 export interface LoggedEvent {

@@ -5,7 +5,7 @@
 // subscriptionCancelled_v1 with `metadata.schema` in the payload; a consumer
 // that asks for the deprecated subscriptionCreated_v2 or _v1 gets those
 // shapes, derived from v3 at read time. The writer is
-// src/publish-subscription-events.ts (it knows the auth service's changes;
+// src/app/publish-subscription-events.ts (it knows the auth service's changes;
 // this reader does not).
 
 /** The log of the topic owned by platform.authorization; "@" keeps it apart from every tenant's log. */

@@ -7,23 +7,23 @@
 // 2xx came just before a crash may arrive again (receivers dedupe on
 // `sequence`). A failure is retried after RETRY_BASE doubling per failure up
 // to 300 times RETRY_BASE (1 s ... 5 min by default); a webhook failing for a
-// day (by the one clock, src/clock.ts) is suspended and so shown in its GET.
+// day (by the one clock, src/core/clock.ts) is suspended and so shown in its GET.
 // Each hook's live state (phase and saves) is src/events/webhook-hook.ts.
 // Connections go only where the webhook policy allows (src/net/webhook-policy.ts);
 // lastError tells the tenant that delivery failed, never what an address or
 // port answered, so it cannot be used to map a network.
 import { createHmac } from 'node:crypto'
 import { request, type Dispatcher } from 'undici'
-import { now } from '../clock'
-import type { ActorPool } from '../shard/actor-pool'
+import { now } from '../core/clock'
+import type { ActorPool } from '../shards/actor-pool'
 import type { ActorReply, WebhookTarget } from '../contract/messages'
 import { readHead, readPage, TenantWakeups, type LoggedEvent } from './event-page'
 import { Hook } from './webhook-hook'
 import { guardedAgent } from './webhook-connector'
 import type { WebhookPolicy } from '../net/webhook-policy'
-import { audit, log } from '../log'
-import { describeCause } from '../errors'
-import { webhookLagSeconds, webhookSuspensions } from '../metrics'
+import { audit, log } from '../telemetry/log'
+import { describeCause } from '../core/errors'
+import { webhookLagSeconds, webhookSuspensions } from '../telemetry/metrics'
 
 export const SIGNATURE_HEADER = 'platform-signature'
 /** The back-off stops doubling at this multiple of the base (1 s -> 5 min). */

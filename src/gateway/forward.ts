@@ -10,15 +10,15 @@ import { STATUS_CODES } from 'node:http'
 import { Readable } from 'node:stream'
 import type { HttpRequest } from 'uWebSockets.js'
 import { request, errors as undiciErrors, type Dispatcher } from 'undici'
-import { ApiError } from '../errors'
-import type { Exchange } from '../front/exchange'
+import { ApiError } from '../core/errors'
+import type { Exchange } from '../http/exchange'
 import type { AuthServices } from '../auth/services'
 import { proxyUrlOf } from '../contract/urls'
 import { IDENTITY_HEADERS, identityHeaders } from './identity'
 import type { GatewayServices } from './limits'
 import { UrlRewriter } from './url-rewriter'
 import { forwardedSegments } from './target-path'
-import { log } from '../log'
+import { log } from '../telemetry/log'
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and what the gateway sets itself. */
 const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', ...IDENTITY_HEADERS])

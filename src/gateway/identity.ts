@@ -4,7 +4,7 @@
 // service; the identity goes in platform-* headers, which the gateway
 // strips from what the client sent so that no client can forge them.
 import { randomBytes } from 'node:crypto'
-import { ApiError } from '../errors'
+import { ApiError } from '../core/errors'
 import { liveBearer } from '../auth/helpers/bearer'
 import { allowedServices } from '../auth/endpoints/tokeninfo'
 import type { AuthServices } from '../auth/services'

@@ -1,7 +1,7 @@
 // The gateway's options and its per-service cap on concurrent upstream
 // requests (one more is refused with 503 rather than queued: a slow service
 // must not hold the front thread's memory).
-import { ApiError } from '../errors'
+import { ApiError } from '../core/errors'
 
 export interface GatewayOptions {
   /** how long to wait for a service's response headers, and between two body chunks */

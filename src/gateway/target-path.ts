@@ -4,7 +4,7 @@
 // undici's URL parser resolves "../" and "%2e%2e/" itself. So every segment
 // that any of those readings turns into "." or ".." is resolved here, and
 // what is forwarded holds none: no upstream can climb out of the source path.
-import { ApiError } from '../errors'
+import { ApiError } from '../core/errors'
 
 /** At most this many rounds of percent-decoding ("%25252e" is three). */
 const DECODING_ROUNDS = 4

@@ -3,12 +3,12 @@
 // `sub` is the consent's subject (checked by the shard actor, which holds it).
 import { MANAGE_SCOPE } from '../auth/helpers/bearer'
 import type { AccessTokenRecord } from '../auth/models/auth-store'
-import { ApiError } from '../errors'
+import { ApiError } from '../core/errors'
 import { graphMethod, type GraphHandler } from './services'
 import type { ConsentCaller } from '../contract/messages'
-import { answer } from '../front/answer'
+import { answer } from '../http/answer'
 import { ConsentBody, ConsentParams, ConsentRefParams, PropertyNames } from './params'
-import { checkKeyBytes } from '../front/key-length'
+import { checkKeyBytes } from '../http/key-length'
 import { MAX_ID_BYTES, MAX_PROPERTY_BYTES } from './validate'
 
 function caller(token: AccessTokenRecord): ConsentCaller {

@@ -11,7 +11,7 @@
 import type { WebSocket } from 'uWebSockets.js'
 import type { GraphServices } from './services'
 import { readHead, readPage, type LoggedEvent, type TenantWakeups } from '../events/event-page'
-import { log } from '../log'
+import { log } from '../telemetry/log'
 
 export const PAGE_SIZE = 100
 /** Sending pauses while uWebSockets.js buffers this much for the socket. */

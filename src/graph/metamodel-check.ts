@@ -3,7 +3,7 @@
 // value of the wrong type is 400 validation_violation naming it. A value's
 // type is checked by its schema (one compiled function per property type);
 // which property is declared, and whether the type is open, is the metamodel's.
-import { ApiError } from '../errors'
+import { ApiError } from '../core/errors'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { own } from '../model/own-key'
 import { PROPERTY_TYPES, type Metamodel, type PropertyType, type TypeDef } from '../model/metamodel'

@@ -1,6 +1,6 @@
 // GET /{tenant}/metamodel[/nodes/{ns}/{type} | /relations/{6 segments}]: the
 // definitions the `schema` URLs of every answer point to.
-import { ApiError } from '../errors'
+import { ApiError } from '../core/errors'
 import { graphMethod } from './services'
 import { MetamodelNodeParams, MetamodelRelationParams } from './params'
 

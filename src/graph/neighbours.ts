@@ -1,6 +1,6 @@
 // GET /{tenant}/neighbours/{fromNode}: streamed, source node first.
 import { graphMethod } from './services'
-import { streamFormat, streamScan } from '../front/stream'
+import { streamFormat, streamScan } from '../http/stream'
 import { NodeParams } from './params'
 
 export const getNeighbours = graphMethod({

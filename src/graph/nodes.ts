@@ -1,9 +1,9 @@
 // /{tenant}/nodes/...: count (HEAD), list, and a node and its properties.
 // The path's parts are checked by their schemas (src/graph/params.ts).
-import { ApiError } from '../errors'
+import { ApiError } from '../core/errors'
 import { graphMethod } from './services'
-import { streamFormat, streamScan } from '../front/stream'
-import { answer } from '../front/answer'
+import { streamFormat, streamScan } from '../http/stream'
+import { answer } from '../http/answer'
 import { traceId, writeContext } from './write-context'
 import { checkNodeWrite } from './metamodel-check'
 import { ListQuery, NodeParams, NodeProperties, NodePropertyParams, NodeTypeParams, PropertyValue } from './params'

@@ -5,7 +5,7 @@
 import { Type, type Static, type TRecord, type TString, type TUnknown } from '@sinclair/typebox'
 import type { RelationRef } from '../contract/messages'
 import type { AccessTokenRecord } from '../auth/models/auth-store'
-import { CHECK, ERROR_MESSAGE } from '../front/schemas'
+import { CHECK, ERROR_MESSAGE } from '../http/schemas'
 
 /** What the graph's authentication adds to every handler's input: the path's tenant and the caller's token. */
 export interface GraphCaller {

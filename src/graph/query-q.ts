@@ -1,7 +1,7 @@
 // Parses the list GET's single criterion (spec 4): `name:"John Smith"` for a
 // string (letters, digits and white space inside the quotes) or
 // `age:42` / `vip:true` for a number or boolean.
-import { ApiError } from '../errors'
+import { ApiError } from '../core/errors'
 import type { Criterion } from '../contract/messages'
 
 const STRING_FORM = /^([^:\s"]+):"([\p{L}\p{N}\s]*)"$/u

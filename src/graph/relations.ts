@@ -1,7 +1,7 @@
 // /{tenant}/relations/{fromNode}/{toNode}/{relationship} and the counter POST.
 // The path's parts are checked by their schemas (src/graph/params.ts).
 import { graphMethod } from './services'
-import { answer } from '../front/answer'
+import { answer } from '../http/answer'
 import { traceId, writeContext } from './write-context'
 import { checkCounter, checkRelationWrite } from './metamodel-check'
 import { CounterParams, RelationParams, RelationProperties, relationOf } from './params'

@@ -3,7 +3,7 @@
 // src/graph/params.ts) and the scope. To add a route: write the handler with
 // graphMethod (src/graph/services.ts) and add its line here (docs/architecture.md).
 import { MANAGE_SCOPE, VIEW_SCOPE } from '../auth/helpers/bearer'
-import type { RouteTable } from '../front/route'
+import type { RouteTable } from '../http/route'
 import * as webhooks from './webhook-routes'
 import type { GraphHandler, GraphServices } from './services'
 import * as consents from './consents'

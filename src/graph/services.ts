@@ -1,12 +1,12 @@
 // What the graph routes' handlers are handed (built once in src/main.ts;
-// the root composition, src/services.ts, is this and the auth part).
+// the root composition, src/app/services.ts, is this and the auth part).
 import type { AccessTokens } from '../auth/models/access-tokens'
 import type { Urls } from '../contract/urls'
-import { declareFor, type RouteMethod } from '../front/route'
-import type { StreamBuffers } from '../front/stream'
+import { declareFor, type RouteMethod } from '../http/route'
+import type { StreamBuffers } from '../http/stream'
 import type { Metamodel } from '../model/metamodel'
 import type { WebhookPolicy } from '../net/webhook-policy'
-import type { ActorPool } from '../shard/actor-pool'
+import type { ActorPool } from '../shards/actor-pool'
 import type { GraphCaller } from './params'
 
 export interface GraphServices {

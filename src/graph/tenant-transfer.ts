@@ -1,16 +1,16 @@
 // GET /graph/v1/{tenant}/export and POST /graph/v1/{tenant}/import (manage
 // scope): moving a tenant between installations (docs/contracts.md, *Tenant
-// export and import*; commands src/export-tenant.ts, src/import-tenant.ts).
+// export and import*; commands src/commands/export-tenant.ts, src/commands/import-tenant.ts).
 // The export streams NDJSON from the tenant's shard with back-pressure; the
 // import takes one bounded batch of those lines per request (a JSON array),
 // checked here for shape and applied by the shard in one transaction.
-import { ApiError } from '../errors'
+import { ApiError } from '../core/errors'
 import type { NodeRef } from '../contract/messages'
 import type { ImportLine } from '../contract/tenant-export'
-import { answer } from '../front/answer'
-import { checkKeyBytes } from '../front/key-length'
-import { parseJson } from '../front/parse-json'
-import { streamScan } from '../front/stream'
+import { answer } from '../http/answer'
+import { checkKeyBytes } from '../http/key-length'
+import { parseJson } from '../http/parse-json'
+import { streamScan } from '../http/stream'
 import { graphMethod } from './services'
 import { MAX_ID_BYTES, MAX_PROPERTY_BYTES, nodeRef } from './validate'
 import { checkNodeWrite, checkRelationWrite, nodeTypeOf, relationTypeOf } from './metamodel-check'

@@ -3,7 +3,7 @@
 // (2026-12-01T10:00:00Z, 2026-12-01T11:00:00+01:00) or a duration of days,
 // hours, minutes and seconds from now: ISO form `P1DT2H30M5S`, `PT90S`, or the
 // short form `1d2h30m5s`, `90s`, `1h30m`. Anything else is 400.
-import { ApiError } from '../errors'
+import { ApiError } from '../core/errors'
 import type { Timing } from '../contract/messages'
 
 const ISO_DURATION = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/

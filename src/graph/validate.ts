@@ -1,8 +1,8 @@
 // Input checks of the graph routes, at the edge: path segments, reserved
 // property names (spec 7), bodies, the consent-reference header and `limit`.
-import { ApiError } from '../errors'
+import { ApiError } from '../core/errors'
 import type { NodeRef, RelationRef } from '../contract/messages'
-import { checkKeyBytes } from '../front/key-length'
+import { checkKeyBytes } from '../http/key-length'
 
 /**
  * Limits that keep every LMDB key under its 1978-byte maximum, measured as

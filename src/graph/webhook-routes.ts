@@ -4,9 +4,9 @@
 // change from the actor. Also the plain-HTTP answer of the stream path.
 // A URL whose host is a non-public address or a local/metadata name is
 // refused at once (src/net/webhook-policy.ts); delivery checks the resolved address.
-import { ApiError } from '../errors'
+import { ApiError } from '../core/errors'
 import { graphMethod } from './services'
-import { answer } from '../front/answer'
+import { answer } from '../http/answer'
 import { WebhookBody, WebhookParams } from './params'
 import type { WebhookPolicy } from '../net/webhook-policy'
 

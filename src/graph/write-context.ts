@@ -1,8 +1,8 @@
 // What every graph write carries to its shard actor: the consent reference,
 // the client, the trace id and the scheduling and decay headers, read once.
 import type { AccessTokenRecord } from '../auth/models/auth-store'
-import { now } from '../clock'
-import type { Exchange } from '../front/exchange'
+import { now } from '../core/clock'
+import type { Exchange } from '../http/exchange'
 import type { WriteContext } from '../contract/messages'
 import { timing } from './timing'
 import { consentReference } from './validate'

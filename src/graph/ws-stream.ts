@@ -4,15 +4,15 @@
 import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import { authorize, bearerToken, VIEW_SCOPE } from '../auth/helpers/bearer'
 import type { GraphServices } from './services'
-import { ApiError } from '../errors'
+import { ApiError } from '../core/errors'
 import { TenantWakeups } from '../events/event-page'
-import { Exchange } from '../front/exchange'
-import { isDraining } from '../front/in-flight'
+import { Exchange } from '../http/exchange'
+import { isDraining } from '../http/in-flight'
 import { originOf } from '../net/origin'
-import type { ActorPool } from '../shard/actor-pool'
+import type { ActorPool } from '../shards/actor-pool'
 import { CLOSE, EventStream, type StreamData } from './event-stream'
 import { tenantSegment } from './validate'
-import { eventStreamsOpen } from '../metrics'
+import { eventStreamsOpen } from '../telemetry/metrics'
 
 /** Registered before the catch-all route; uWebSockets.js hands requests without an upgrade on to it. */
 export const STREAM_PATTERN = '/graph/v1/:tenant/events/stream'
@@ -40,7 +40,7 @@ function firstProtocol(offered: string): string {
 }
 
 /**
- * The open event streams of one server (src/server.ts owns it): every socket,
+ * The open event streams of one server (src/app/server.ts owns it): every socket,
  * so that a shutdown can say goodbye (1001) rather than drop the connections,
  * and the count per tenant, so that one tenant's clients cannot hold every
  * socket and its memory.

@@ -3,8 +3,8 @@
 import { unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { AuthStore } from '../auth/models/auth-store'
-import { isDraining } from '../front/in-flight'
-import type { ActorPool } from '../shard/actor-pool'
+import { isDraining } from '../http/in-flight'
+import type { ActorPool } from '../shards/actor-pool'
 
 export const OK = 'ok'
 

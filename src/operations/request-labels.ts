@@ -2,7 +2,7 @@
 // route template (never the raw path, which can hold a consent reference)
 // and, for changes, the audit action.
 import type { AccessTokenRecord } from '../auth/models/auth-store'
-import type { PendingAudit } from '../front/access-log'
+import type { PendingAudit } from '../http/access-log'
 
 /**
  * A template per route-table pattern, built once: a string built per request

@@ -3,9 +3,9 @@
 import { collectDefaultMetrics, Gauge } from 'prom-client'
 import type { AuthStore } from '../auth/models/auth-store'
 import { isBlocked } from '../auth/models/lockout'
-import { now } from '../clock'
-import { registry } from '../metrics'
-import type { ActorPool } from '../shard/actor-pool'
+import { now } from '../core/clock'
+import { registry } from '../telemetry/metrics'
+import type { ActorPool } from '../shards/actor-pool'
 
 export function registerSources(pool: ActorPool, authStore: AuthStore): void {
   collectDefaultMetrics({ register: registry })

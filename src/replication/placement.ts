@@ -3,7 +3,7 @@
 // set, a host joining or leaving moves only the shards it wins or held, and
 // shards spread evenly on average (not exactly: with few shards one host may
 // prefer more than its share). A preference only: leases decide ownership.
-import { fnv1a } from '../shard/tenant-hash'
+import { fnv1a } from '../shards/tenant-hash'
 
 /** fnv1a's bits mixed (murmur3's finaliser): fnv1a alone differs too little between similar ids. */
 function score(shard: number, node: string): number {

@@ -12,7 +12,7 @@
 //   snapshot exists, it restores the newest snapshot the stream continues
 //   and follows from there.
 import { rmSync } from 'node:fs'
-import type { SnapshotOptions } from '../contract/cluster-options'
+import type { SnapshotOptions } from '../config/cluster-options'
 import type { SnapshotInfo, SnapshotStore, SnapshotUnit } from './snapshot-store'
 import type { StreamLog } from './stream-log'
 

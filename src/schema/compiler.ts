@@ -13,7 +13,7 @@
 // bootstrap file).
 import Ajv from 'ajv'
 import type { TSchema } from '@sinclair/typebox'
-import { ApiError } from '../errors'
+import { ApiError } from '../core/errors'
 import { firstFieldError, type FieldError } from './field-error'
 
 export const CHECK = 'x-check'

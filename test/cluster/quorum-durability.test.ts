@@ -10,7 +10,7 @@
 import t from 'tap'
 import { copyFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { shardOf } from '../../src/shard/tenant-hash'
+import { shardOf } from '../../src/shards/tenant-hash'
 import { graphsThroughEveryHost } from './helpers/graphs'
 import { clusterFile, ownerAndOther, SHARDS, type Leases } from './helpers/leases'
 import type { Host } from './helpers/cluster'

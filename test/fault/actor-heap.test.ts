@@ -1,4 +1,4 @@
-// --actor-heap-mb (src/config.ts): each shard actor thread runs with its V8
+// --actor-heap-mb (src/config/load-config.ts): each shard actor thread runs with its V8
 // old generation capped, so the process's private memory stays bounded; an
 // actor that outgrows the cap dies alone and is restarted, its calls in
 // flight answered 503, and the process keeps serving. The actor here is a
@@ -7,8 +7,8 @@ import t, { type Test } from 'tap'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { log } from '../../src/log'
-import { ActorPool } from '../../src/shard/actor-pool'
+import { log } from '../../src/telemetry/log'
+import { ActorPool } from '../../src/shards/actor-pool'
 import type { ActorReply, Operation } from '../../src/contract/messages'
 
 /** The compiled codec, which the stand-in speaks as a real actor does. */
@@ -68,7 +68,7 @@ t.test('the cap reaches the actor thread', async (t) => {
 
 t.test('an actor that outgrows the cap dies alone and is restarted', async (t) => {
   const pool = await startPool(t, 64)
-  // The pool logs through the server log (src/log.ts); its error lines are caught here.
+  // The pool logs through the server log (src/telemetry/log.ts); its error lines are caught here.
   const errors = log.error
   const logged: string[] = []
   log.error = ((...args: unknown[]) => { logged.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')) }) as typeof log.error

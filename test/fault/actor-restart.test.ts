@@ -5,8 +5,8 @@ import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { truncateSync } from 'node:fs'
 import { join } from 'node:path'
-import { ActorPool } from '../../src/shard/actor-pool'
-import { log } from '../../src/log'
+import { ActorPool } from '../../src/shards/actor-pool'
+import { log } from '../../src/telemetry/log'
 import type { ActorReply, Operation, WriteContext } from '../../src/contract/messages'
 import { ROOT, removeDir, tempDir } from '../helpers/server'
 
@@ -93,7 +93,7 @@ t.test('an actor that keeps dying is stopped: its shards answer 503 with the rea
   })
   await pool.started()
   await readersOpen(pool)
-  // The pool logs through the server log (src/log.ts); its error lines are caught here.
+  // The pool logs through the server log (src/telemetry/log.ts); its error lines are caught here.
   const errors = log.error
   const logged: string[] = []
   log.error = ((...args: unknown[]) => { logged.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')) }) as typeof log.error
@@ -106,7 +106,7 @@ t.test('an actor that keeps dying is stopped: its shards answer 503 with the rea
     // Each kill waits for the restarted actor to answer first.
     const before = await call(pool, { op: 'getNode', tenant: 't', node: node('x') })
     t.equal(before.kind === 'error' && before.type, 'element_not_found', `actor alive before kill ${kill + 1}`)
-    // Read twice: the front thread keeps an answer asked for again (src/shard/kept-answers.ts).
+    // Read twice: the front thread keeps an answer asked for again (src/shards/kept-answers.ts).
     await call(pool, { op: 'getNode', tenant: 't', node: node('k') })
     const read = await call(pool, { op: 'getNode', tenant: 't', node: node('k') })
     t.ok(read.kind === 'ok' && read.kept !== undefined, 'a node read, and kept by the front thread')
@@ -140,7 +140,7 @@ t.test('a shard damaged while the server runs is refused at the restart, not ser
   if (created.kind !== 'ok') throw new Error('no consent')
   const ctx: WriteContext = { consent: (JSON.parse(created.body!) as { consentReference: string }).consentReference, client: 'test', trace: undefined, schedule: undefined, decay: undefined }
   t.equal((await call(pool, { op: 'putNode', tenant: 't1', node: node('k'), props: { v: 1 }, ctx })).kind, 'ok')
-  // Read twice: the front thread keeps an answer asked for again (src/shard/kept-answers.ts).
+  // Read twice: the front thread keeps an answer asked for again (src/shards/kept-answers.ts).
   await call(pool, { op: 'getNode', tenant: 't1', node: node('k') })
   const read = await call(pool, { op: 'getNode', tenant: 't1', node: node('k') })
   t.ok(read.kind === 'ok' && read.kept !== undefined, 'the answer is kept (by the front thread too)')

@@ -5,7 +5,7 @@ import t, { type Test } from 'tap'
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Graph, createConsent } from '../helpers/client'
-import { FORMAT_VERSION } from '../../src/shard/manifest'
+import { FORMAT_VERSION } from '../../src/shards/manifest'
 import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
 import { encodeRecord } from '../../workers/journal/record'
 

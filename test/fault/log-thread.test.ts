@@ -1,4 +1,4 @@
-// The log's thread (src/log.ts startLogThread, src/log-worker.ts) in a real
+// The log's thread (src/telemetry/log.ts startLogThread, src/telemetry/log-worker.ts) in a real
 // process of the compiled build: whatever way the process ends, every line
 // logged before is on stderr, whole and in order; if the log's thread dies,
 // the main thread writes the ring's rest and every line after it; a full
@@ -19,8 +19,8 @@ const DIST = join(__dirname, '..', '..', 'dist')
 /** Runs `body` in a node process with the log's modules loaded; its stdout, stderr's lines and exit code. `slow`: stderr read a chunk every 50 ms. */
 async function run(body: string, slow = false): Promise<{ out: string; lines: string[]; code: number | null }> {
   const script = `
-    const { log, accessLine, startLogThread, flushLog, droppedLogLines } = require(${JSON.stringify(join(DIST, 'src', 'log.js'))})
-    const { requestIdParts } = require(${JSON.stringify(join(DIST, 'src', 'request-id.js'))})
+    const { log, accessLine, startLogThread, flushLog, droppedLogLines } = require(${JSON.stringify(join(DIST, 'src', 'telemetry', 'log.js'))})
+    const { requestIdParts } = require(${JSON.stringify(join(DIST, 'src', 'telemetry', 'request-id.js'))})
     /** Line i: an access line whose duration is i tenths, a pino line every 100. */
     const line = (i) => { if (i % 100 === 0) log.info({ i }, 'mark'); accessLine(requestIdParts(i % 7 === 0 ? 'given-' + i : '', ''), i % 3 === 0 ? 'PUT' : 'GET', '/r/' + (i % 5), 200, i) }
     ${body}`
@@ -95,7 +95,7 @@ function scenarios(t: Test, slow: boolean): void {
     t.teardown(() => rmSync(dir, { recursive: true, force: true }))
     const dying = join(dir, 'dying.js')
     const died = join(dir, 'died')
-    writeFileSync(dying, `require(${JSON.stringify(join(DIST, 'src', 'log-worker.js'))}); setTimeout(() => { require('node:fs').writeFileSync(${JSON.stringify(died)}, ''); throw new Error('log thread fault') }, 40)\n`)
+    writeFileSync(dying, `require(${JSON.stringify(join(DIST, 'src', 'telemetry', 'log-worker.js'))}); setTimeout(() => { require('node:fs').writeFileSync(${JSON.stringify(died)}, ''); throw new Error('log thread fault') }, 40)\n`)
     // Lines for 1.5 s, and for 1.5 s after the thread's end (40 ms after its start, later on a busy machine).
     const { out, lines, code } = await run(`
       startLogThread({ workerFile: ${JSON.stringify(dying)} })

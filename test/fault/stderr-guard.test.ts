@@ -1,4 +1,4 @@
-// Every line on the server's stderr is JSON (src/stderr-guard.ts): what
+// Every line on the server's stderr is JSON (src/telemetry/stderr-guard.ts): what
 // reaches descriptor 2 from outside the log (LMDB's C code writes there
 // without a newline) is relayed as JSON lines, beside the log's own lines;
 // the relay ends with the process, a kill -9 included, after writing what
@@ -12,9 +12,9 @@ import { until } from '../helpers/until'
 
 /** A process that guards its stderr as the server does, then writes raw text to descriptor 2 and a line to the real stderr. */
 const SCRIPT = `
-require(${JSON.stringify(join(ROOT, 'dist', 'src', 'start-stderr-guard.js'))})
+require(${JSON.stringify(join(ROOT, 'dist', 'src', 'telemetry', 'start-stderr-guard.js'))})
 const { writeSync } = require('node:fs')
-const { stderrFd, stderrGuarded } = require(${JSON.stringify(join(ROOT, 'dist', 'src', 'stderr-guard.js'))})
+const { stderrFd, stderrGuarded } = require(${JSON.stringify(join(ROOT, 'dist', 'src', 'telemetry', 'stderr-guard.js'))})
 // Once the relay reads (it removes the FIFO's name then): what this process writes before can be lost if it ends first.
 const reading = () => !require('node:fs').readdirSync(require('node:os').tmpdir()).some((n) => n.startsWith('graph-stderr-' + process.pid + '-'))
 const waiting = setInterval(() => { if (reading()) { clearInterval(waiting); stderrGuarded().then(write) } }, 10)

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openAuthStore, type AuthStore } from '../../src/auth/models/auth-store'
-import { useClock } from '../../src/clock'
+import { useClock } from '../../src/core/clock'
 
 export interface StoreAndClock {
   store: AuthStore

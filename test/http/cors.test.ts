@@ -1,4 +1,4 @@
-// CORS (src/front/cors.ts, src/auth/helpers/client-cors.ts): preflights are
+// CORS (src/http/cors.ts, src/auth/helpers/client-cors.ts): preflights are
 // answered before routing and authentication; discovery, JWKS and the RFC
 // 8414 metadata are public; the token, userinfo, revoke, introspection and
 // end-session endpoints are readable by the calling client's origins (its

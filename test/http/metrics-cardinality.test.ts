@@ -1,6 +1,6 @@
 // Hostile traffic cannot grow /metrics: thousands of random requests (paths,
 // methods, headers, bodies) leave the request series under a fixed bound,
-// because every label value comes from a fixed set (src/metrics.ts).
+// because every label value comes from a fixed set (src/telemetry/metrics.ts).
 import t from 'tap'
 import { request } from 'undici'
 import { pool } from '../helpers/client'

@@ -1,4 +1,4 @@
-// Master-key rotation (src/rotate-master-key.ts): a stopped server's data
+// Master-key rotation (src/commands/rotate-master-key.ts): a stopped server's data
 // directory is copied and rotated; the server starts on the copy with the new
 // key only, every consent's data opens, search finds what it found, ID-token
 // signing keys open, and the old key's wrapped data keys are in no file of it.
@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { openAuthStore } from '../../src/auth/models/auth-store'
-import { shardOf } from '../../src/shard/tenant-hash'
+import { shardOf } from '../../src/shards/tenant-hash'
 import { unseal } from '../../workers/crypto/signing-key'
 import { SLOT_BYTES, WRAPPED_BYTES } from '../../workers/crypto/key-file'
 import { Graph, createConsent } from '../helpers/client'

@@ -13,7 +13,7 @@ import { durable, openAuthStore, type AuthStore } from '../../src/auth/models/au
 import { AccessTokens } from '../../src/auth/models/access-tokens'
 import { Lockout } from '../../src/auth/models/lockout'
 import { startAuthReplica, type AuthReplica } from '../../src/cluster/auth-replica'
-import { ApiError } from '../../src/errors'
+import { ApiError } from '../../src/core/errors'
 import { natsServerAvailable, startNatsServer } from '../helpers/nats-server'
 import { removeDir, tempDir } from '../helpers/server'
 import { until } from '../helpers/until'

@@ -4,8 +4,8 @@
 // are UUID-shaped, share the process's random prefix and never repeat.
 import t from 'tap'
 import pino from 'pino'
-import { accessLineRoom, encodeAccessLine, fragmentOf } from '../../src/access-line'
-import { requestIdOf, requestIdParts, requestIdText, type RequestIdParts } from '../../src/request-id'
+import { accessLineRoom, encodeAccessLine, fragmentOf } from '../../src/telemetry/access-line'
+import { requestIdOf, requestIdParts, requestIdText, type RequestIdParts } from '../../src/telemetry/request-id'
 
 /** A caller's id, as the exchange holds it. */
 const given = (givenId: string): RequestIdParts => ({ givenId, idStem: Buffer.alloc(0), idSeq: 0 })

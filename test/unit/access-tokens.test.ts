@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { AccessTokens } from '../../src/auth/models/access-tokens'
 import { openAuthStore, type AuthStore } from '../../src/auth/models/auth-store'
 import { randomToken, sha256, tokenKey } from '../../src/auth/helpers/secrets'
-import { useClock } from '../../src/clock'
+import { useClock } from '../../src/core/clock'
 
 /** An auth store in a temporary directory and a clock the test moves; both undone at teardown. */
 function fixture(t: { teardown(fn: () => Promise<void>): void }, start: number): { dir: string; store: AuthStore; time: number } {

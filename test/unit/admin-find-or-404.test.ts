@@ -1,7 +1,7 @@
 // The admin API's one "find by id, else 404 naming it" (src/auth/endpoints/admin/common.ts).
 import t from 'tap'
 import { findOr404 } from '../../src/auth/endpoints/admin/common'
-import { ApiError } from '../../src/errors'
+import { ApiError } from '../../src/core/errors'
 
 const model = { find: (id: string): string | undefined => (id === 'acme' ? 'the acme record' : undefined) }
 

@@ -2,8 +2,8 @@
 // given back on success, 429 with Retry-After when a bucket is empty.
 import t from 'tap'
 import { AttemptLimiter } from '../../src/auth/helpers/attempt-limiter'
-import { useClock } from '../../src/clock'
-import { ApiError } from '../../src/errors'
+import { useClock } from '../../src/core/clock'
+import { ApiError } from '../../src/core/errors'
 import { AddressSet } from '../../src/net/addresses'
 import { clientSource } from '../../src/net/client-source'
 

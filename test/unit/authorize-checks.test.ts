@@ -14,7 +14,7 @@ import { pkceMatches } from '../../src/auth/endpoints/grants/authorization-code'
 import { escapeHtml } from '../../src/auth/helpers/html'
 import { atHash } from '../../src/auth/helpers/id-tokens'
 import { sessionIdOf } from '../../src/auth/helpers/session-id'
-import { ApiError } from '../../src/errors'
+import { ApiError } from '../../src/core/errors'
 
 const client: ClientRecord = {
   client_id: 'c', tenant: 'demo', secret: { alg: 'sha256', hash: 'h' }, scopes: [],

@@ -11,7 +11,7 @@ import type { AuthStore } from '../../src/auth/models/auth-store'
 import { authModels } from '../../src/auth/models/index'
 import type { ScryptHash } from '../../src/auth/helpers/password-hasher'
 import { parseBootstrap, type Bootstrap } from '../../src/bootstrap/bootstrap-file'
-import { ConfigError } from '../../src/config'
+import { ConfigError } from '../../src/config/load-config'
 import { SCRYPT_PARAMS } from '../../workers/crypto/password-hash'
 import { tempAuthStore } from '../helpers/auth-store'
 

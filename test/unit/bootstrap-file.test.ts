@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { EMPTY_BOOTSTRAP, parseBootstrap, readBootstrapFile } from '../../src/bootstrap/bootstrap-file'
-import { ConfigError } from '../../src/config'
+import { ConfigError } from '../../src/config/load-config'
 
 const DEMO = join(__dirname, '..', '..', 'bootstrap', 'demo.json')
 const demoDoc = (): Record<string, unknown> => JSON.parse(readFileSync(DEMO, 'utf8')) as Record<string, unknown>

@@ -3,7 +3,7 @@ import { authenticateClient, invalidClient, presentedCredentials, type SecretChe
 import { sha256 } from '../../src/auth/helpers/secrets'
 import type { ClientRecord } from '../../src/auth/models/auth-store'
 import type { Clients } from '../../src/auth/models/clients'
-import { ApiError } from '../../src/errors'
+import { ApiError } from '../../src/core/errors'
 
 const basic = (id: string, secret: string): string => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
 const form = (s = ''): URLSearchParams => new URLSearchParams(s)

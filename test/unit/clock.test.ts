@@ -1,5 +1,5 @@
 import t from 'tap'
-import { now, useClock } from '../../src/clock'
+import { now, useClock } from '../../src/core/clock'
 
 t.test('the default clock is the system clock', async (t) => {
   const before = Date.now()

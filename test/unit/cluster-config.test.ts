@@ -1,6 +1,6 @@
 import t from 'tap'
 import { resolve } from 'node:path'
-import { ConfigError, loadConfig, usage } from '../../src/config'
+import { ConfigError, loadConfig, usage } from '../../src/config/load-config'
 
 const SNAPSHOTS = { everyEntries: 10000, everyMs: 3_600_000, keep: 2 }
 const FULL = { NATS_URL: 'nats://10.0.0.1:4222, nats://10.0.0.2:4222', NODE_ID: 'host-a', KEK_FILE: 'secrets/kek' }

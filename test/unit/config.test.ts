@@ -1,7 +1,7 @@
 import t from 'tap'
 import { availableParallelism } from 'node:os'
 import { basename, dirname, resolve } from 'node:path'
-import { ConfigError, isDemoBootstrap, loadConfig, loadToolConfig, parseDurationMs, usage, wantsHelp } from '../../src/config'
+import { ConfigError, isDemoBootstrap, loadConfig, loadToolConfig, parseDurationMs, usage, wantsHelp } from '../../src/config/load-config'
 
 function configError(t: tap.Test, fn: () => unknown, pattern: RegExp): void {
   const err = t.throws(fn) as Error

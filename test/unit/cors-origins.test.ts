@@ -9,7 +9,7 @@ import { clientProblem } from '../../src/auth/helpers/client-rules'
 import { checkBootstrap } from '../../src/auth/helpers/bootstrap-checks'
 import { authModels } from '../../src/auth/models/index'
 import { parseBootstrap } from '../../src/bootstrap/bootstrap-file'
-import { loadConfig } from '../../src/config'
+import { loadConfig } from '../../src/config/load-config'
 import { originOf, originProblem } from '../../src/net/origin'
 import { tempAuthStore } from '../helpers/auth-store'
 

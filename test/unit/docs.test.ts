@@ -1,12 +1,12 @@
 // Keeps the mechanical parts of docs/ true of the code: the error table is
-// src/errors.ts, every option of src/config.ts is named with its variable,
+// src/core/errors.ts, every option of src/config/load-config.ts is named with its variable,
 // every repository path a document names exists, and every relative link
 // (with its #anchor) leads somewhere.
 import t from 'tap'
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
-import { ApiError, ERROR_TYPES, type ErrorType } from '../../src/errors'
-import { loadConfig } from '../../src/config'
+import { ApiError, ERROR_TYPES, type ErrorType } from '../../src/core/errors'
+import { loadConfig } from '../../src/config/load-config'
 
 const ROOT = resolve(__dirname, '..', '..')
 const DOCS = join(ROOT, 'docs')
@@ -20,7 +20,7 @@ t.test('docs/ holds the index and the four design documents', async (t) => {
   t.match(read(join(ROOT, 'README.md')), /\]\(docs\/README\.md\)/, 'the README points at docs/')
 })
 
-t.test('the error table of contracts.md is src/errors.ts: every type, its status and meaning, in order', async (t) => {
+t.test('the error table of contracts.md is src/core/errors.ts: every type, its status and meaning, in order', async (t) => {
   const rows = [...read(join(DOCS, 'contracts.md')).matchAll(/^\| `([a-z_]+)` \| (\d{3}) \| (.+) \|$/gm)]
   const documented = rows.map(([, type, status, meaning]) => ({ type, status: Number(status), meaning }))
   const actual = (Object.keys(ERROR_TYPES) as ErrorType[]).map((type) => ({
@@ -29,8 +29,8 @@ t.test('the error table of contracts.md is src/errors.ts: every type, its status
   t.strictSame(documented, actual)
 })
 
-t.test('contracts.md names every option of src/config.ts as flag and variable, and each pair means the same', async (t) => {
-  const source = read(join(ROOT, 'src', 'config.ts'))
+t.test('contracts.md names every option of src/config/load-config.ts as flag and variable, and each pair means the same', async (t) => {
+  const source = read(join(ROOT, 'src', 'config', 'load-config.ts'))
   const options = [...source.matchAll(/\{ flag: '(--[a-z-]+)', env: '([A-Z_]+)' \}/g)].map(([, flag, env]) => ({ flag: flag!, env: env! }))
   t.ok(options.length >= 17, `found the OPTIONS table (${options.length} options)`)
   const contracts = read(join(DOCS, 'contracts.md'))

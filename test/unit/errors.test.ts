@@ -1,6 +1,6 @@
 import t from 'tap'
-import { ApiError, ERRORS, ERROR_TYPES, errorBody, type ErrorType } from '../../src/errors'
-import { requireMediaType } from '../../src/front/media-type'
+import { ApiError, ERRORS, ERROR_TYPES, errorBody, type ErrorType } from '../../src/core/errors'
+import { requireMediaType } from '../../src/http/media-type'
 
 const STATUS: Record<ErrorType, number> = {
   bad_request: 400, validation_violation: 400, insufficient_credentials: 401, insufficient_scope: 403, forbidden: 403,

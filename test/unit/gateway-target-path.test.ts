@@ -2,7 +2,7 @@
 // percent-encoded in any case, doubly encoded, with ";params", behind an
 // encoded "/" or "\") is resolved or refused; what is kept is forwarded as sent.
 import t from 'tap'
-import { ApiError } from '../../src/errors'
+import { ApiError } from '../../src/core/errors'
 import { forwardedSegments } from '../../src/gateway/target-path'
 
 const fwd = (path: string): string => forwardedSegments(path.split('/')).join('/')

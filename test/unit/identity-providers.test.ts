@@ -5,7 +5,7 @@
 // provider and upstream subject.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { ConfigError } from '../../src/config'
+import { ConfigError } from '../../src/config/load-config'
 import { parseBootstrap } from '../../src/bootstrap/bootstrap-file'
 import { applyIdentityProviderBootstrap } from '../../src/auth/federation/bootstrap'
 import { sealSecret, unsealSecret } from '../../src/auth/federation/sealed-secret'

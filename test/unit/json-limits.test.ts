@@ -1,6 +1,6 @@
 import t from 'tap'
-import { ApiError } from '../../src/errors'
-import { checkJsonLimits } from '../../src/front/json-limits'
+import { ApiError } from '../../src/core/errors'
+import { checkJsonLimits } from '../../src/http/json-limits'
 
 const limits = { maxDepth: 4, maxElements: 10 }
 const check = (text: string, l = limits): void => checkJsonLimits(Buffer.from(text), l)

@@ -1,9 +1,9 @@
-// The front thread's kept single answers (src/shard/kept-answers.ts): kept
+// The front thread's kept single answers (src/shards/kept-answers.ts): kept
 // and served only while the shard's write counter is the actor's stamp,
 // dropped per shard after a consent change, bounded in count and size, and
 // kept only when asked for a second time.
 import t from 'tap'
-import { ASKED_ONCE_LIMIT, KEPT_ANSWERS_LIMIT, KEPT_ANSWER_LIMIT, KEPT_CHARS_LIMIT, KeptAnswers } from '../../src/shard/kept-answers'
+import { ASKED_ONCE_LIMIT, KEPT_ANSWERS_LIMIT, KEPT_ANSWER_LIMIT, KEPT_CHARS_LIMIT, KeptAnswers } from '../../src/shards/kept-answers'
 import type { Operation } from '../../src/contract/messages'
 
 const node = (id: string, tenant = 'demo'): Operation => ({ op: 'getNode', tenant, node: { ns: 'core', type: 'customer', id } })

@@ -1,7 +1,8 @@
-// The layers of src/ and workers/ (README, "Architecture"): every relative
+// The layers of src/ and workers/ (docs/architecture.md): every relative
 // import must point to a lower layer, so no layer knows its users and no two
-// folders import each other. A folder is one unit (src/auth/admin belongs to
-// src/auth); a file at the top of src/ or workers/ is a unit of its own.
+// folders import each other. A folder is one unit, its part (src/auth/admin
+// belongs to src/auth); a file at the top of src/ or workers/ (the entry
+// points) is a unit of its own.
 import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -10,62 +11,43 @@ const ROOT = resolve(__dirname, '../..')
 
 /** Bottom first; a unit may import only units of a lower layer. */
 const LAYERS: string[][] = [
-  // the log's line sink (batched writes to stderr) and the request id (a stem and a counter); the stderr
-  // guard (descriptor 2 made a FIFO) and what its relay makes of foreign lines
-  ['src/line-sink', 'src/request-id', 'src/stderr-guard', 'src/stderr-lines'],
-  // the access line's encoding; the guard's start and the relay process
-  ['src/access-line', 'src/start-stderr-guard', 'src/stderr-relay'],
-  // the ring the front thread hands log lines through, and the log's thread that writes them
-  ['src/log-ring'],
-  ['src/log-worker'],
-  // the one log, then the metrics registry (which reports the log's dropped lines)
-  ['src/log'],
-  ['src/metrics'],
-  // what everything uses: the error table, the clock, addresses, the metamodel
-  ['src/errors', 'src/clock', 'src/storage-failure', 'src/net', 'src/model'],
-  // the config loader; the contract between the two threads (messages, codec, key encoding, URLs)
-  ['src/contract'],
-  // (the config loader returns cluster mode's options, which the contract defines)
+  // logs, metrics, request ids and the stderr guard; what everything uses: the error table, the clock,
+  // telling a full disk from a bug; addresses; the metamodel
+  ['src/telemetry', 'src/core', 'src/net', 'src/model'],
+  // the one config loader and cluster mode's options
   ['src/config'],
-  ['src/crypto', 'src/lifecycle'],
   // the one schema compiler (TypeBox + ajv): the edge, the bootstrap file and the admin API validate with it
   ['src/schema'],
-  // the generic HTTP edge; the bootstrap file; the crypto the workers run
-  ['src/front', 'src/bootstrap', 'workers/crypto'],
-  // a shard's journal: records, segments, the file layer a power-loss test stands in for
-  ['workers/journal'],
+  // the contract between the two threads (messages, codec, key encoding, URLs); key files and the shred log;
+  // the bootstrap file
+  ['src/contract', 'src/crypto', 'src/bootstrap'],
+  // the generic HTTP edge; the crypto the workers run; a shard's journal (records, segments, the file layer
+  // a power-loss test stands in for)
+  ['src/http', 'workers/crypto', 'workers/journal'],
   // the front side of the actors; the shard store
-  ['src/shard', 'workers/store'],
-  // what the actors and the fronts share of cluster mode: the lease bucket, its lease values and placement
+  ['src/shards', 'workers/store'],
+  // what the actors and the fronts share of cluster mode: the replica, the stream log, effects, leases, placement
   ['src/replication'],
-  // event logs and webhook delivery; the actor's parts
-  ['src/events', 'workers/actor'],
-  // backups and restores (below the auth service, whose admin API takes one)
-  ['src/backups'],
+  // event logs and webhook delivery; the actor's parts; backups and restores (below the auth service, whose
+  // admin API takes one)
+  ['src/events', 'workers/actor', 'src/backups'],
   ['src/auth'],
-  ['src/graph', 'src/gateway'],
-  // health, metrics and request labels: they read every service
-  ['src/operations'],
-  // cluster mode's front side: leases seen, requests forwarded to owners
-  ['src/cluster'],
-  // composition at the root
-  ['src/services'],
-  // the routes of both services and the API description they yield
-  ['src/openapi'],
-  ['src/cors-policy'],
-  ['src/dispatch', 'src/data-dir', 'src/lmdb-check', 'src/publish-subscription-events', 'workers/shard-actor', 'workers/verify-lmdb'],
-  ['src/server'],
-  ['src/main', 'src/rotate-signing-key'],
-  ['src/backup'],
-  ['src/export-tenant'],
-  ['src/import-tenant'],
-  ['src/rotate-master-key'],
-  ['workers/rekey-shards'],
+  // what a start checks and opens; the services
+  ['src/start', 'src/graph', 'src/gateway'],
+  // health, metrics and request labels: they read every service; the operator's commands
+  ['src/operations', 'src/commands'],
+  // cluster mode's front side: leases seen, requests forwarded to owners; the old command entry points
+  ['src/cluster', 'src/backup', 'src/export-tenant', 'src/import-tenant', 'src/rotate-master-key', 'src/rotate-signing-key'],
+  // the thread entry points
+  ['workers/shard-actor', 'workers/verify-lmdb', 'workers/rekey-shards'],
+  // HTTP composition: the server, the request lifecycle, the services handed to the routes, the API description
+  ['src/app'],
+  ['src/main'],
 ]
 
 /** What the worker threads may take from src/: the shared, low-level units. */
-const SHARED_WITH_WORKERS = new Set(['src/errors', 'src/clock', 'src/storage-failure', 'src/config', 'src/contract', 'src/model', 'src/crypto', 'src/replication'])
-/** What src/ may take from workers/: the crypto modules the front thread runs too, and the journal's files (a stopped server's backup reads whether they hold records). */
+const SHARED_WITH_WORKERS = new Set(['src/core', 'src/config', 'src/net', 'src/contract', 'src/model', 'src/crypto', 'src/replication'])
+/** What src/ may take from workers/: the crypto modules the front thread runs too (and the backup copier both threads use), and the journal's files (a stopped server's backup reads whether they hold records). */
 const SHARED_WITH_SRC = new Set(['workers/crypto', 'workers/journal'])
 
 const rank = new Map<string, number>()
@@ -130,4 +112,13 @@ t.test('the threads share only the low-level units', async (t) => {
     return false
   })
   t.same(crossing.map((e) => `${e.file} -> ${e.to}`), [])
+})
+
+t.test('the root of src/ holds only the server entry and the old command entry points; every other file is in its part', async (t) => {
+  const root = readdirSync(join(ROOT, 'src'), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name).sort()
+  t.same(root, ['backup.ts', 'export-tenant.ts', 'import-tenant.ts', 'main.ts', 'rotate-master-key.ts', 'rotate-signing-key.ts'])
+  for (const shim of root.filter((name) => name !== 'main.ts')) {
+    const code = readFileSync(join(ROOT, 'src', shim), 'utf8').split('\n').filter((line) => line.trim() !== '' && !line.startsWith('//'))
+    t.same(code, [`import './commands/${shim.replace(/\.ts$/, '')}'`], `${shim} only runs its command`)
+  }
 })

@@ -4,9 +4,9 @@ import t from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { lockDataDir, tryLockDataDir } from '../../src/lifecycle/data-dir-lock'
-import { drain, exchangeEnded, exchangeStarted, inFlight, isDraining, onDrain } from '../../src/front/in-flight'
-import { ConfigError } from '../../src/config'
+import { lockDataDir, tryLockDataDir } from '../../src/start/data-dir-lock'
+import { drain, exchangeEnded, exchangeStarted, inFlight, isDraining, onDrain } from '../../src/http/in-flight'
+import { ConfigError } from '../../src/config/load-config'
 
 t.test('one holder per data directory; the second learns who and where', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'lock-test-'))

@@ -5,7 +5,7 @@ import t from 'tap'
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { LineSink } from '../../src/line-sink'
+import { LineSink } from '../../src/telemetry/line-sink'
 
 function tempFile(t: { teardown(fn: () => void): void }): { path: string; fd: number } {
   const dir = mkdtempSync(join(tmpdir(), 'line-sink-'))

@@ -1,10 +1,10 @@
-// The log's ring (src/log-ring.ts), writer and reader in one thread: the
+// The log's ring (src/telemetry/log-ring.ts), writer and reader in one thread: the
 // lines the reader writes are byte for byte those the front thread wrote
 // before (the access line encoded directly, pino's lines as given), in
 // order, across the ring's end many times; a full ring drops whole lines
 // only, counts them and says so in a line of its own; a reader that takes
 // over writes every line its predecessor had not written, and none it had.
-// Then the log's real thread (the build's src/log-worker.js) against a
+// Then the log's real thread (the build's src/telemetry/log-worker.js) against a
 // writer here, stalled, failing and killed at random points, and the
 // ring taken from it: every line once, in order, or counted as dropped.
 import t, { type Test } from 'tap'
@@ -12,10 +12,10 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
-import { accessLineRoom, encodeAccessLine, fragmentOf } from '../../src/access-line'
-import { LineSink } from '../../src/line-sink'
-import { newRingBuffer, RingReader, RingWriter } from '../../src/log-ring'
-import { requestIdParts, type RequestIdParts } from '../../src/request-id'
+import { accessLineRoom, encodeAccessLine, fragmentOf } from '../../src/telemetry/access-line'
+import { LineSink } from '../../src/telemetry/line-sink'
+import { newRingBuffer, RingReader, RingWriter } from '../../src/telemetry/log-ring'
+import { requestIdParts, type RequestIdParts } from '../../src/telemetry/request-id'
 
 /** A file for the lines: its descriptor, what it holds, and a synchronous sink on it (as the log's thread has). */
 function logFile(t: { teardown(fn: () => void): void }): { fd: number; sink: () => LineSink; read: () => string } {
@@ -117,7 +117,7 @@ t.test('a full ring drops whole lines, counts them and says so once it is read',
   t.equal(lines.length, accepted + 2)
 })
 
-/** Entries whose generated ids change stem every 7 lines (27 characters, as src/request-id.ts's). */
+/** Entries whose generated ids change stem every 7 lines (27 characters, as src/telemetry/request-id.ts's). */
 function stemmed(n: number): Entry[] {
   const stems = Array.from({ length: 5 }, (_, k) => Buffer.from(`${'abcdefab-cdef-abcd-efab-cd'}${k}`, 'latin1'))
   return entries(n).map((e, i) => ('text' in e || e.id.givenId !== '' ? e : { ...e, id: { givenId: '', idStem: stems[Math.floor(i / 7) % 5]!, idSeq: i } }))
@@ -205,7 +205,7 @@ async function round(t: Test, seed: number, n: number): Promise<void> {
   const writer = new RingWriter(buffer)
   let random = seed
   const next = (): number => (random = (random * 1103515245 + 12345) % 2147483648) / 2147483648
-  const dist = join(__dirname, '..', '..', 'dist', 'src')
+  const dist = join(__dirname, '..', '..', 'dist', 'src', 'telemetry')
   const worker = new Worker(`
     const fs = require('node:fs')
     const { workerData } = require('node:worker_threads')
@@ -235,7 +235,7 @@ async function round(t: Test, seed: number, n: number): Promise<void> {
   const gone = new Promise<void>((resolve) => worker.on('exit', () => resolve()))
   worker.on('error', () => undefined)
   await new Promise((resolve) => worker.once('online', resolve))
-  // As src/log.ts: a reader here once the thread has ended, or once the ring is seized.
+  // As src/telemetry/log.ts: a reader here once the thread has ended, or once the ring is seized.
   let front: RingReader | undefined
   void gone.then(() => { front ??= writer.readerFor(file.sink()) })
   const seizeAt = next() < 0.3 ? Math.floor(next() * n) : -1
@@ -256,7 +256,7 @@ async function round(t: Test, seed: number, n: number): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, next() < 0.2 ? 0 : 1 + Math.floor(next() * 3)))
   }
-  // As src/log.ts flushLog: the thread writes the rest, or this thread does, once it has the ring.
+  // As src/telemetry/log.ts flushLog: the thread writes the rest, or this thread does, once it has the ring.
   if (front === undefined && !writer.waitFlushed(writer.askFlush(), 3000)) front = writer.seize(file.sink(), 3000)
   if (front !== undefined) {
     front.drain()

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { checkCounter, checkNodeWrite, checkRelationWrite } from '../../src/graph/metamodel-check'
 import { Metamodel, PROPERTY_TYPES, type PropertyType } from '../../src/model/metamodel'
-import { ApiError } from '../../src/errors'
+import { ApiError } from '../../src/core/errors'
 
 const properties = Object.fromEntries(PROPERTY_TYPES.map((type) => [type, { type, searchable: false }]))
 const mm = new Metamodel({

@@ -2,7 +2,7 @@
 // its handler checks it against (an object with its fields), not the bare
 // "any JSON" of a route that declares none.
 import t from 'tap'
-import { API } from '../../src/openapi'
+import { API } from '../../src/app/openapi'
 
 interface Operation { requestBody?: { content: Record<string, { schema: { type?: unknown; properties?: Record<string, unknown> } }> } }
 const doc = JSON.parse(API.document('https://graph.example.com')) as { paths: Record<string, Record<string, Operation>> }

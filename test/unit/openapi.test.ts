@@ -4,9 +4,9 @@
 import t from 'tap'
 import Ajv2020 from 'ajv/dist/2020'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { API, EXTRAS } from '../../src/openapi'
-import { Router } from '../../src/front/router'
-import { CHECK, ERROR_MESSAGE } from '../../src/front/schemas'
+import { API, EXTRAS } from '../../src/app/openapi'
+import { Router } from '../../src/http/router'
+import { CHECK, ERROR_MESSAGE } from '../../src/http/schemas'
 
 interface Doc {
   paths: Record<string, Record<string, unknown>>

@@ -5,13 +5,13 @@ import t from 'tap'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import type { AccessTokenRecord, AuthStore } from '../../src/auth/models/auth-store'
-import { loadConfig } from '../../src/config'
+import { loadConfig } from '../../src/config/load-config'
 import { eventAgeMs } from '../../src/events/webhook-delivery'
-import { requestIdOf } from '../../src/request-id'
+import { requestIdOf } from '../../src/telemetry/request-id'
 import { GRAPH_ROUTES } from '../../src/graph/routes'
 import { failing, readiness } from '../../src/operations/health'
 import { adminAudit, graphAudit, graphTemplate } from '../../src/operations/request-labels'
-import type { ActorPool } from '../../src/shard/actor-pool'
+import type { ActorPool } from '../../src/shards/actor-pool'
 
 const token = { client: 'c1', sub: 'u1', tenant: 'demo', scopes: [], exp: 0 } as AccessTokenRecord
 

@@ -5,7 +5,7 @@
 import t from 'tap'
 import { join } from 'node:path'
 import { PasswordHasher } from '../../src/auth/helpers/password-hasher'
-import { ApiError } from '../../src/errors'
+import { ApiError } from '../../src/core/errors'
 
 const WORKER = join(__dirname, '..', '..', 'dist', 'workers', 'crypto', 'password-hash.js')
 

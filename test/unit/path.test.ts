@@ -1,6 +1,6 @@
 import t from 'tap'
-import { decodePath, decodeQuery } from '../../src/front/path'
-import { ApiError } from '../../src/errors'
+import { decodePath, decodeQuery } from '../../src/http/path'
+import { ApiError } from '../../src/core/errors'
 
 t.test('each segment is decoded on its own; %2F stays inside the id', async (t) => {
   t.same(decodePath('/graph/v1/demo/nodes/core/customer/a%2Fb'), ['graph', 'v1', 'demo', 'nodes', 'core', 'customer', 'a/b'])

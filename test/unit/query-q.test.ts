@@ -1,6 +1,6 @@
 import t from 'tap'
 import { parseCriterion } from '../../src/graph/query-q'
-import { ApiError } from '../../src/errors'
+import { ApiError } from '../../src/core/errors'
 
 function rejects(t: tap.Test, q: string): void {
   const err = t.throws(() => parseCriterion(q), `${JSON.stringify(q)} is rejected`) as ApiError

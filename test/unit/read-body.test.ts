@@ -1,9 +1,9 @@
-// src/front/body.ts: a body over the limit is read and dropped until it ends
+// src/http/body.ts: a body over the limit is read and dropped until it ends
 // (then 413), however large, within a bounded time: in all and without data.
 import t from 'tap'
 import type { HttpResponse } from 'uWebSockets.js'
-import type { ApiError } from '../../src/errors'
-import { readBody, type Linger } from '../../src/front/body'
+import type { ApiError } from '../../src/core/errors'
+import { readBody, type Linger } from '../../src/http/body'
 import { until } from '../helpers/until'
 
 const LIMIT = 1024

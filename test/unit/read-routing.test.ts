@@ -1,4 +1,4 @@
-// Reads on every core (src/shard/read-routing.ts, src/shard/actor-pool.ts):
+// Reads on every core (src/shards/read-routing.ts, src/shards/actor-pool.ts):
 // reads of one tenant are spread over every actor once they have opened the
 // shards for reading, writes stay with the owner, and a consent change is
 // answered only after every other thread acknowledged dropping its caches.
@@ -7,8 +7,8 @@ import t from 'tap'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ActorPool } from '../../src/shard/actor-pool'
-import { leastLoaded, readsAnywhere } from '../../src/shard/read-routing'
+import { ActorPool } from '../../src/shards/actor-pool'
+import { leastLoaded, readsAnywhere } from '../../src/shards/read-routing'
 import type { ActorReply, Operation } from '../../src/contract/messages'
 
 t.test('leastLoaded: the smallest load, ties taken in turn from start', async (t) => {

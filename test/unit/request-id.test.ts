@@ -1,8 +1,8 @@
-// The request id kept as a stem and a counter (src/request-id.ts):
+// The request id kept as a stem and a counter (src/telemetry/request-id.ts):
 // the bytes handed to uWebSockets.js as x-request-id are the id's text,
 // whichever stem and counter, and a caller's id goes through as given.
 import t from 'tap'
-import { REQUEST_ID_HEADER, requestIdBytes, requestIdParts, requestIdText, type RequestIdParts } from '../../src/request-id'
+import { REQUEST_ID_HEADER, requestIdBytes, requestIdParts, requestIdText, type RequestIdParts } from '../../src/telemetry/request-id'
 
 const text = (bytes: ArrayBuffer | string): string => (typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('latin1'))
 

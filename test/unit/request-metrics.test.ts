@@ -4,7 +4,7 @@
 // for the same requests, and the request path never calls prom-client.
 import t from 'tap'
 import { Counter, Histogram, Registry } from 'prom-client'
-import { registry, requestAnswered } from '../../src/metrics'
+import { registry, requestAnswered } from '../../src/telemetry/metrics'
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 const ANSWERS: Array<[string, string, number, number]> = [

@@ -1,13 +1,13 @@
-// The pattern router and the schema compiler (src/front/router.ts,
-// src/front/schemas.ts): matching in table order, captures by name, the 405's
+// The pattern router and the schema compiler (src/http/router.ts,
+// src/http/schemas.ts): matching in table order, captures by name, the 405's
 // Allow list, the start-up checks of a table, and validation that keeps the
 // checks' own messages.
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { ApiError } from '../../src/errors'
-import type { RouteMethod, RouteTable } from '../../src/front/route'
-import { Router } from '../../src/front/router'
-import { CHECK, ERROR_MESSAGE, SchemaCompiler } from '../../src/front/schemas'
+import { ApiError } from '../../src/core/errors'
+import type { RouteMethod, RouteTable } from '../../src/http/route'
+import { Router } from '../../src/http/router'
+import { CHECK, ERROR_MESSAGE, SchemaCompiler } from '../../src/http/schemas'
 
 const noop = (): void => {}
 const m = (extra: Partial<RouteMethod<unknown, object>> = {}): RouteMethod<unknown, object> => ({ body: 'none', handle: noop, ...extra })

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { authModels } from '../../src/auth/models/index'
 import { openAuthStore, type ClientRecord } from '../../src/auth/models/auth-store'
 import { clientCredentialsGrant, scopeString, splitScope } from '../../src/auth/helpers/scopes'
-import { ApiError } from '../../src/errors'
+import { ApiError } from '../../src/core/errors'
 
 const VIEW = 'platform.profile_graph_view'
 const MANAGE = 'platform.profile_graph_manage'

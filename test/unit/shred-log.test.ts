@@ -1,14 +1,14 @@
 // The shred log (src/crypto/shred-log.ts) and the restored-copy check at
-// start (src/data-dir.ts, src/backups/restore.ts): lines are read back by
+// start (src/start/data-dir.ts, src/backups/restore.ts): lines are read back by
 // generation and shard, a torn last line is skipped; a restored copy needs
 // the log, gets a generation of its own and applies the one it came from.
 import t from 'tap'
 import { appendFileSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigError } from '../../src/config'
+import { ConfigError } from '../../src/config/load-config'
 import { appendShredLog, ensureShredLog, shreddedSlots } from '../../src/crypto/shred-log'
-import { openDataDir } from '../../src/data-dir'
-import { readManifest, writeManifest } from '../../src/shard/manifest'
+import { openDataDir } from '../../src/start/data-dir'
+import { readManifest, writeManifest } from '../../src/shards/manifest'
 import { removeDir, tempDir } from '../helpers/server'
 
 t.test('lines are read back by generation and shard; a torn line is skipped', async (t) => {

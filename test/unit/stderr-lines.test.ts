@@ -1,6 +1,6 @@
-// What the stderr relay makes of foreign output (src/stderr-lines.ts).
+// What the stderr relay makes of foreign output (src/telemetry/stderr-lines.ts).
 import t from 'tap'
-import { relayLines, wrapForeign } from '../../src/stderr-lines'
+import { relayLines, wrapForeign } from '../../src/telemetry/stderr-lines'
 
 t.test('JSON lines and the start\'s error line pass; other text becomes one JSON line each', async (t) => {
   const json = '{"level":30,"time":1,"pid":7,"msg":"hello"}'

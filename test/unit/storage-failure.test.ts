@@ -3,7 +3,7 @@
 // fills one; here the disk has room, so EIO is a device error: 500).
 import t from 'tap'
 import { tmpdir } from 'node:os'
-import { isDiskFull, noteStorageDir } from '../../src/storage-failure'
+import { isDiskFull, noteStorageDir } from '../../src/core/storage-failure'
 
 const lmdbError = (message: string, code: number): Error => Object.assign(new Error(message), { code })
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { actorOf, fnv1a, shardOf, shardsOfActor } from '../../src/shard/tenant-hash'
+import { actorOf, fnv1a, shardOf, shardsOfActor } from '../../src/shards/tenant-hash'
 
 t.test('fnv1a matches the published FNV-1a 32-bit vectors for ASCII', async (t) => {
   t.equal(fnv1a(''), 0x811c9dc5, 'the offset basis for the empty string')

@@ -5,7 +5,7 @@ import t from 'tap'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose'
-import { useClock } from '../../src/clock'
+import { useClock } from '../../src/core/clock'
 import { UpstreamKeys } from '../../src/auth/federation/upstream-keys'
 
 t.test('an unknown kid refreshes the key set once, within the cool-down not again', async (t) => {

@@ -9,7 +9,7 @@ import { authModels } from '../../src/auth/models/index'
 import { openAuthStore, type ClientRecord, type UserRecord } from '../../src/auth/models/auth-store'
 import { narrowScopes } from '../../src/auth/endpoints/grants/refresh-token'
 import { grantScopes, parseScopeRequest, plainScopes, scopeString, targetOf, userGrant, userGrantFor } from '../../src/auth/helpers/scopes'
-import { ApiError } from '../../src/errors'
+import { ApiError } from '../../src/core/errors'
 
 const VIEW = 'platform.profile_graph_view'
 const MANAGE = 'platform.profile_graph_manage'

@@ -8,7 +8,7 @@ import { promisify } from 'node:util'
 import t from 'tap'
 import { ROOT } from '../helpers/server'
 
-const MODULE = join(ROOT, 'dist', 'src', 'lifecycle', 'v8-heap.js')
+const MODULE = join(ROOT, 'dist', 'src', 'start', 'v8-heap.js')
 
 // argv: the setting ('v8': V8's defaults, no call; 'growth-only': V8's own factor, turnOffPretenuring alone; else
 // tuneHeap(percent)), and how many batches of 10,000 churned objects stay reachable.

@@ -1,12 +1,12 @@
 import t from 'tap'
-import { ApiError } from '../../src/errors'
+import { ApiError } from '../../src/core/errors'
 import {
   consentReference, counterName, GRAPH_CHECKS, limitParam, MAX_ID_BYTES, MAX_NAME_BYTES, MAX_PROPERTY_BYTES, nodeRef,
   propertyKey, relationRef, RESERVED_BODY_NAMES, RESERVED_PROPERTY_KEYS, tenantSegment,
 } from '../../src/graph/validate'
 import { NodeProperties } from '../../src/graph/params'
-import { SchemaCompiler } from '../../src/front/schemas'
-import { parseJson } from '../../src/front/parse-json'
+import { SchemaCompiler } from '../../src/http/schemas'
+import { parseJson } from '../../src/http/parse-json'
 
 /** A PUT node body as the dispatcher reads it: parsed, then validated by its schema. */
 const validateProperties = new SchemaCompiler(GRAPH_CHECKS).compile(NodeProperties, 'the request body')

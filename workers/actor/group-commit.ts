@@ -4,7 +4,7 @@
 // flushed to disk (DESIGN: durable before 2xx).
 import type { Operation } from '../../src/contract/messages'
 import { flushOfQueuedWrites } from '../../src/contract/commit-flush'
-import { causeOf } from '../../src/storage-failure'
+import { causeOf } from '../../src/core/storage-failure'
 import { commitFailure } from '../store/commit-failure'
 import { withDeferredWrites } from '../store/deferred-writes'
 import { applyIsolated } from '../store/isolated-write'

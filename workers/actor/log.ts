@@ -1,4 +1,4 @@
-// The actor's log records go to the front thread's log (src/log.ts) as
+// The actor's log records go to the front thread's log (src/telemetry/log.ts) as
 // messages, so that there is one log, in order, with the request ids of the
 // calls a record concerns. console.error and console.warn of the actor's
 // code (and of lmdb-js) are routed here too.

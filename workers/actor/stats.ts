@@ -1,4 +1,4 @@
-// What the shard actor tells the front thread's metrics (src/shard/shard-stats.ts):
+// What the shard actor tells the front thread's metrics (src/shards/shard-stats.ts):
 // per shard, each group commit's size and its commit and flush times since the
 // last report, the events appended, the journal's fdatasyncs and bytes and
 // LMDB's syncs, and the LMDB map's size and use. One message a second, so

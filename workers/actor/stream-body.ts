@@ -1,5 +1,5 @@
 // A stream's slices rendered as the text the front thread writes unchanged
-// (src/front/stream.ts): a JSON array opened by the first slice and closed
+// (src/http/stream.ts): a JSON array opened by the first slice and closed
 // by the last, or one item per line. Rendered here, where the items are, as
 // one flat string per slice: a structured clone copies a flat one-byte
 // string in one move (a clone of the slice's chunks walked each one's

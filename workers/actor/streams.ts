@@ -7,7 +7,7 @@
 // slice while the socket takes more, and at most STREAM_WINDOW slices of a
 // stream are ever in flight.
 import type { StreamOp } from '../../src/contract/messages'
-import { now } from '../../src/clock'
+import { now } from '../../src/core/clock'
 import type { ShardContext } from '../store/context'
 import { fail } from '../store/result'
 import { ListScan, NeighboursScan, type Scan } from '../store/scans'

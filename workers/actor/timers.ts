@@ -1,6 +1,6 @@
 // The actor's clocks: one timer for the earliest due schedule of all its
 // shards (scheduled and decay events), and retention once a minute.
-import { now } from '../../src/clock'
+import { now } from '../../src/core/clock'
 import { eventsToPrune, pruneEvents } from '../store/events'
 import { fireDue, nextDue } from '../store/schedules'
 import { forgetUncommitted, type ShardStore } from '../store/shard-store'

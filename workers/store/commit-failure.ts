@@ -1,6 +1,6 @@
 // What a failed commit answers: 507 for a full disk, 503 for a shard this
 // host does not serve (cluster mode), 500 otherwise.
-import { DISK_FULL_MESSAGE, isDiskFull } from '../../src/storage-failure'
+import { DISK_FULL_MESSAGE, isDiskFull } from '../../src/core/storage-failure'
 import { fail, type OpResult } from './result'
 import { ShardUnavailable } from './unavailable'
 

@@ -124,7 +124,7 @@ export function revokeConsent(
  * grant, property revocation): drops the cached record, the decrypted
  * elements it owns and the data keys of its old and current slots, so the
  * next read decides from the committed record. The front thread answers the
- * change only after every thread ran this (src/shard/actor-pool.ts).
+ * change only after every thread ran this (src/shards/actor-pool.ts).
  */
 export function forgetConsent(store: ShardStore, tenant: string, ref: string): void {
   const records = store.cache.consents.get(tenant)

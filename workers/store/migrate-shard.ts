@@ -1,4 +1,4 @@
-// Disk format migrations of a shard (src/shard/manifest.ts lists the
+// Disk format migrations of a shard (src/shards/manifest.ts lists the
 // formats). Each step runs in one write transaction and is idempotent, so a
 // crash during a migration is finished by the next start. They run where a
 // start opens its shards (workers/actor/open-shards.ts), and only there.

@@ -1,4 +1,4 @@
-// A master-key rotation of one shard (src/rotate-master-key.ts runs it on a
+// A master-key rotation of one shard (src/commands/rotate-master-key.ts runs it on a
 // copy of a stopped server's data directory, never in place): the search
 // index rebuilt under the new master key's blind-index keys, the webhook
 // secrets sealed again, then every data key wrapped again. The data keys

@@ -1,6 +1,6 @@
 // What an operation on a shard answers: a status with an optional JSON body,
 // or an error the front thread renders with the one error helper.
-import type { ErrorType } from '../../src/errors'
+import type { ErrorType } from '../../src/core/errors'
 
 export type OpResult =
   | { kind: 'ok'; status: number; body: string | undefined; total: number | undefined; /** see ActorReply */ kept: number | undefined }

@@ -217,7 +217,7 @@ export class NeighboursScan implements Scan {
     if (observed === undefined) return { chunks, done: true }
     if (whole !== undefined && this.budget.allKept) keepNeighbourhood(store.shard, whole.key, whole.pieces, observed)
     // No commit was counted since the read began, so its slices are one answer true at that count: the last
-    // one says so, and the front thread may keep the answer (src/shard/kept-answers.ts), whether or not this thread did.
+    // one says so, and the front thread may keep the answer (src/shards/kept-answers.ts), whether or not this thread did.
     if (this.budget.allOpen && unchangedSince(store.shard, observed)) return { chunks, done: true, kept: observed }
     return { chunks, done: true }
   }

@@ -1,5 +1,5 @@
 // Every value a shard stores, by database, beside the key layout in keys.ts:
-// together the shard's whole disk format (src/shard/manifest.ts numbers it).
+// together the shard's whole disk format (src/shards/manifest.ts numbers it).
 // Values are msgpack maps (shard-store.ts, VALUE_ENCODING); short field names
 // keep them small. Types only: this module imports nothing at run time.
 import type { WebhookState } from '../../src/contract/messages'

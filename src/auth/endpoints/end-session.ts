@@ -9,8 +9,8 @@
 // exactly) the browser is sent there with `state`; otherwise a signed-out
 // page (or 204 for a program).
 import { END_SESSION_PARAMS } from './documented-forms'
-import { ApiError } from '../../errors'
-import type { Exchange, ResponseHeaders } from '../../front/exchange'
+import { ApiError } from '../../core/errors'
+import type { Exchange, ResponseHeaders } from '../../http/exchange'
 import type { AuthServices } from '../services'
 import { redirect } from './authorize/respond'
 import { readCookie, setCookie } from '../helpers/cookies'

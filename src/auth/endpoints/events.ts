@@ -2,7 +2,7 @@
 // of the platform.authorization topic (scope platform.admin), with the
 // graph's cursor and long-poll rules. `schema=subscriptionCreated_v2` or
 // `_v1` asks for the deprecated payloads of subscriptionCreated.
-import { ApiError } from '../../errors'
+import { ApiError } from '../../core/errors'
 import { serveEventPage } from '../../events/cursor-read'
 import { AUTH_EVENT_LOG, CREATED_SCHEMAS, rewritePage, type CreatedSchema } from '../../events/subscription-events'
 import { admin } from './admin/common'

@@ -5,9 +5,9 @@
 // finishes as after a local sign-in (a session, the same scope and tenant
 // rules, errors to the client's redirect URI: access_denied when the
 // upstream or its answer refuses the user, server_error when it fails).
-import { ApiError } from '../../errors'
-import { audit } from '../../log'
-import type { Exchange } from '../../front/exchange'
+import { ApiError } from '../../core/errors'
+import { audit } from '../../telemetry/log'
+import type { Exchange } from '../../http/exchange'
 import { oauthMethod, type AuthServices } from '../services'
 import { IdParams } from './admin/common'
 import { grantAndRedirect, sessionCookies, settleAuthorization } from './authorize/endpoint'

@@ -6,7 +6,7 @@
 // client. Anything else, and every unknown, expired or revoked token, is
 // {"active": false}. An active access token carries the RFC 7662 fields and
 // those of /tokeninfo.
-import type { Exchange } from '../../front/exchange'
+import type { Exchange } from '../../http/exchange'
 import { requestSource } from '../../net/client-source'
 import type { AccessTokenRecord, ClientRecord, RefreshTokenRecord } from '../models/auth-store'
 import { oauthMethod, type AuthServices } from '../services'

@@ -3,9 +3,9 @@
 // of one client (`client_id`) or one token (`id`, from the listing). A
 // listing shows public identifiers, never the tokens. DELETE ends them and
 // the access tokens issued with them (204).
-import type { Exchange } from '../../front/exchange'
+import type { Exchange } from '../../http/exchange'
 import type { AuthServices } from '../services'
-import { ApiError } from '../../errors'
+import { ApiError } from '../../core/errors'
 import { liveBearer } from '../helpers/bearer'
 import { single } from '../helpers/oauth-errors'
 import type { OAuthMethod } from '../route-types'

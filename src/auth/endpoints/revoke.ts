@@ -7,7 +7,7 @@
 // revoked tokens are ignored (200). Revoking a refresh token also revokes the
 // access tokens issued with it.
 import { REVOKE_FORM } from './documented-forms'
-import type { Exchange } from '../../front/exchange'
+import type { Exchange } from '../../http/exchange'
 import { oauthMethod, type AuthServices } from '../services'
 import { requestSource } from '../../net/client-source'
 import type { ClientRecord, GrantFields } from '../models/auth-store'

@@ -1,6 +1,6 @@
 // POST /oauth2/v1/token: one grant per file under grants/.
 import { TOKEN_FORM } from './documented-forms'
-import type { Exchange } from '../../front/exchange'
+import type { Exchange } from '../../http/exchange'
 import { oauthMethod, type AuthServices } from '../services'
 import { authorizationCode } from './grants/authorization-code'
 import { clientCredentials } from './grants/client-credentials'
@@ -9,7 +9,7 @@ import { refreshToken } from './grants/refresh-token'
 import { invalidRequest, oauthError, single } from '../helpers/oauth-errors'
 import { requireClientOrigin } from '../helpers/client-cors'
 import { sendTokenResponse, type TokenResponse } from '../helpers/token-response'
-import { tokensIssued } from '../../metrics'
+import { tokensIssued } from '../../telemetry/metrics'
 
 type GrantHandler = (s: AuthServices, ex: Exchange, form: URLSearchParams) => Promise<TokenResponse>
 

@@ -10,7 +10,7 @@ import { invalidRequest, invalidToken } from '../helpers/oauth-errors'
 import type { OAuthMethod } from '../route-types'
 import { plainScopes } from '../helpers/scopes'
 import { NO_STORE } from '../helpers/token-response'
-import { now } from '../../clock'
+import { now } from '../../core/clock'
 
 export interface AllowedService {
   id: string

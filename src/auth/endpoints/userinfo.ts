@@ -1,10 +1,10 @@
 // GET and POST /oauth2/v1/userinfo (OpenID Connect Core 5.3): the claims of
 // the user of an access token that was granted `openid`. The token comes as
 // a Bearer header, or (POST) as the form parameter access_token (RFC 6750).
-import { ApiError } from '../../errors'
-import { readBody } from '../../front/body'
-import type { Exchange } from '../../front/exchange'
-import { requireMediaType } from '../../front/media-type'
+import { ApiError } from '../../core/errors'
+import { readBody } from '../../http/body'
+import type { Exchange } from '../../http/exchange'
+import { requireMediaType } from '../../http/media-type'
 import type { AuthServices } from '../services'
 import { insufficientScope, liveBearer } from '../helpers/bearer'
 import { invalidRequest, invalidToken } from '../helpers/oauth-errors'

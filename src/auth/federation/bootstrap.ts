@@ -1,8 +1,8 @@
 // The bootstrap file's `identityProviders`: each read by the admin API's
 // rules and stored (an upsert); the client secret is sealed anew at every
 // start (no hashing to skip: sealing is cheap).
-import { ConfigError } from '../../config'
-import { ApiError } from '../../errors'
+import { ConfigError } from '../../config/load-config'
+import { ApiError } from '../../core/errors'
 import { fieldsReader } from '../helpers/json-body'
 import type { AuthStore } from '../models/auth-store'
 import { authModels } from '../models/index'

@@ -2,7 +2,7 @@
 // on first use and kept for an hour. Its `issuer` must equal the configured
 // one exactly (section 4.3): otherwise ID tokens could be checked against
 // an issuer the operator never named.
-import { now } from '../../clock'
+import { now } from '../../core/clock'
 import { NOT_ACCEPTED, UpstreamError, upstreamJson } from './upstream-http'
 
 export interface UpstreamMetadata {

@@ -3,7 +3,7 @@
 // several audiences, azp must be us), expiry and issue time (a minute of
 // clock margin), and the nonce we sent.
 import type { JWTPayload } from 'jose'
-import { now } from '../../clock'
+import { now } from '../../core/clock'
 import type { IdentityProviderRecord } from '../models/identity-providers'
 import type { UpstreamMetadata } from './discovery'
 import type { Federation } from './federation'

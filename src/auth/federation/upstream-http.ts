@@ -6,7 +6,7 @@
 // socket error: those would let anyone who can start a sign-in map the
 // network behind this server. The detail goes to the operator's log.
 import { request } from 'undici'
-import { describeCause } from '../../errors'
+import { describeCause } from '../../core/errors'
 
 const TIMEOUT_MS = 10_000
 /** Discovery documents, key sets and token answers are small; a larger body is refused, not buffered. */

@@ -3,7 +3,7 @@
 // upstream rotated its keys), at most once per REFETCH_MS so that forged
 // kids cannot make us hammer the upstream.
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyOptions } from 'jose'
-import { now } from '../../clock'
+import { now } from '../../core/clock'
 import { NOT_ACCEPTED, UpstreamError, upstreamJson } from './upstream-http'
 
 const REFETCH_MS = 10_000

@@ -13,9 +13,9 @@ import type { AuthStore, ClientRecord, SecretHash, UserRecord } from '../models/
 import { storeBootstrapRecords } from '../models/bootstrap-records'
 import { authModels } from '../models/index'
 import { checkBootstrap } from './bootstrap-checks'
-import { now } from '../../clock'
+import { now } from '../../core/clock'
 import { weakerThanCurrent, type PasswordHasher, type ScryptHash } from './password-hasher'
-import { log } from '../../log'
+import { log } from '../../telemetry/log'
 
 /** The digest of `secret` as the file's value behind the stored `hash`. */
 function digestOf(key: Buffer, secret: string, hash: ScryptHash): string {

@@ -5,9 +5,9 @@
 // failures (and checks still running) use up the budget. The per-account
 // budget is above the lock-out's 15 failures, so the lock-out (and its exact
 // message) comes first for users; for client secrets, which have no
-// lock-out, it is the only limit. Time is the one clock (src/clock.ts).
-import { now } from '../../clock'
-import { ApiError } from '../../errors'
+// lock-out, it is the only limit. Time is the one clock (src/core/clock.ts).
+import { now } from '../../core/clock'
+import { ApiError } from '../../core/errors'
 
 export interface BucketSettings {
   /** tokens when full: how many checks may fail (or run) at once */

@@ -1,7 +1,7 @@
 // Bearer token checks, all here: the one every graph call starts with (a
 // live token, the scope the endpoint needs, the token's tenant equal to the
 // path's tenant), and the ones of the admin API, /userinfo and /refreshtokens.
-import { ApiError } from '../../errors'
+import { ApiError } from '../../core/errors'
 import type { AccessTokenRecord } from '../models/auth-store'
 import type { AccessTokens } from '../models/access-tokens'
 

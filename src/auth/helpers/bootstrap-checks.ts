@@ -7,8 +7,8 @@
 // whatever the file declares or the store already holds. A violation stops
 // the start with one line naming the entry.
 import type { Bootstrap, TenantDecl } from '../../bootstrap/bootstrap-file'
-import { ConfigError } from '../../config'
-import { ApiError } from '../../errors'
+import { ConfigError } from '../../config/load-config'
+import { ApiError } from '../../core/errors'
 import type { AuthModels } from '../models/index'
 import { clientProblem } from './client-rules'
 import { Type, type TSchema } from '@sinclair/typebox'

@@ -4,8 +4,8 @@
 // in the pool: after the attempt limiter, unless the same secret was
 // verified recently (verified-secrets.ts), so a client that knows its
 // secret does not wait behind anyone's password checks.
-import { ApiError } from '../../errors'
-import { audit } from '../../log'
+import { ApiError } from '../../core/errors'
+import { audit } from '../../telemetry/log'
 import type { AttemptLimiter } from './attempt-limiter'
 import type { ClientRecord } from '../models/auth-store'
 import type { Clients } from '../models/clients'

@@ -8,8 +8,8 @@
 // error naming no client by the origins the preflight allows), and the
 // token, revoke and introspection endpoints refuse a request from another
 // origin before doing anything (requireClientOrigin).
-import type { CorsPolicy } from '../../front/cors'
-import type { Exchange } from '../../front/exchange'
+import type { CorsPolicy } from '../../http/cors'
+import type { Exchange } from '../../http/exchange'
 import { originOf } from '../../net/origin'
 import type { ClientRecord } from '../models/auth-store'
 import type { AuthServices } from '../services'

@@ -4,7 +4,7 @@
 // cookie, which another site can neither read nor send along a cross-site
 // POST (SameSite=Lax), and the POST must come from our own origin.
 import { createHash } from 'node:crypto'
-import type { Exchange } from '../../front/exchange'
+import type { Exchange } from '../../http/exchange'
 import { escapeHtml, sendPage } from './html'
 import { equalHashes } from './secrets'
 

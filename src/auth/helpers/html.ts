@@ -2,8 +2,8 @@
 // signed out): no external assets, one inline style allowed by a CSP nonce,
 // no scripts, never framed, never cached.
 import { randomBytes } from 'node:crypto'
-import type { ApiError } from '../../errors'
-import type { Exchange, ResponseHeaders } from '../../front/exchange'
+import type { ApiError } from '../../core/errors'
+import type { Exchange, ResponseHeaders } from '../../http/exchange'
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)

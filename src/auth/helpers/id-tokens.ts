@@ -8,7 +8,7 @@
 // is cheap; only signing is kept off the front thread).
 import { createHash } from 'node:crypto'
 import { compactVerify, createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose'
-import { now } from '../../clock'
+import { now } from '../../core/clock'
 import type { UserRecord } from '../models/auth-store'
 import { PROFILE_SCOPE } from './scopes'
 import type { SigningKeys } from '../models/signing-keys'

@@ -5,7 +5,7 @@
 // for a value that breaks a rule). The builders below make the fields; lists
 // and booleans given as null read as absent.
 import { Type, type Static, type TSchema, type TString, type TUnsafe } from '@sinclair/typebox'
-import { ApiError } from '../../errors'
+import { ApiError } from '../../core/errors'
 import { RULE, SCHEMAS } from '../../schema/compiler'
 import { fieldName, type FieldError, type Segment } from '../../schema/field-error'
 

@@ -1,6 +1,6 @@
 // OAuth error answers (RFC 6749 5.2): `error` and `error_description` beside
 // the platform's status, message, type and moreInfo.
-import { ApiError, type ErrorType } from '../../errors'
+import { ApiError, type ErrorType } from '../../core/errors'
 
 export function oauthError(error: string, description: string, type: ErrorType = 'bad_request', headers?: Record<string, string>): ApiError {
   return new ApiError(type, description, { oauth: { error, error_description: description }, headers })

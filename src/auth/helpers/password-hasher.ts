@@ -8,7 +8,7 @@
 import { Piscina } from 'piscina'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
-import { ApiError } from '../../errors'
+import { ApiError } from '../../core/errors'
 import { SCRYPT_PARAMS, type PasswordTask, type ScryptHash } from '../../../workers/crypto/password-hash'
 
 export type { ScryptHash }

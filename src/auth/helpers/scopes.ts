@@ -7,7 +7,7 @@
 // are available. For user grants the user must be a member of the tenant and
 // the scopes are further limited by the user's roles there. The asked scopes
 // are intersected with what is available; none asked means all of it.
-import { ApiError } from '../../errors'
+import { ApiError } from '../../core/errors'
 import { own } from '../../model/own-key'
 import type { ClientRecord, UserRecord } from '../models/auth-store'
 import type { AuthModels } from '../models/index'

@@ -6,7 +6,7 @@
 // platform.authorization topic's event log.
 import type { PackageDecl, TenantDecl } from '../../bootstrap/bootstrap-file'
 import type { SubscriptionRecord } from '../models/auth-store'
-import { log } from '../../log'
+import { log } from '../../telemetry/log'
 
 export interface SubscriptionChange {
   type: 'subscriptionCreated' | 'subscriptionCancelled'

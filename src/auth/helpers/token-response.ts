@@ -1,5 +1,5 @@
 // The token response of spec section 2 (RFC 6749 5.1), never cached.
-import type { Exchange } from '../../front/exchange'
+import type { Exchange } from '../../http/exchange'
 import type { ClientRecord } from '../models/auth-store'
 import { unauthorizedClient } from './oauth-errors'
 

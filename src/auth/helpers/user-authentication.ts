@@ -8,8 +8,8 @@ import type { UserRecord } from '../models/auth-store'
 import type { Lockout } from '../models/lockout'
 import type { Users } from '../models/users'
 import type { PasswordHasher, ScryptHash } from './password-hasher'
-import { audit } from '../../log'
-import { lockoutsStarted, signInFailures } from '../../metrics'
+import { audit } from '../../telemetry/log'
+import { lockoutsStarted, signInFailures } from '../../telemetry/metrics'
 
 export type UserAuthentication = { ok: true; user: UserRecord } | { ok: false; reason: 'blocked' | 'invalid' }
 

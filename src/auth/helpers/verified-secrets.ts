@@ -4,7 +4,7 @@
 // at its secret). Kept as an HMAC under a key made at start, tied to the
 // stored hash's salt (a new secret forgets it) and for TTL_MS.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { now } from '../../clock'
+import { now } from '../../core/clock'
 
 const TTL_MS = 15 * 60_000
 const MAX_ENTRIES = 10_000

@@ -7,7 +7,7 @@
 // The key of a presented token is remembered too (token-hashes.ts).
 // An index by expiry lets the sweep read only the tokens that have expired.
 import { durable } from './auth-store'
-import { now } from '../../clock'
+import { now } from '../../core/clock'
 import type { AccessTokenRecord, AuthStore, GrantFields } from './auth-store'
 import { timedToken, tokenKey } from '../helpers/secrets'
 import { TokenHashes } from './token-hashes'

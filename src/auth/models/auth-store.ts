@@ -8,7 +8,7 @@ import { open, type Database, type RootDatabase } from 'lmdb'
 import { join } from 'node:path'
 import type { PackageDecl, TenantDecl } from '../../bootstrap/bootstrap-file'
 import { KEY_OPTIONS } from '../../contract/key-encoding'
-import { noteStorageDir } from '../../storage-failure'
+import { noteStorageDir } from '../../core/storage-failure'
 import type { ScryptHash } from '../helpers/password-hasher'
 import type { IdentityProviderRecord, UpstreamStateRecord } from './identity-providers'
 

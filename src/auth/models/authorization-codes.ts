@@ -3,7 +3,7 @@
 // of the authorization request. A code is exchanged once; a second exchange
 // fails and revokes what the first one gave (RFC 6749 4.1.2).
 import { durable } from './auth-store'
-import { now } from '../../clock'
+import { now } from '../../core/clock'
 import type { AccessTokenRecord, AuthStore, CodeRecord, RefreshTokenRecord } from './auth-store'
 import type { AccessTokens, MintedToken } from './access-tokens'
 import type { RefreshTokens } from './refresh-tokens'

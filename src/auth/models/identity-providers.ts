@@ -3,7 +3,7 @@
 // user (keyed by provider and upstream `sub`, never by e-mail), and the
 // pending upstream sign-ins (our `state`, single use, short-lived).
 import { durable, type AuthStore, type UserRecord } from './auth-store'
-import { now } from '../../clock'
+import { now } from '../../core/clock'
 import { sha256 } from '../helpers/secrets'
 import { Keyed } from './keyed'
 import type { Users } from './users'

@@ -8,8 +8,8 @@
 // A success outside a block clears the counter. Unknown usernames are
 // counted the same way, so the answers do not reveal which accounts exist.
 import { durable } from './auth-store'
-import { ApiError } from '../../errors'
-import { now } from '../../clock'
+import { ApiError } from '../../core/errors'
+import { now } from '../../core/clock'
 import type { AuthStore, LockoutRecord } from './auth-store'
 
 export const MAX_FAILURES = 15

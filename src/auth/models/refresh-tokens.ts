@@ -4,7 +4,7 @@
 // is deleted. Ending one also revokes the access tokens issued with it.
 import { durable } from './auth-store'
 import { randomBytes } from 'node:crypto'
-import { now } from '../../clock'
+import { now } from '../../core/clock'
 import { KEY_END } from '../../contract/key-encoding'
 import type { AccessTokens, MintedToken } from './access-tokens'
 import type { AuthStore, GrantFields, RefreshTokenRecord } from './auth-store'

@@ -3,7 +3,7 @@
 // SESSION_TTL_MS from sign-in (no sliding renewal) and remembers the clients
 // it was used for; /end_session ends it.
 import { durable } from './auth-store'
-import { now } from '../../clock'
+import { now } from '../../core/clock'
 import type { AuthStore, SessionRecord } from './auth-store'
 import { randomToken, sha256 } from '../helpers/secrets'
 

@@ -2,11 +2,11 @@
 // active key and retires the previous one, which stays in the JWKS until
 // every token it signed has expired (token lifetime plus a clock margin),
 // then is deleted. The keys live in the auth store, so the rotation command
-// (src/rotate-signing-key.ts, another process) and the server see the same
+// (src/commands/rotate-signing-key.ts, another process) and the server see the same
 // set; the server reads it on every use.
 import { durable } from './auth-store'
 import type { JWTPayload } from 'jose'
-import { now } from '../../clock'
+import { now } from '../../core/clock'
 import type { AuthStore, SigningKeyRecord } from './auth-store'
 import type { GeneratedKey, KeySigner } from '../helpers/signing-pool'
 

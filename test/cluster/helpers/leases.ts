@@ -6,7 +6,7 @@ import type { NatsConnection } from '@nats-io/nats-core'
 import { Kvm, type KV } from '@nats-io/kv'
 import { LEASE_BUCKET, shardLeaseKey, type LeaseValue } from '../../../src/contract/cluster-names'
 import { preferredHost } from '../../../src/replication/placement'
-import { shardOf } from '../../../src/shard/tenant-hash'
+import { shardOf } from '../../../src/shards/tenant-hash'
 import type { Graph } from '../../helpers/client'
 import { clusterForFile, clusterSkip, type Cluster, type ClusterOptions, type Host } from './cluster'
 

@@ -1,8 +1,8 @@
 // POST /oauth2/v1/admin/backups {"to": "/absolute/new/dir"}: an online backup
 // of the data directory into a new directory on the server's host
 // (src/backups/take-backup.ts); the same as `node dist/src/backup.js`.
-import { ApiError } from '../../../errors'
-import { ConfigError } from '../../../config'
+import { ApiError } from '../../../core/errors'
+import { ConfigError } from '../../../config/load-config'
 import { bodyReader } from '../../helpers/json-body'
 import { BackupBody } from './bodies'
 import { admin, reply, settle } from './common'

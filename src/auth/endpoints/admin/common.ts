@@ -1,8 +1,8 @@
 // What the admin handlers share: the platform.admin scope on every route,
 // JSON answers that are never cached, 404s, and running a write to
 // completion (durable) before answering.
-import { ApiError } from '../../../errors'
-import type { Exchange } from '../../../front/exchange'
+import { ApiError } from '../../../core/errors'
+import type { Exchange } from '../../../http/exchange'
 import { Type } from '@sinclair/typebox'
 import { oauthMethod, type AuthServices, type OAuthMethod } from '../../services'
 import { NO_STORE } from '../../helpers/token-response'

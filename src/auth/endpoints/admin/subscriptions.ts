@@ -4,7 +4,7 @@
 // (src/events/subscription-events.ts).
 import { randomUUID } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
-import { now } from '../../../clock'
+import { now } from '../../../core/clock'
 import type { SubscriptionRecord } from '../../models/auth-store'
 import type { AuthServices } from '../../services'
 import { SubscriptionBody } from './bodies'

@@ -2,7 +2,7 @@
 // order the pipeline (validate.ts) runs them. The first two decide whether
 // the redirect URI can be trusted and fail with a bad request; the others
 // fail with an OAuth error that is sent to the redirect URI.
-import { ApiError } from '../../../errors'
+import { ApiError } from '../../../core/errors'
 import type { ClientRecord } from '../../models/auth-store'
 import type { Clients } from '../../models/clients'
 import { nameTooLong } from '../../../model/name-limit'

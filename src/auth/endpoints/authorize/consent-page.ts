@@ -2,7 +2,7 @@
 // client asks for which scopes and allows or denies. The form posts the
 // authorization parameters back to /authorize with `consent` and the same
 // double-submit CSRF token as the sign-in form.
-import type { Exchange, ResponseHeaders } from '../../../front/exchange'
+import type { Exchange, ResponseHeaders } from '../../../http/exchange'
 import { escapeHtml, sendPage } from '../../helpers/html'
 import { csrfCookie, csrfToken } from './sign-in-page'
 import type { AuthorizationRequest } from './request'

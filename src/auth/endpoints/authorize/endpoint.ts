@@ -4,9 +4,9 @@
 // the user's roles, ask the user's consent when prompt=consent, and send the
 // code or the tokens to the redirect URI.
 import { AUTHORIZE_PARAMS } from '../documented-forms'
-import { now } from '../../../clock'
-import { ApiError } from '../../../errors'
-import type { Exchange } from '../../../front/exchange'
+import { now } from '../../../core/clock'
+import { ApiError } from '../../../core/errors'
+import type { Exchange } from '../../../http/exchange'
 import type { AuthServices } from '../../services'
 import { requestSource } from '../../../net/client-source'
 import type { UserRecord } from '../../models/auth-store'

@@ -3,7 +3,7 @@
 // redirect). Success: the code in the query (with state and iss, RFC 9207)
 // or the tokens in the fragment. Errors: error, error_description and state
 // in the fragment and, for the code flow, in the query as well.
-import type { Exchange, ResponseHeaders } from '../../../front/exchange'
+import type { Exchange, ResponseHeaders } from '../../../http/exchange'
 import type { RedirectTarget } from './request'
 
 function withQuery(uri: string, params: URLSearchParams): string {

@@ -7,7 +7,7 @@ import { randomToken, equalHashes } from '../../helpers/secrets'
 import { readCookie, setCookie } from '../../helpers/cookies'
 import { escapeHtml, sendPage } from '../../helpers/html'
 import { MAX_NAME_CHARS } from '../../../model/name-limit'
-import type { Exchange } from '../../../front/exchange'
+import type { Exchange } from '../../../http/exchange'
 import type { AuthorizationRequest } from './request'
 
 export const CSRF_COOKIE = 'platform_csrf'

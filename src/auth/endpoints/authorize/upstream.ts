@@ -3,9 +3,9 @@
 // An upstream that cannot be reached (its discovery document) is reported
 // to the client as server_error, never a 500, naming the provider but not
 // its addresses (the log has them).
-import { log } from '../../../log'
+import { log } from '../../../telemetry/log'
 import type { AuthServices } from '../../services'
-import type { Exchange } from '../../../front/exchange'
+import type { Exchange } from '../../../http/exchange'
 import { browserBinding } from '../../federation/browser-binding'
 import { RedirectError, type AuthorizationRequest } from './request'
 import { upstreamAuthorizationUrl } from '../../federation/start-sign-in'

@@ -1,8 +1,8 @@
 // The authorization request pipeline: the client and its redirect URI
 // first (a failure is a bad request: nothing can be trusted to receive it),
 // then every other check, whose failures go back to the redirect URI.
-import { ApiError } from '../../../errors'
-import type { Exchange } from '../../../front/exchange'
+import { ApiError } from '../../../core/errors'
+import type { Exchange } from '../../../http/exchange'
 import type { Clients } from '../../models/clients'
 import { SESSION_ID_PARAM, sessionIdOf } from '../../helpers/session-id'
 import {

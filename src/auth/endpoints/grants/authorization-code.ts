@@ -4,7 +4,7 @@
 // when openid was granted. A replayed code fails and revokes what the first
 // exchange gave.
 import { createHash } from 'node:crypto'
-import type { Exchange } from '../../../front/exchange'
+import type { Exchange } from '../../../http/exchange'
 import type { AuthServices } from '../../services'
 import { requestSource } from '../../../net/client-source'
 import type { CodeRecord, GrantFields } from '../../models/auth-store'

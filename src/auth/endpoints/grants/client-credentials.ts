@@ -1,6 +1,6 @@
 // grant_type=client_credentials: a confidential client, authenticated by
 // Basic or body credentials, gets a token for its tenant or a subscriber.
-import type { Exchange } from '../../../front/exchange'
+import type { Exchange } from '../../../http/exchange'
 import type { AuthServices } from '../../services'
 import { requestSource } from '../../../net/client-source'
 import { invalidClient, tokenClient } from '../../helpers/client-authentication'

@@ -2,7 +2,7 @@
 // lock-out rules, served by the idp_legacy provider only. Client
 // authentication follows the table of spec 5.2 (passwordGrantClient). No
 // refresh token.
-import type { Exchange } from '../../../front/exchange'
+import type { Exchange } from '../../../http/exchange'
 import type { AuthServices } from '../../services'
 import { requestSource } from '../../../net/client-source'
 import { passwordGrantClient } from '../../helpers/client-authentication'

@@ -3,10 +3,10 @@
 // and the refresh token's, never more, and is further limited by what the
 // user, client and tenant allow today (a role taken away is not given back
 // by an old refresh token). No refresh token in the answer.
-import type { Exchange } from '../../../front/exchange'
+import type { Exchange } from '../../../http/exchange'
 import type { AuthServices } from '../../services'
 import { requestSource } from '../../../net/client-source'
-import { ApiError } from '../../../errors'
+import { ApiError } from '../../../core/errors'
 import type { RefreshTokenRecord } from '../../models/auth-store'
 import { tokenClient } from '../../helpers/client-authentication'
 import { invalidGrant, invalidRequest, single } from '../../helpers/oauth-errors'

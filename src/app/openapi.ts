@@ -1,0 +1,63 @@
+// The API of both services as the router runs it: the route tables, the
+// schema compiler with the graph's checks, and GET /openapi.json built from
+// the same declarations (src/http/openapi.ts).
+import { Type } from '@sinclair/typebox'
+import { OAUTH_ROUTES } from '../auth/routes'
+import { ERRORS } from '../core/errors'
+import { openApiDocument, type ApiExtra, type ApiService } from '../http/openapi'
+import { SchemaCompiler } from '../http/schemas'
+import { GRAPH_ROUTES } from '../graph/routes'
+import { GRAPH_CHECKS } from '../graph/validate'
+
+export const SERVICES: readonly ApiService[] = [
+  { tag: 'graph', prefix: '/graph/v1/{tenant}', prefixParams: { tenant: Type.String({ description: 'the tenant (not starting with "@")' }) }, routes: GRAPH_ROUTES },
+  { tag: 'oauth2', prefix: '/oauth2/v1', prefixParams: {}, routes: OAUTH_ROUTES },
+]
+
+export const EXTRAS: readonly ApiExtra[] = [
+  {
+    path: '/errors', method: 'GET', summary: 'Every error type and what it means (the moreInfo of every error)',
+    response: Type.Record(Type.String(), Type.String(), { example: { element_not_found: ERRORS.element_not_found.meaning } }),
+  },
+  {
+    path: '/openapi.json', method: 'GET', summary: 'This document (OpenAPI 3.1)',
+    response: Type.Object({ openapi: Type.String() }, { example: { openapi: '3.1.0' } }),
+  },
+  {
+    path: '/health/live', method: 'GET', summary: 'Liveness probe: the process answers (no token)',
+    response: Type.Object({ status: Type.Literal('live') }, { example: { status: 'live' } }),
+  },
+  {
+    path: '/health/ready', method: 'GET', summary: 'Readiness probe: 200 when every check is ok, else 503 naming the failing checks (no token)',
+    response: Type.Object({ status: Type.String(), checks: Type.Record(Type.String(), Type.String()) }, { example: { status: 'ready', checks: { actors: 'ok' } } }),
+  },
+  {
+    path: '/metrics', method: 'GET', summary: 'Prometheus text format (--metrics: open, off, or a bearer token with scope platform.metrics)',
+    response: Type.String({ example: '# TYPE http_requests_total counter' }),
+  },
+  {
+    path: '/.well-known/oauth-authorization-server/oauth2/v1', method: 'GET', summary: "RFC 8414 metadata at the root, in the issuer path's form (the same document as discovery)",
+    response: Type.Object({ issuer: Type.String() }, { example: { issuer: 'https://platform.example/oauth2/v1' } }),
+  },
+  {
+    path: '/gateway/{packageId}/{serviceId}/{path}', method: 'GET', pathParams: ['packageId', 'serviceId', 'path'], security: [{ bearer: [] }],
+    summary: "The gateway (spec 1.6): any method and path under a package's service is forwarded to its sourceUrl (bearer token with the service in allowedServices)",
+    response: Type.Unknown({ description: "the service's own answer, URLs rewritten to the proxy URL" }),
+  },
+]
+
+let cached: { url: string; text: string } | undefined
+
+export const API = {
+  graph: GRAPH_ROUTES,
+  oauth: OAUTH_ROUTES,
+  schemas: new SchemaCompiler(GRAPH_CHECKS),
+  /** The document's text for the server at `publicUrl` (built once). */
+  document(publicUrl: string): string {
+    if (cached?.url !== publicUrl) {
+      const info = { title: 'Profile graph platform', version: '1', description: 'The profile graph service (/graph/v1) and the OAuth 2.0 / OpenID Connect server (/oauth2/v1).' }
+      cached = { url: publicUrl, text: JSON.stringify(openApiDocument(info, publicUrl, SERVICES, EXTRAS)) }
+    }
+    return cached.text
+  },
+}

@@ -1,5 +1,0 @@
-// Imported first by src/main.ts, before the log takes its descriptor: the
-// server's stderr goes through its relay (src/stderr-guard.ts).
-import { guardStderr } from './stderr-guard'
-
-guardStderr()
