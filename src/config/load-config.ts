@@ -90,14 +90,14 @@ export function isDemoBootstrap(path: string | undefined): boolean {
   return path === DEMO_BOOTSTRAP
 }
 
-interface OptionSpec {
+export interface OptionSpec {
   flag: string
   env: string
   /** Taken by the command-line tools only, not by the server. */
   tool?: true
 }
 
-const OPTIONS = {
+export const OPTIONS = {
   port: { flag: '--port', env: 'PORT' },
   host: { flag: '--host', env: 'HOST' },
   dataDir: { flag: '--data-dir', env: 'DATA_DIR' },
@@ -144,46 +144,46 @@ const OPTIONS = {
   newMasterKeyFile: { flag: '--new-master-key-file', env: 'NEW_MASTER_KEY_FILE', tool: true },
 } satisfies Record<string, OptionSpec>
 
-/** The --help text of each option (default and meaning); the README's options table says the same. */
+/** The --help text of each option (default and meaning), one line each; docs/manual/options.md is generated from it (src/config/options-doc.ts). */
 // Every option's: the compiler refuses an option added without one.
-const HELP: Record<OptionName, string> = {
-  port: 'port to listen on (default 8080; 0 picks a free one)',
+export const HELP: Record<OptionName, string> = {
+  port: 'port to listen on; the listening line names the bound address (default 8080; 0 picks a free one)',
   host: 'address to listen on (default 127.0.0.1)',
-  dataDir: 'data directory, locked while the server runs (default ./data)',
-  bootstrap: 'bootstrap JSON file applied at every start (default the demo; empty for none)',
-  workers: 'shard actor threads (default min(2, cores))',
-  actorHeapMb: 'V8 old generation of each shard actor thread at most, in MB (default 192)',
-  heapGrowthPercent: 'how far each thread\'s heap grows past what is live before V8 collects, in percent (default 30; 0: V8\'s own choice)',
-  shards: 'shard count of a new data directory (default 4)',
-  maxBody: 'request body limit in bytes (default 1048576)',
+  dataDir: 'data directory: LMDB shards (shards/<n>), the auth store (auth), manifest.json; owner-only, locked while a server runs (default ./data)',
+  bootstrap: 'bootstrap JSON file applied at every start, idempotent upserts (default bootstrap/demo.json; empty for none)',
+  workers: 'shard actor threads; may change between restarts (default min(2, cores))',
+  actorHeapMb: 'V8 old generation of each shard actor thread at most, in MB, 64 or more; an actor that outgrows it is restarted, its calls in flight get 503 (default 192)',
+  heapGrowthPercent: 'how far each thread\'s heap grows past what V8 found live before it collects again, in percent, 0 to 400 (default 30; 0: V8\'s own factor)',
+  shards: 'shard count, used only when the data directory is created; kept in manifest.json (default 4)',
+  maxBody: 'request body limit in bytes; 413 past it (default 1048576)',
   maxJsonDepth: 'JSON request bodies nest at most this deep, the body itself level 1; 400 past it (default 64)',
-  maxJsonElements: 'JSON request bodies hold at most this many array items and object members in all; 400 past it (default 100000)',
-  masterKeyFile: 'master key file (default ./secrets/master.key)',
-  shredLog: 'log of destroyed data keys, applied when a backup is restored (default shred.log beside the master key)',
+  maxJsonElements: 'JSON request bodies hold at most this many elements (array items and object members, plus the body\'s value); 400 past it (default 100000)',
+  masterKeyFile: 'master key file, created with mode 0600 when missing; keep it outside the data directory (default ./secrets/master.key)',
+  shredLog: 'append-only log of destroyed data keys, outside the data directory; required to start on a restored backup (default shred.log beside the master key)',
   accessTokenTtl: 'access token lifetime in seconds (default 3600)',
-  eventRetention: 'event retention, seconds or with ms/s/m/h/d (default 7d)',
+  eventRetention: 'events older than this are dropped, seconds or with ms/s/m/h/d (default 7d)',
   eventRetentionCount: 'events kept per tenant at most (default 1000000)',
-  maxStreamsPerTenant: 'open event streams per tenant (default 100)',
-  maxStreamBufferMb: 'MB streamed answers (neighbours, lists, exports) may hold for slow readers in all; past it new ones get 503 (default 64)',
-  publicUrl: 'base of every URL the service writes (default http://<host>:<port>)',
-  webhookAllow: 'comma-separated host names, *.suffixes, IPs and CIDRs webhooks may reach although not public (default none)',
-  trustProxy: 'comma-separated IPs and CIDRs of reverse proxies whose X-Forwarded-For names the client (default none)',
-  shutdownTimeout: 'on SIGTERM, how long requests in flight may take (default 10s)',
+  maxStreamsPerTenant: 'open event streams (WebSocket) per tenant; one more gets 503 with Retry-After (default 100)',
+  maxStreamBufferMb: 'MB that streamed answers (neighbours, lists, exports) may hold in all for clients that read slower than they are served; past it a new streamed read gets 503 with Retry-After (default 64)',
+  publicUrl: 'base of every URL the service writes (schema, neighbours_url, moreInfo, the OAuth issuer) (default http://<host>:<port>)',
+  webhookAllow: 'comma-separated host names, *.suffixes, IPs and CIDRs that webhooks may reach although not public: loopback, private, link-local... (default none)',
+  trustProxy: 'comma-separated IPs and CIDRs of reverse proxies; behind one, the client is the right-most X-Forwarded-For entry that is not a proxy (default none)',
+  shutdownTimeout: 'on SIGTERM or SIGINT, how long requests in flight may take before their connections are closed (default 10s)',
   webhookRetryBase: 'first webhook retry delay in ms, doubling up to 300 times it (default 1000)',
-  corsOrigins: 'comma-separated origins whose pages may call the graph API (default none)',
-  gatewayTimeout: 'gateway wait for a service to answer, seconds or with ms/s/m (default 30s)',
-  gatewayMaxConcurrent: 'requests forwarded to one gateway service at once (default 64)',
+  corsOrigins: 'comma-separated origins (scheme, host and port; no path or trailing slash) whose pages may call the graph API and open the event stream (default none)',
+  gatewayTimeout: 'how long the gateway waits for a service\'s response headers (then 504) and between two body chunks (then the connection is cut), seconds or with ms/s/m (default 30s)',
+  gatewayMaxConcurrent: 'requests forwarded to one gateway service at once; one more gets 503 with Retry-After (default 64)',
   metrics: 'GET /metrics: open, off, or token (scope platform.metrics) (default open)',
   logLevel: 'log level of the JSON log on stderr: fatal, error, warn, info, debug, trace, silent (default info)',
-  natsUrl: 'cluster mode: comma-separated NATS server URLs (default none: one machine)',
-  nodeId: 'cluster mode: this host\'s name, unique in the cluster',
-  kekFile: 'cluster mode: the key-encryption key file every host shares',
+  natsUrl: 'cluster mode: comma-separated NATS server URLs, nats://host:4222 (default none: one machine, nothing of cluster mode loads)',
+  nodeId: 'cluster mode: this host\'s name, unique in the cluster (letters, digits, _ and -)',
+  kekFile: 'cluster mode: the key-encryption key file every host shares, one base64 32-byte key per line, the current one first; never generated',
   clusterUrl: 'cluster mode: this host\'s own URL for the other hosts (default its public URL); lets the hosts share one --public-url',
-  leaseMs: 'cluster mode: shard lease period in ms (default 5000)',
+  leaseMs: 'cluster mode: shard lease period in ms, 1000 to 600000; a host serves a shard while its last renewal is younger than 0.8 of it (default 5000)',
   clusterDurability: 'cluster mode: local (acknowledged once the stream took a write and this host synced it) or quorum (once the stream took it; survives the loss of one server, not a power loss of the quorum) (default local)',
-  snapshotEntries: 'cluster mode: snapshot a shard (and the auth store) every this many replicated batches (default 10000)',
+  snapshotEntries: 'cluster mode: snapshot a shard (and the auth store) into NATS every this many replicated batches (default 10000)',
   snapshotInterval: 'cluster mode: or this long after the last snapshot, seconds or with ms/s/m/h/d (default 1h)',
-  snapshotsKept: 'cluster mode: snapshots kept per shard; its stream is purged below the oldest (default 2)',
+  snapshotsKept: 'cluster mode: snapshots kept per shard, 1 to 100; its stream is purged below the oldest (default 2)',
   serverUrl: 'URL of the running server (default: the one the data directory lock names)',
   adminClientId: 'a platform.admin client of the running server',
   adminClientSecret: "that client's secret (prefer the variable: flags show in ps)",
@@ -194,8 +194,15 @@ const HELP: Record<OptionName, string> = {
 }
 
 /** The --help text, generated from the options table. */
+/** How the running command was invoked, when not as `command` below: `profile-graph backup` (src/commands/cli.ts). */
+let invokedAs: string | undefined
+
+export function setInvokedAs(name: string): void {
+  invokedAs = name
+}
+
 export function usage(command: string, tool = false): string {
-  const lines = [`usage: ${command} [options]`, '', 'Each option is a flag or an environment variable; flags win.', '']
+  const lines = [`usage: ${invokedAs ?? command} [options]`, '', 'Each option is a flag or an environment variable; flags win.', '']
   for (const [name, spec] of Object.entries(OPTIONS) as [OptionName, OptionSpec][]) {
     if (spec.tool === true && !tool) continue
     lines.push(`  ${`${spec.flag} <value>`.padEnd(32)} ${spec.env.padEnd(24)} ${HELP[name]}`)
@@ -319,11 +326,13 @@ interface ClusterFlags {
   snapshots: { entries: string | undefined; interval: string | undefined; kept: string | undefined }
 }
 
-// Each actor's caches hold about 60 MB at their limits (bench/README.md, "Memory"); without a cap V8 lets a
+// Each actor's caches hold about 60 MB at their limits (bench/MEASUREMENTS.md, "Memory: each actor's heap
+// capped (the 600 MB rule), 2026-11-26, evening"); without a cap V8 lets a
 // busy thread's heap grow to several times what is live before it collects.
 const DEFAULT_ACTOR_HEAP_MB = 192
 // The front thread has no cap: V8 let it grow to up to 4x what is live (100-180 MB at 50-60 MB live in the
-// scale run's read passes). 30 is the most V8 allows a 192 MB actor on its own (bench/README.md, "Memory").
+// scale run's read passes). 30 is the most V8 allows a 192 MB actor on its own (bench/MEASUREMENTS.md,
+// "Memory: the front thread's heap (the 600 MB rule), 2026-11-26, late night: 525 MB, met").
 const DEFAULT_HEAP_GROWTH_PERCENT = 30
 
 const orDefault = (v: string | undefined, d: string): string => (v === undefined || v === '' ? d : v)
