@@ -1,5 +1,5 @@
 // `node dist/bench/cluster.js [--cluster-durability local|quorum] [--quick] [options of npm run bench]`: the cost
-// of cluster mode (issue 16, item 4). In one run, on this machine:
+// of cluster mode. In one run, on this machine:
 //  1. the single-host mode (the server as `npm run bench` starts it),
 //  2. three JetStream nats-servers on loopback and two hosts in cluster mode
 //     (bench/nats-local.ts, bench/cluster-hosts.ts), the load split over both

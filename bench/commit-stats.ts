@@ -2,7 +2,8 @@
 // own /metrics (open by default): group commits and the writes they carried,
 // summed over shards. With one tenant that is one shard's commit pipeline:
 // commits per second and writes per commit say whether writes wait on the
-// disk's flushes or on the actor's work (bench/README.md, "Durable writes").
+// disk's flushes or on the actor's work (bench/MEASUREMENTS.md, "Durable
+// writes: the commit pipeline and the actor's cost per write", 2026-11-25).
 
 /**
  * Group commits so far and the writes in them (histogram count and sum of

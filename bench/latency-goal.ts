@@ -1,4 +1,4 @@
-// The open-loop latency goal of issue 13: p99 under 5 ms at 50% of a
+// The open-loop latency goal: p99 under 5 ms at 50% of a
 // scenario's maximum throughput and under 10 ms at 75%. A durable write waits
 // for at least one fdatasync, so where the disk's own fsync p99 is higher than
 // the 5 ms, the 50% goal for durable writes becomes "within 2 ms of the fsync

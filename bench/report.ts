@@ -1,5 +1,6 @@
 // The results of a run: the JSON written to bench/results/ and the markdown
-// tables printed at the end (and kept in bench/README.md).
+// tables printed at the end (the latest in bench/README.md, every dated run
+// in bench/MEASUREMENTS.md).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CommitPipeline } from './commit-stats'

@@ -27,7 +27,7 @@ export interface Scenario {
   shape?: PoolShape
   /** Runs in the 64-connection latency pass (single-element requests). */
   latency: boolean
-  /** The open-loop p99 goal of issue 13 applies (latency-goal.ts): a read, or a durable write that waits for fdatasync. */
+  /** The open-loop p99 goal applies (latency-goal.ts): a read, or a durable write that waits for fdatasync. */
   latencyGoal?: LatencyGoalKind
   source(ctx: ScenarioContext, random: Random): () => BenchRequest
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The reference build of bench/log-cost.ts's budget ("none"): a copy of a
-# built dist/ with what issue 14 added to every request taken out (the
-# request id, the x-request-id header, the request metrics and the access
+# built dist/ with what request tracing added to every request taken out
+# (the request id, the x-request-id header, the request metrics and the access
 # line), so that `--entry DEST/src/main.js` compares the same code with and
 # without them. Usage: bench/without-request-extras.sh [SRC_DIST] DEST
 # (SRC_DIST defaults to dist). Fails if a patched line is not found, so the

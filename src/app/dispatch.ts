@@ -61,7 +61,8 @@ type HandlerInput<C> = C & Input<SchemaSlots>
  * The handler's input with every field present from the start (query and
  * body are set once validated): each service's inputs then share one shape.
  * A spread (`{ ...caller, params, query, body }`) missed V8's inline cache on
- * every request, ~9,500 instructions (bench/README.md).
+ * every request, ~9,500 instructions (bench/MEASUREMENTS.md, "The front
+ * thread's cost per request", 2026-11-25).
  */
 const graphInput = (tenant: string, token: AccessTokenRecord, params: Record<string, string>): HandlerInput<GraphCaller> =>
   ({ tenant, token, params, query: NO_QUERY, body: NO_BODY })

@@ -17,8 +17,8 @@
 // reads and writes) cross as flat runs of values in the batch array, not as
 // objects: structured clone writes every key of every object and the other
 // side rebuilds each object key by key, which cost more instructions on the
-// front thread than building the same objects in JS (bench/README.md, "The
-// front thread's cost per request"). A run starts with a number (a call's or
+// front thread than building the same objects in JS (bench/MEASUREMENTS.md,
+// "The front thread's cost per request", 2026-11-25). A run starts with a number (a call's or
 // reply's id); any other message crosses as itself, an object.
 import type { NodeRef, Operation, RelationRef, Timing, WriteContext, ActorReply, ActorRequest } from './messages'
 

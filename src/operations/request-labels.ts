@@ -7,7 +7,8 @@ import type { PendingAudit } from '../http/access-log'
 /**
  * A template per route-table pattern, built once: a string built per request
  * costs its flattening and hashing again in every Map the access log and the
- * metrics look it up in (bench/README.md, "The access log's cost").
+ * metrics look it up in (bench/MEASUREMENTS.md, "Table: 2026-11-23, full
+ * settings, quiet machine, three runs", "The access log's cost").
  */
 function memo(prefix: string): (pattern: string) => string {
   const templates = new Map<string, string>()

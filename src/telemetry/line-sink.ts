@@ -3,7 +3,8 @@
 // replaces pino.destination (sonic-boom) because that one costs ~2 µs per
 // line at an access line per request: it measures the whole pending string's
 // byte length on every write and copies it again after every block
-// (bench/README.md, "The access log's cost"). One sink takes every line
+// (bench/MEASUREMENTS.md, "Table: 2026-11-23, full settings, quiet machine,
+// three runs", "The access log's cost"). One sink takes every line
 // (pino's and the preformatted access lines) in call order, so their order
 // on stderr is the order they were written in.
 import { write, writeSync } from 'node:fs'

@@ -4,7 +4,8 @@
 // fixed record here (time, route-and-method index, status, duration, the
 // request id's counter); its text is written by the log's thread, so the
 // front thread, which bounds get-node, no longer spends the ~2,000
-// instructions of the line's bytes (bench/README.md, "The access log's
+// instructions of the line's bytes (bench/MEASUREMENTS.md, "Table:
+// 2026-11-23, full settings, quiet machine, three runs", "The access log's
 // cost"). pino's own lines go through the same ring as text, so stderr
 // keeps the order the lines were logged in. One writer (the front thread)
 // and one reader at a time: the log's thread, or the front thread once it

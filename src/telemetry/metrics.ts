@@ -16,7 +16,8 @@ const ROUTE_LABELS: RouteLabel[] = ['route', 'method', 'status']
  * request path, handed to prom-client only when /metrics is scraped.
  * prom-client's own labelled `inc` and `observe` hash the labels and look
  * the bucket up by its bound's string on every call (~1.5 µs per request,
- * bench/README.md "The access log's cost").
+ * bench/MEASUREMENTS.md, "Table: 2026-11-23, full settings, quiet machine,
+ * three runs", "The access log's cost").
  */
 interface RequestCell {
   labels: Record<RouteLabel, string>

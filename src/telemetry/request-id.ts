@@ -6,7 +6,8 @@
 // buffer that needs them (the x-request-id header, the access line); the
 // string is built only when a rare path asks for it (an error line, a
 // stream). Strings per request were ~3,000 instructions of scavenges per
-// get-node request (bench/README.md, "The access log's cost").
+// get-node request (bench/MEASUREMENTS.md, "Table: 2026-11-23, full
+// settings, quiet machine, three runs", "The access log's cost").
 import { randomUUID } from 'node:crypto'
 
 /** A request's id: the caller's (`given`, rare) or a generated one (`stem` and `seq`). */

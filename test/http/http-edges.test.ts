@@ -1,4 +1,4 @@
-// What a client sees at the HTTP layer itself (issue 11, items 6, 7 and 8):
+// What a client sees at the HTTP layer itself:
 // no library banner in answers, a 413 the client can read, and what
 // uWebSockets.js decides for malformed heads and pipelining (README, "HTTP
 // edges").

@@ -1,6 +1,6 @@
 // JSON bodies are bounded in depth and element count at the edge: a body
 // nested thousands of levels deep used to overflow the stack on its way to a
-// shard actor and take the whole process down (issue 10, item 1).
+// shard actor and take the whole process down.
 import t from 'tap'
 import { call, enc, type Graph } from '../helpers/client'
 import { serverForFile } from '../helpers/server'

@@ -1,4 +1,4 @@
-// The server log (issue 14, item 3): stdout keeps the plain start lines,
+// The server log: stdout keeps the plain start lines,
 // stderr is JSON lines; one access line per request with its route
 // template and request id (the caller's trace id when given, echoed as
 // x-request-id); audit lines for admin changes, consents, sign-ins,

@@ -152,7 +152,7 @@ t.test('/end_session without id_token_hint: the user confirms on a CSRF-protecte
   t.match(notThatClient.text, /Signed out/, 'nothing to end for a client that did not sign in through it')
   t.equal((await ua.open({ client_id: 'web-app', response_type: 'code' })).status, 302, 'another client does not end it')
 
-  // A cross-site link (issue 11, item 3) only gets the confirmation page: nothing ends.
+  // A cross-site link only gets the confirmation page: nothing ends.
   const asked = await ua.send('GET', `${env.issuer}/end_session?client_id=web-app`)
   t.equal(asked.status, 200)
   t.match(asked.text, /Sign out\?/)

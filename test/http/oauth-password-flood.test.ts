@@ -1,4 +1,4 @@
-// Anonymous floods do not exhaust the password checks (issue 11, item 2):
+// Anonymous floods do not exhaust the password checks:
 // 400 parallel password grants for a non-existent user are mostly refused
 // at once with 429 and Retry-After, while another client's scrypt-checked
 // token request is served in well under the flood's length; the lock-out's

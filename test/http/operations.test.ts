@@ -1,4 +1,4 @@
-// Health and metrics for operators (issue 14, items 1 and 2): the probes
+// Health and metrics for operators: the probes
 // answer without a token, GET /metrics is Prometheus text a strict parser
 // accepts, the named series move with the traffic that should move them,
 // and --metrics decides who may read it.

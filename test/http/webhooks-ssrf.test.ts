@@ -1,4 +1,4 @@
-// Webhooks are no way into the server's network (issue 11, item 1): URLs
+// Webhooks are no way into the server's network: URLs
 // naming loopback, private, link-local, unique-local, unspecified or metadata
 // hosts in any spelling are refused at registration; a stored webhook whose
 // address is no longer allowed gets nothing at delivery; lastError says only

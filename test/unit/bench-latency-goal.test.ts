@@ -1,4 +1,4 @@
-// The open-loop goal of issue 13, as the bench prints it: p99 < 5 ms at 50% of
+// The open-loop goal, as the bench prints it: p99 < 5 ms at 50% of
 // the maximum (durable writes: or within 2 ms of the disk's fsync p99 where
 // that is higher), < 10 ms at 75%; no goal at 25%.
 import t from 'tap'

@@ -6,7 +6,8 @@
 // string tree, a fifth of a neighbours read's actor time). Bytes moved by
 // transfer were tried: each answer's ArrayBuffer counted as external memory
 // in the front thread, which then ran a full mark-compact every ~60 ms
-// (bench/README.md, "Neighbours kept whole").
+// (bench/MEASUREMENTS.md, "Neighbours kept whole while the shard is not
+// written", 2026-11-26).
 import type { StreamFormat } from '../../src/contract/messages'
 
 export class StreamBody {

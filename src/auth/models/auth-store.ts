@@ -195,7 +195,8 @@ export function openAuthStore(dataDir: string): AuthStore {
  * Waits until every write issued so far is durable. `committed` first: when
  * a commit fails (a full disk) it rejects with the failure, where `flushed`
  * alone would wait forever. (Taking the flush before the commit, as the
- * group commit does, did not help the token path: bench/README.md.)
+ * group commit does, did not help the token path: bench/MEASUREMENTS.md,
+ * "Writes, tokens and the front thread", 2026-11-23.)
  */
 export async function durable(store: Pick<AuthStore, 'env'>): Promise<void> {
   const settle = replicatedWrites.get(store.env)

@@ -1,4 +1,4 @@
-// Custom identity providers (OpenID Connect federation, issue 15): the
+// Custom identity providers (OpenID Connect federation): the
 // upstream each one names, the links from an upstream subject to one local
 // user (keyed by provider and upstream `sub`, never by e-mail), and the
 // pending upstream sign-ins (our `state`, single use, short-lived).
