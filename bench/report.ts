@@ -221,7 +221,7 @@ export function markdown(res: RunResults): string {
 export function openLoopMarkdown(connections: number, rows: readonly OpenLoopScenario[]): string[] {
   const lines = [
     `Open loop (fixed rate, ${connections} connections, no pipelining; latency from each request's intended send time, coordinated omission corrected; `
-      + `rates at 25/50/75% of the scenario's service req/s above). Goal (issue 13): p99 < ${P99_AT_50_MS} ms at 50% (durable writes: or within 2 ms of the fsync p99 where that is higher), `
+      + `rates at 25/50/75% of the scenario's service req/s above). Goal: p99 < ${P99_AT_50_MS} ms at 50% (durable writes: or within 2 ms of the fsync p99 where that is higher), `
       + `< ${P99_AT_75_MS} ms at 75%, for get-node, put-node and the counters. "send lag p99": how late the generator itself sent; above 2 ms it fell behind its schedule and says so.`,
     '',
     '| scenario | tenants | share of max | rate req/s | achieved req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | non-2xx / errors | send lag p99 ms | service CPU | goal | other CPU |',
