@@ -76,7 +76,7 @@ export async function startLocalNats(dir: string): Promise<LocalNats> {
     const configFile = join(dir, `${name}.conf`)
     writeFileSync(configFile, [
       `server_name: ${name}`, `listen: "127.0.0.1:${p.client}"`, `http: "127.0.0.1:${p.monitor}"`,
-      // As in docs/cluster.md: a forwarded write carries its body.
+      // As in docs/manual/cluster.md: a forwarded write carries its body.
       'max_payload: 8MB',
       `jetstream { store_dir: "${join(dir, name)}" }`,
       `cluster { name: bench, listen: "127.0.0.1:${p.route}", routes: [${routes}] }`, '',

@@ -1,7 +1,7 @@
 // What every request of a tenant carries: a client-credentials access token
 // (one per tenant, fetched once: each costs a scrypt verification of the
 // bootstrap client's secret) and one consent reference per tenant. The
-// reference is issued by POST /{tenant}/consents (docs/contracts.md). A build
+// reference is issued by POST /{tenant}/consents (docs/design/contracts.md). A build
 // from before consent references answers that with 404 and accepted any
 // non-empty reference; against one, a fixed reference is used.
 import { request } from 'undici'

@@ -42,7 +42,7 @@ const port = parentPort
 if (port === null) throw new Error('shard-actor must run in a worker thread')
 
 const masterKey = Buffer.from(config.masterKey)
-// Cluster mode wraps data keys under the KEK every host is given, so that any host opens what another granted (docs/cluster.md).
+// Cluster mode wraps data keys under the KEK every host is given, so that any host opens what another granted (docs/design/replication.md).
 const wrapping = config.cluster === undefined ? masterKey : readKekFile(config.cluster.kekFile)
 const shredTarget = { path: config.shredLog, generation: config.generation }
 // Before any shard opens: its writer counts commits in the pool's shared counters.

@@ -22,7 +22,7 @@ export interface Listening {
  * Stops uWebSockets.js from adding `uWebSockets: 20` to every answer. The
  * switch is undocumented: `_cfg('silent')` sets the loop's `noMark` (addon.cpp
  * of the pinned build); the Date header stays. The version in the library's
- * own parse-error pages is compiled in and cannot be removed from JS (README, "HTTP edges").
+ * own parse-error pages is compiled in and cannot be removed from JS (docs/manual/http-edges.md).
  */
 function silenceVersionHeader(): void {
   const cfg = (uWS as unknown as { _cfg?: (key: string) => void })._cfg

@@ -2,7 +2,7 @@
 // ":x" captures one (percent-decoded, non-empty) path segment; the handler
 // receives the captures by name (its `params` schema). Methods with `scope`
 // need a bearer token with it, checked by the dispatcher before the body is
-// read (the admin API). To add a route: docs/architecture.md.
+// read (the admin API). To add a route: docs/design/architecture.md.
 import { ApiError } from '../core/errors'
 import type { RouteMethods, RouteTable } from '../http/route'
 import * as adminBackups from './endpoints/admin/backups'

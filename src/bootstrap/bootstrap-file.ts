@@ -1,4 +1,4 @@
-// Reads and validates the bootstrap file of docs/contracts.md against its
+// Reads and validates the bootstrap file of docs/design/contracts.md against its
 // schema (TypeBox, checked by the one schema compiler, src/schema). Every key
 // is optional; a malformed file stops the start with a message naming the
 // bad path.

@@ -1,4 +1,4 @@
-// Groups the auth store's writes into replicated batches (docs/cluster.md,
+// Groups the auth store's writes into replicated batches (docs/manual/cluster.md,
 // "The authorization service") with the shards' joiner
 // (src/replication/coalesced-writes.ts: every write issued while one
 // replicated write is under way joins the next). What the auth store adds:

@@ -1,4 +1,4 @@
-// The authorization service in a cluster, front side (docs/cluster.md): the
+// The authorization service in a cluster, front side (docs/manual/cluster.md): the
 // replicated auth store and its lease (auth-replica.ts), the bearer-token
 // checks the owner answers over NATS, and the HTTP hand-over of OAuth, admin
 // and gateway requests to the owner. Started by main.ts in cluster mode only

@@ -1,4 +1,4 @@
-// The seam of the auth store's replication (docs/cluster.md, "The
+// The seam of the auth store's replication (docs/manual/cluster.md, "The
 // authorization service"). The auth models write on the front thread with
 // lmdb-js's async puts, removes and transactions; in cluster mode this wraps
 // those calls once, on every host:

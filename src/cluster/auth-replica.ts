@@ -1,4 +1,4 @@
-// The auth store as a replicated unit (docs/cluster.md, "The authorization
+// The auth store as a replicated unit (docs/manual/cluster.md, "The authorization
 // service"): the same replica as a graph shard's (src/replication/replica.ts)
 // over the auth store, its lease AUTH_LEASE_KEY and its stream AUTH_STREAM.
 // The owner's writes are recorded (auth-recorder.ts), grouped into batches

@@ -1,5 +1,5 @@
 // What the dispatcher sees of the authorization service in a cluster
-// (docs/cluster.md, "The authorization service in a cluster"): one host, the
+// (docs/manual/cluster.md, "The authorization service in a cluster"): one host, the
 // holder of the auth lease, serves every OAuth, admin and gateway request and
 // answers every bearer-token check; the others hand those to it. Types only:
 // on one machine nothing of this loads.

@@ -1,4 +1,4 @@
-// The auth store's snapshots (docs/cluster.md, "Snapshots"): the same
+// The auth store's snapshots (docs/design/replication.md, "Snapshots"): the same
 // policy and NATS storage as a shard's (src/replication/snapshots.ts), so
 // its stream is purged below the oldest kept snapshot instead of growing
 // with every token issued, and an empty host restores the newest one and

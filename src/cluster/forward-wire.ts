@@ -1,4 +1,4 @@
-// The wire format of forwarded calls between hosts (docs/cluster.md): the
+// The wire format of forwarded calls between hosts (docs/manual/cluster.md): the
 // already authenticated and validated Operation, and the owner's ActorReply
 // back, in V8's serialization, which is the structured clone the actors'
 // channel uses (it keeps lone surrogates in ids and values exact).

@@ -107,7 +107,7 @@ export class Forwarding implements RemoteShards {
       clearTimeout(timer)
       timer = setTimeout(() => finish(this.unavailable(`the owner of shard ${shard} stopped answering a forwarded stream`)), this.o.timeoutMs)
     }
-    // The owner streams slices as fast as it reads them: the back-pressure of a local scan ends at the NATS hop (docs/cluster.md).
+    // The owner streams slices as fast as it reads them: the back-pressure of a local scan ends at the NATS hop (docs/manual/cluster.md).
     const sub = this.o.nc.subscribe(inbox, {
       callback: (err, msg) => {
         if (finished) return

@@ -9,7 +9,7 @@
 // it serves. When the server is stopped the files are copied directly, under
 // the data directory's lock so that no server starts meanwhile. Either way
 // the copy's manifest marks it a restored copy: a server started on it
-// applies the shred log first (docs/data-protection.md, *Backup and restore*).
+// applies the shred log first (docs/design/data-protection.md, *Backup and restore*).
 import { ConfigError, loadToolConfig, usage, wantsHelp, type ToolConfig } from '../config/load-config'
 import { adminAuthorization, callServer } from './admin-client'
 import { describeHolder, tryLockDataDir } from '../start/data-dir-lock'

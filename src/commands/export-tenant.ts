@@ -8,7 +8,7 @@
 // never over an existing one; standard output without --file), with memory
 // bounded whatever the tenant's size, and progress lines on stderr. The file
 // holds the tenant's data in plaintext (revoked data excepted): keep it as
-// private as the data directory. docs/contracts.md, *Tenant export and import*.
+// private as the data directory. docs/design/contracts.md, *Tenant export and import*.
 import { createWriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { ConfigError, usage, wantsHelp } from '../config/load-config'

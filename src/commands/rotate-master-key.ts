@@ -10,7 +10,7 @@
 // manifest's master key check replaced. The operator then starts the server on
 // the copy with the new key, and destroys the old key: from then on a backup
 // taken before, and its wrapped keys of consents revoked since, no longer
-// opens with any key that exists (docs/data-protection.md, *Backup and restore*).
+// opens with any key that exists (docs/design/data-protection.md, *Backup and restore*).
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'

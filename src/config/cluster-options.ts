@@ -1,4 +1,4 @@
-// Cluster mode's options (src/config/load-config.ts reads them; docs/cluster.md).
+// Cluster mode's options (src/config/load-config.ts reads them; docs/manual/cluster.md).
 // Absent: the single-machine mode, which needs no NATS.
 
 export interface ClusterOptions {
@@ -11,7 +11,7 @@ export interface ClusterOptions {
   /**
    * This host's own base URL, where the other hosts reach it (`--cluster-url`): named in the leases it
    * holds, and where OAuth requests are handed to the auth owner. Absent: its public URL, which is then
-   * per host. Give it to let every host share one public URL, and so one issuer (docs/cluster.md).
+   * per host. Give it to let every host share one public URL, and so one issuer (docs/manual/cluster.md).
    */
   hostUrl: string | undefined
   /** Lease period in milliseconds (`--lease-ms`). */
@@ -20,10 +20,10 @@ export interface ClusterOptions {
    * When a write is acknowledged (`--cluster-durability`): `local`, once the replicated stream took it and
    * this host's LMDB synced it (survives a power loss of every host); `quorum`, once the stream took it and
    * LMDB committed it, without waiting for LMDB's sync (survives the loss of one NATS server or host, not a
-   * power loss of the NATS quorum: docs/cluster.md, "Durability").
+   * power loss of the NATS quorum: docs/manual/cluster.md, "Durability").
    */
   durability: ClusterDurability
-  /** When each shard's owner snapshots it (docs/cluster.md, "Snapshots"). */
+  /** When each shard's owner snapshots it (docs/design/replication.md, "Snapshots"). */
   snapshots: SnapshotOptions
 }
 

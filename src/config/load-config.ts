@@ -14,7 +14,7 @@ export interface Config {
   /** Absolute path of the bootstrap JSON file, or undefined for none. */
   bootstrap: string | undefined
   workers: number
-  /** The V8 old generation of each shard actor thread at most, MB: bounds the process's private memory (docs/architecture.md, "In-memory state of an actor"). */
+  /** The V8 old generation of each shard actor thread at most, MB: bounds the process's private memory (docs/design/performance.md, "In-memory state of an actor"). */
   actorHeapMb: number
   /** How far V8 lets a thread's heap grow past what is live before it collects, in percent (src/start/v8-heap.ts); 0 leaves V8's own choice. */
   heapGrowthPercent: number
@@ -56,7 +56,7 @@ export interface Config {
   metrics: MetricsAccess
   /** The server log's level (--log-level). */
   logLevel: LogLevel
-  /** Cluster mode (docs/cluster.md); undefined: the single-machine mode, which loads nothing of it. */
+  /** Cluster mode (docs/manual/cluster.md); undefined: the single-machine mode, which loads nothing of it. */
   cluster: ClusterOptions | undefined
 }
 

@@ -1,6 +1,6 @@
 // The names both sides of cluster mode agree on: the lease bucket, each
 // shard's replicated stream, and the subjects hosts answer on
-// (docs/cluster.md). One place, so a rename cannot split the cluster.
+// (docs/design/replication.md). One place, so a rename cannot split the cluster.
 
 /** JetStream KV bucket holding one lease per shard (and one for the auth store). */
 export const LEASE_BUCKET = 'platform_leases'

@@ -180,7 +180,7 @@ export interface ActorConfig {
   generation: string
   /** Set on a restored backup: apply the shred-log lines of this generation before serving. */
   restore: { generation: string | undefined } | undefined
-  /** Cluster mode (docs/cluster.md): each shard is served only under a lease; undefined = the single-machine mode. */
+  /** Cluster mode (docs/design/replication.md): each shard is served only under a lease; undefined = the single-machine mode. */
   cluster: import('../config/cluster-options').ClusterOptions | undefined
   /** One write counter per shard, shared by every actor (workers/store/write-generations.ts). */
   writeGenerations: Int32Array

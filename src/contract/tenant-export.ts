@@ -4,7 +4,7 @@
 // cannot be opened (its consent revoked, or sealed under a destroyed key) is
 // exported `locked`, without properties: it is never decrypted. Everything
 // else carries its properties in plaintext, to be sealed again under the
-// importing installation's keys. docs/contracts.md, *Tenant export*.
+// importing installation's keys. docs/design/contracts.md, *Tenant export*.
 import type { TenantMetamodel } from '../model/metamodel'
 import type { NodeRef } from './messages'
 

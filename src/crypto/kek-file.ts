@@ -1,5 +1,5 @@
 // Cluster mode's key-encryption key (KEK): it wraps the data keys, so that
-// every host opens what any host granted (docs/cluster.md, "Crypto-shredding
+// every host opens what any host granted (docs/design/replication.md, "Crypto-shredding
 // across hosts"). It comes from configuration only: every host is given the
 // same file (`--kek-file`); it is never generated here (a host with a KEK of
 // its own would write keys no other host opens) and never sent over NATS.

@@ -3,7 +3,7 @@
 // (SHRED_LOG_FILE, default beside the master key). A backup taken before a
 // revocation still holds the revoked consent's wrapped key; a start on a
 // restored copy applies this log first, so the restored installation never
-// opens data revoked after the backup (docs/data-protection.md, *Backup and
+// opens data revoked after the backup (docs/design/data-protection.md, *Backup and
 // restore*). A line names the installation's generation, the shard and the
 // slot: no tenant, consent reference or key material.
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs'

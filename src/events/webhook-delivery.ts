@@ -1,4 +1,4 @@
-// Webhook delivery, on the front thread (docs/contracts.md, Events). Each webhook is
+// Webhook delivery, on the front thread (docs/design/contracts.md, Events). Each webhook is
 // a cursor over its tenant's event log: it POSTs one envelope at a time,
 // signed `platform-signature: sha256=<hex HMAC-SHA256 of the raw body>` with
 // the webhook's secret, and moves (and persists) its cursor only after a 2xx.

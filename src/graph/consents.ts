@@ -1,4 +1,4 @@
-// /{tenant}/consents...: consent references (docs/contracts.md, Consent). The tenant
+// /{tenant}/consents...: consent references (docs/design/contracts.md, Consent). The tenant
 // acts with a manage-scope token; the end customer with a user token whose
 // `sub` is the consent's subject (checked by the shard actor, which holds it).
 import { MANAGE_SCOPE } from '../auth/helpers/bearer'

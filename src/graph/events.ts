@@ -1,5 +1,5 @@
 // GET /{tenant}/events?after=&limit=&wait=: the cursor read of the tenant's
-// event log (docs/contracts.md, Events), with long-poll (src/events/cursor-read.ts).
+// event log (docs/design/contracts.md, Events), with long-poll (src/events/cursor-read.ts).
 import { serveEventPage } from '../events/cursor-read'
 import { graphMethod } from './services'
 import { EventsQuery } from './params'

@@ -1,7 +1,7 @@
 // The graph service's routes under /graph/v1/{tenant}/: a pattern (":name"
 // captures a segment) and per method the handler (with its schemas,
 // src/graph/params.ts) and the scope. To add a route: write the handler with
-// graphMethod (src/graph/services.ts) and add its line here (docs/architecture.md).
+// graphMethod (src/graph/services.ts) and add its line here (docs/design/architecture.md).
 import { MANAGE_SCOPE, VIEW_SCOPE } from '../auth/helpers/bearer'
 import type { RouteTable } from '../http/route'
 import * as webhooks from './webhook-routes'

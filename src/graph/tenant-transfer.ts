@@ -1,5 +1,5 @@
 // GET /graph/v1/{tenant}/export and POST /graph/v1/{tenant}/import (manage
-// scope): moving a tenant between installations (docs/contracts.md, *Tenant
+// scope): moving a tenant between installations (docs/design/contracts.md, *Tenant
 // export and import*; commands src/commands/export-tenant.ts, src/commands/import-tenant.ts).
 // The export streams NDJSON from the tenant's shard with back-pressure; the
 // import takes one bounded batch of those lines per request (a JSON array),

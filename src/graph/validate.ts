@@ -14,7 +14,7 @@ export const MAX_NAME_BYTES = 64
 export const MAX_ID_BYTES = 384
 export const MAX_PROPERTY_BYTES = 128
 
-/** Spec 7, PUT node / PUT relation body; plus the two names docs/contracts.md reserves. */
+/** Spec 7, PUT node / PUT relation body; plus the two names docs/design/contracts.md reserves. */
 export const RESERVED_BODY_NAMES: ReadonlySet<string> = new Set([
   'id', 'tid', 'fid', 'label', 'schema', 'created', 'createdByHybrisClient', 'consentReference', 'tenant', 'consent-reference',
 ])

@@ -1,4 +1,4 @@
-// /graph/v1/{tenant}/webhooks[/{id}] (docs/contracts.md, Events): register, list,
+// /graph/v1/{tenant}/webhooks[/{id}] (docs/design/contracts.md, Events): register, list,
 // show and delete a tenant's webhooks (scope platform.profile_graph_manage).
 // The shard actor keeps them; delivery (src/events/webhook-delivery.ts) hears of every
 // change from the actor. Also the plain-HTTP answer of the stream path.

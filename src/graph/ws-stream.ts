@@ -1,4 +1,4 @@
-// WebSocket /graph/v1/{tenant}/events/stream?after=<sequence> (docs/contracts.md,
+// WebSocket /graph/v1/{tenant}/events/stream?after=<sequence> (docs/design/contracts.md,
 // Events): the upgrade, with the checks of an HTTP route, and the open
 // streams of one server; each stream is an EventStream (src/graph/event-stream.ts).
 import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocket, WebSocketBehavior } from 'uWebSockets.js'

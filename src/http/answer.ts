@@ -21,7 +21,7 @@ export function answer(ex: Exchange): Answer {
   }) as Answer
   // A request whose connection closed before its call left for the actor is
   // not applied (uWebSockets.js closes a connection that pipelines behind an
-  // unanswered request: README, "HTTP edges").
+  // unanswered request: docs/manual/http-edges.md).
   handler.abandoned = () => ex.aborted
   // The id is read (as a string) only by the pool's rare log records: built then, not per request.
   handler.requestId = () => ex.requestId

@@ -1,4 +1,4 @@
-// The metamodel of the bootstrap file (docs/contracts.md): which node and
+// The metamodel of the bootstrap file (docs/design/contracts.md): which node and
 // relation types exist per tenant (or for every tenant under "*"), who owns
 // them and which properties they declare. Pure data + lookups, used by the
 // front thread (q validation, metamodel reads) and by the shard actors (what

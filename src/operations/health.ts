@@ -1,4 +1,4 @@
-// GET /health/ready's checks (README, "Health and metrics"): each names what
+// GET /health/ready's checks (docs/manual/operations.md, "Probes"): each names what
 // is wrong, or says "ok". Liveness needs none: an answer is the proof.
 import { unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,4 +1,4 @@
-// Writes to a replicated unit, joined while they wait (docs/cluster.md,
+// Writes to a replicated unit, joined while they wait (docs/design/replication.md,
 // "The replicated log"): the replica appends one write at a time, each a NATS
 // round trip, an LMDB commit and a flush. Without joining, every write
 // handed over while one was under way waited for its own turn, so 128

@@ -1,4 +1,4 @@
-// What a replicated unit's stream carries (docs/cluster.md, "The replicated
+// What a replicated unit's stream carries (docs/design/replication.md, "The replicated
 // log"): one message per write batch, its effects as the store wrote them, an
 // owner's claim (no effects: it moves the stream's last sequence, so a
 // former owner's next append is refused), or a shard's key grant. V8's
@@ -59,7 +59,7 @@ export interface KeyGrant {
  * One message of a unit's stream, with the host and lease epoch that
  * appended it: a batch's effects (none: an owner's claim), or a key grant,
  * one new data key of a shard in a message of its own so that revoking its
- * consent can erase it from the stream (docs/cluster.md, "Crypto-shredding
+ * consent can erase it from the stream (docs/design/replication.md, "Crypto-shredding
  * across hosts"). The auth store's stream never carries a grant.
  */
 export type StreamEntry =

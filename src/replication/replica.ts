@@ -1,4 +1,4 @@
-// One replicated unit in cluster mode, on one host (docs/cluster.md, "Leases
+// One replicated unit in cluster mode, on one host (docs/design/replication.md, "Leases
 // and replication"): a graph shard (workers/actor/replication/shard-replica.ts)
 // or the auth store (src/cluster/auth-replica.ts), with its lease in the
 // lease bucket and its replicated stream.

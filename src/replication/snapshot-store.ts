@@ -1,5 +1,5 @@
 // Where snapshots of replicated units (each shard, and the auth store) live
-// in NATS (docs/cluster.md, "Snapshots"): one object per snapshot in the
+// in NATS (docs/design/replication.md, "Snapshots"): one object per snapshot in the
 // JetStream object store SNAPSHOT_OBJECTS (R3 like the unit streams; the
 // object store chunks it, and checks its SHA-256 digest on the way back),
 // and a KV bucket listing each unit's kept snapshots. A snapshot is usable

@@ -1,5 +1,5 @@
 // One replicated unit's snapshots (a shard's or the auth store's;
-// docs/cluster.md, "Snapshots"), both sides:
+// docs/design/replication.md, "Snapshots"), both sides:
 //
 // - The owner, on its lease beat: when `everyEntries` stream entries or
 //   `everyMs` have passed since the newest snapshot (and something was
@@ -129,7 +129,7 @@ export class Snapshots {
     if (applied + 1 >= first && !(applied === 0 && last > 0)) return undefined
     // Every kept snapshot is bridged by the stream: the owner purges only below the oldest kept one. With none
     // newer than this host's copy, the stream still holds every entry after it: a first sequence past it then
-    // comes from erased key grants at the stream's head (docs/cluster.md), which a host does not need.
+    // comes from erased key grants at the stream's head (docs/design/replication.md), which a host does not need.
     const usable = (await this.snapshots.index(this.unit)).snapshots.filter((s) => s.sequence > applied).reverse()
     if (usable.length === 0) return undefined
     let lastError: unknown

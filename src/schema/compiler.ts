@@ -1,6 +1,6 @@
 // The validation of route inputs against their TypeBox schemas, with ajv,
 // compiled once at start-up. Two keywords of our own keep the messages the
-// API has always given (docs/contracts.md lists them):
+// API has always given (docs/design/contracts.md lists them):
 //   x-check          names a check of the service (a length or reserved-name
 //                    rule); it throws its own ApiError, so the message and
 //                    type are exactly the check's.

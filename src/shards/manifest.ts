@@ -4,7 +4,7 @@
 // a wrong key before any data is touched; `formatVersion` says which disk
 // format the files are in, so a newer build migrates an older directory and
 // an older build refuses a newer one (builds of format 1 predate the field
-// and do not check it: docs/disk-format.md).
+// and do not check it: docs/design/disk-format.md).
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'

@@ -1,5 +1,5 @@
 // Which calls may run on any actor thread, and which one takes them. Every
-// actor opens every shard for reading (docs/architecture.md, "Reads on every
+// actor opens every shard for reading (docs/design/architecture.md, "Reads on every
 // core"); only the owning actor writes a shard.
 import type { Operation } from '../contract/messages'
 

@@ -1,4 +1,4 @@
-// Scenario: crypto-shredding across hosts (docs/cluster.md, "Crypto-shredding
+// Scenario: crypto-shredding across hosts (docs/design/replication.md, "Crypto-shredding
 // across hosts"). A consent's data key crosses as a grant message of its own,
 // wrapped by the KEK; revoking the consent destroys the key on both hosts and
 // erases the grant message from the stream; a KEK rotation (rolling restarts:
@@ -145,7 +145,7 @@ t.test('a revoked consent leaves no plaintext and no wrapped key on any host or 
   t.ok(remnants.every((f) => f.includes('/_js_/')), 'any remnant is in a raft log')
   t.equal(unseal(newKek, wrapped, aad(grant.slot)), undefined, 'a remnant does not open with the KEK the hosts hold')
 
-  // For docs/cluster.md: what the raft logs still hold after the servers' own compaction (SHRED_WAIT_MS, a
+  // For docs/design/replication.md: what the raft logs still hold after the servers' own compaction (SHRED_WAIT_MS, a
   // measurement, not a check: nats-server snapshots a stream's group on its timer of two to three minutes)
   // and after a clean shutdown of the hosts and the servers.
   const wait = Number(process.env['SHRED_WAIT_MS'] ?? 0)
@@ -153,7 +153,7 @@ t.test('a revoked consent leaves no plaintext and no wrapped key on any host or 
     await new Promise((r) => setTimeout(r, wait))
     t.comment(`after ${wait} ms more: ${natsDirs.flatMap((d) => holders(d, wrapped)).map((f) => f.slice(cluster.dir.length)).join(', ') || 'none'}`)
   }
-  // The rotation procedure's last step (docs/cluster.md): each NATS server stopped cleanly (SIGTERM) compacts its
+  // The rotation procedure's last step (docs/design/replication.md): each NATS server stopped cleanly (SIGTERM) compacts its
   // raft logs as it stops, so nothing of the destroyed key is left in any file of any store.
   for (const h of cluster.hosts) await h.stop()
   for (const n of cluster.nats) await n.stop()

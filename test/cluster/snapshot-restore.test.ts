@@ -1,4 +1,4 @@
-// Scenario: snapshots and purging (docs/cluster.md, "Snapshots"). Under write
+// Scenario: snapshots and purging (docs/design/replication.md, "Snapshots"). Under write
 // load with a small snapshot threshold, the owner of tenant demo's shard
 // snapshots it and the shard's stream is purged (its first sequence moves).
 // Then that host is killed and its data directory wiped; the survivor takes

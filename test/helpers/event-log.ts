@@ -1,4 +1,4 @@
-// The event envelope (docs/contracts.md, Events) and a reader of a tenant's log
+// The event envelope (docs/design/contracts.md, Events) and a reader of a tenant's log
 // through the cursor read, for the tests of the deliveries that must serve
 // the same envelopes.
 import type { Graph } from './client'

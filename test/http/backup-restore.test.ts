@@ -1,4 +1,4 @@
-// Backup and restore that keep crypto-shredding (docs/data-protection.md,
+// Backup and restore that keep crypto-shredding (docs/design/data-protection.md,
 // *Backup and restore*): a backup taken by the command while the server takes
 // writes holds every write acknowledged before it began; a consent revoked
 // after the backup stays revoked in the restored server (the shred log is

@@ -1,4 +1,4 @@
-// The authorization service in a cluster (docs/cluster.md): two hosts on
+// The authorization service in a cluster (docs/manual/cluster.md): two hosts on
 // loopback sharing one JetStream nats-server, the master key and the KEK.
 // The first host holds the auth lease and serves every OAuth request; the
 // other hands them over and asks the owner about every bearer token, so

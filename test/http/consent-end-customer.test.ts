@@ -1,4 +1,4 @@
-// The end customer's side of consent (docs/contracts.md, Consent): with a user token
+// The end customer's side of consent (docs/design/contracts.md, Consent): with a user token
 // whose `sub` is the consent's subject, the customer reads, revokes, grants
 // again and sets revoked properties of their own consent, and of no other.
 import t from 'tap'

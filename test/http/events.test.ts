@@ -122,7 +122,7 @@ t.test('a header value is read as UTF-8: a schedule parameter beyond ASCII arriv
   const put = (id: string, value: Buffer) => g.put(`nodes/core/customer/${id}`, { name: 'U' }, { 'platform-schedule-event-at': at, 'platform-schedule-event-parameter': asBytes(value) })
   await put('u1', Buffer.from('café ☕ 名前!'))
   await put('u2', Buffer.from([0x61, 0xff, 0x62]))
-  // uWebSockets.js's parser trims a value's trailing bytes beyond ASCII as if they were spaces (README, "HTTP edges").
+  // uWebSockets.js's parser trims a value's trailing bytes beyond ASCII as if they were spaces (docs/manual/http-edges.md).
   await put('u3', Buffer.from('ends in é'))
   const stores = (await newEvents()).filter((e) => e.operation === 'STORE')
   t.same(stores.map((e) => e.payload.scheduleParameter), ['café ☕ 名前!', 'a\ufffdb', 'ends in'])

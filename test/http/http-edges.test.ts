@@ -1,7 +1,7 @@
 // What a client sees at the HTTP layer itself:
 // no library banner in answers, a 413 the client can read, and what
-// uWebSockets.js decides for malformed heads and pipelining (README, "HTTP
-// edges").
+// uWebSockets.js decides for malformed heads and pipelining
+// (docs/manual/http-edges.md).
 import t from 'tap'
 import { call } from '../helpers/client'
 import { rawExchange, statuses, type RawResult } from '../helpers/raw-http'
@@ -53,7 +53,7 @@ t.test('Expect: 100-continue: the library writes 100 Continue itself, to any req
 })
 
 t.test('malformed heads: what uWebSockets.js decides (JavaScript never sees them)', async (t) => {
-  // Answered at once by the library's own 505 page (its version is compiled in; see README).
+  // Answered at once by the library's own 505 page (its version is compiled in; see docs/manual/http-edges.md).
   const leadingEmpty = await rawExchange(url(), ['\r\nGET /errors HTTP/1.1\r\nHost: x\r\n\r\n'], 15_000)
   t.same(statuses(leadingEmpty.text), [505], 'one leading empty line: 505')
   t.ok(leadingEmpty.closed)

@@ -1,7 +1,7 @@
 // A body far over MAX_BODY (20 MB and 100 MB to 1 MiB) from node:http and
 // undici, with and without Expect: 100-continue, declared or chunked: the
 // server reads and drops it to its end and the client reads its 413, no
-// reset (src/http/body.ts, README "HTTP edges"). A sender that stops
+// reset (src/http/body.ts, docs/manual/http-edges.md). A sender that stops
 // half-way gets the 413 after the idle time and the connection closes.
 import t from 'tap'
 import { request as httpRequest } from 'node:http'

@@ -29,7 +29,7 @@ t.test('refresh_token: a new access token, no refresh token in the answer', asyn
   t.type(again.access_token, 'string', 'a refresh token is used as often as needed')
 })
 
-t.test('grant_types without refresh_token: the code exchange still returns a refresh token, and it works (as the README says)', async (t) => {
+t.test('grant_types without refresh_token: the code exchange still returns a refresh token, and it works (as docs/manual/authorization.md says)', async (t) => {
   const auth = { authorization: basic('two-uris', 'two-secret') }
   const { code } = await codeFor(env.issuer, { client_id: 'two-uris', redirect_uri: 'http://127.0.0.1:65530/one' }, 'alice', 'alice-password')
   const first = await tokenOk(env.issuer, { grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:65530/one' }, auth)

@@ -49,7 +49,7 @@ async function verifies(token: string, issuer = server.issuer): Promise<boolean>
 const rotateCommand = (extra: string[] = [], env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> =>
   run(process.execPath, [ROTATE, '--data-dir', join(server.dataDir, 'data'), '--master-key-file', join(server.dataDir, 'secrets', 'master.key'), ...extra], { env: { ...process.env, ...env } })
 const failure = (p: Promise<unknown>): Promise<string | undefined> => p.then(() => undefined, (err: { stderr: string }) => err.stderr)
-/** The fixture's platform.admin client, the secret in the environment as the README advises. */
+/** The fixture's platform.admin client, the secret in the environment as docs/manual/authorization.md advises. */
 const asAdmin = (): Promise<{ stdout: string; stderr: string }> => rotateCommand(['--admin-client-id', 'platform-admin'], { ADMIN_CLIENT_SECRET: 'admin-secret' })
 
 t.test('rotation by the command, then by the admin endpoint; old tokens keep verifying', async (t) => {

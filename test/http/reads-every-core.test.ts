@@ -1,4 +1,4 @@
-// Reads on every core over HTTP (docs/architecture.md, "Reads on every
+// Reads on every core over HTTP (docs/design/architecture.md, "Reads on every
 // core"): with three actor threads, reads of one tenant run on any of them,
 // yet a read sent after a write's 2xx sees the write, and no read sent after
 // a revocation's 204 shows the revoked data, whichever thread answers it.

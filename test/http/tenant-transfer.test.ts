@@ -1,4 +1,4 @@
-// Moving a tenant between installations (docs/contracts.md, *Tenant export
+// Moving a tenant between installations (docs/design/contracts.md, *Tenant export
 // and import*): export from one server with the command, import into another,
 // and the second holds the same graph, sealed under its own keys; a consent
 // revoked before the export stays revoked, its data locked, and no plaintext

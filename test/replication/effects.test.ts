@@ -1,4 +1,4 @@
-// Cluster mode's replication pieces on one machine (docs/cluster.md, "Leases
+// Cluster mode's replication pieces on one machine (docs/design/replication.md, "Leases
 // and replication"): the recorder sees exactly what a batch commits (a
 // rolled-back child transaction's writes dropped), apply reproduces it in
 // another shard with the sequence, and the shard's stream fences a deposed

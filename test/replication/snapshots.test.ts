@@ -1,4 +1,4 @@
-// Shard snapshots against one local nats-server (docs/cluster.md,
+// Shard snapshots against one local nats-server (docs/design/replication.md,
 // "Snapshots"): the owner's snapshot holds its applied sequence and purges
 // the stream below it; a host with an empty data directory restores it and
 // follows the rest of the stream; a standby the purge passed restores over

@@ -10,7 +10,7 @@ const STATUS: Record<ErrorType, number> = {
   bad_gateway: 502, gateway_timeout: 504,
 }
 
-t.test('every error type has the status of the docs/contracts.md table and a description', async (t) => {
+t.test('every error type has the status of the docs/manual/errors.md table and a description', async (t) => {
   for (const [type, status] of Object.entries(STATUS) as [ErrorType, number][]) {
     const e = new ApiError(type, 'm')
     t.equal(e.status, status, `${type} -> ${status}`)

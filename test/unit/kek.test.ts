@@ -1,4 +1,4 @@
-// Cluster mode's KEK file and the data keys it wraps (docs/cluster.md,
+// Cluster mode's KEK file and the data keys it wraps (docs/design/replication.md,
 // "Crypto-shredding across hosts"): the file is read, never made; its first
 // key wraps, every key unwraps; a rotation re-wraps a slot under the current
 // KEK once, leaving the key itself as it was.

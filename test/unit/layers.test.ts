@@ -1,4 +1,4 @@
-// The layers of src/ and workers/ (docs/architecture.md): every relative
+// The layers of src/ and workers/ (docs/design/architecture.md): every relative
 // import must point to a lower layer, so no layer knows its users and no two
 // folders import each other. A folder is one unit, its part (src/auth/admin
 // belongs to src/auth); a file at the top of src/ or workers/ (the entry

@@ -50,7 +50,7 @@ export class GroupCommit {
     // has begun one (a batch queued while another waits to begin joins it), and
     // commits when it returns. With overlappingSync that transaction commits
     // while the previous one's sync is still under way; its promise resolves
-    // once its own sync is done (docs/architecture.md, "Writes: group commit and durability").
+    // once its own sync is done (docs/design/architecture.md, "Writes: group commit and durability").
     // Cluster mode's transaction records the batch's effects and appends them before committing (hooks.transact).
     const journal = this.hooks.journal
     const transact = this.hooks.transact ?? journal?.transact.bind(journal) ??

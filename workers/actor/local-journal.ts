@@ -5,7 +5,7 @@
 // actor's thread; the batch is answered once its record is durable (one
 // fdatasync for everything appended meanwhile). LMDB is synced at
 // checkpoints (store/lmdb-checkpoint.ts), and a start replays what its
-// data.mdb lacks. docs/architecture.md, "Writes: the journal".
+// data.mdb lacks. docs/design/architecture.md, "Writes: the journal".
 import { ABORT } from 'lmdb'
 import { decodeEntry, encodeEntry } from '../../src/replication/effects'
 import { journalDir, JournalDamaged, ShardJournal } from '../journal/shard-journal'

@@ -1,5 +1,5 @@
 // The shards an actor reads but does not own: every actor answers reads of
-// every shard (docs/architecture.md, "Reads on every core"); only the owner
+// every shard (docs/design/architecture.md, "Reads on every core"); only the owner
 // writes. They are opened once the pool knows every owner has opened and
 // migrated its shards, and never written (no migration, no key-file writes).
 import type { ActorConfig } from '../../src/contract/messages'

@@ -1,5 +1,5 @@
 // A shard's journal: append-only segment files in front of its LMDB
-// (docs/architecture.md, "Writes: the journal"). A batch's effects are
+// (docs/design/architecture.md, "Writes: the journal"). A batch's effects are
 // appended, then one fdatasync makes every record appended so far durable
 // (what arrives meanwhile joins the next one). Segments are preallocated
 // (zeros, synced, made ahead of need), so that a sync writes only data. A

@@ -1,4 +1,4 @@
-// Consent references of the tenants of one shard (docs/data-protection.md). Each
+// Consent references of the tenants of one shard (docs/design/data-protection.md). Each
 // granted consent owns a data key in a key-file slot; revoking destroys that
 // slot (crypto-shredding); granting again makes a new key in a new slot, so
 // data sealed before stays locked for good.

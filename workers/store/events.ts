@@ -1,4 +1,4 @@
-// The event log of a shard (spec section 6, docs/contracts.md Events): per tenant, a
+// The event log of a shard (spec section 6, docs/design/contracts.md Events): per tenant, a
 // sequence that only grows, each event written in the same LMDB transaction
 // as the change it describes, so there is no change without its event and no
 // event without its change. Old events are pruned by age and count.

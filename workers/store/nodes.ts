@@ -121,7 +121,7 @@ export function putNode(sc: ShardContext, tenant: string, n: NodeRef, props: Rec
     addToCount(store, typePrefix(tenant, n.ns, n.type), 1)
     changeEvent(sc, tenant, 'CREATE', sc.urls.nodeSchema(tenant, n.ns, n.type), { id: n.id, consentRefId: ctx.consent }, ctx.trace)
   } else {
-    // A locked element (sealed under a destroyed key) starts afresh (docs/contracts.md).
+    // A locked element (sealed under a destroyed key) starts afresh (docs/design/contracts.md).
     const opened = openElement(store, tenant, key, existing, false, false)
     if (opened.kind === 'open') before = JSON.parse(opened.record.p) as Record<string, unknown>
   }

@@ -1,6 +1,6 @@
 // One shard's LMDB environment and its databases. The actor that owns a
 // shard is its one writer; every other actor opens it for reading only
-// (`reader`; docs/architecture.md, "Reads on every core").
+// (`reader`; docs/design/architecture.md, "Reads on every core").
 import { open, RootDatabase, Database, type DatabaseOptions } from 'lmdb'
 import { join } from 'node:path'
 import { KEY_OPTIONS } from '../../src/contract/key-encoding'
@@ -144,7 +144,7 @@ export function openShard(dataDir: string, shard: number, wrapping: Buffer | Wra
     path: dir,
     maxDbs: 16,
     // Journaled: durable by the journal, LMDB synced at checkpoints. Else commits overlap with the
-    // previous sync, and writes are acknowledged only once `env.flushed` resolves (docs/architecture.md).
+    // previous sync, and writes are acknowledged only once `env.flushed` resolves (docs/design/architecture.md).
     ...(journaled ? { noSync: true } : { overlappingSync: true }),
   })
   const sub = <Name extends keyof ShardValues>(name: Name): Db<Name> => env.openDB<ShardValues[Name], Key>(name, DB_OPTIONS)

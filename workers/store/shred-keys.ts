@@ -1,7 +1,7 @@
 // Destroying data keys so that a restored backup cannot bring them back: each
 // slot is written to the shred log (synced) before it is zeroed, and a start
 // on a restored backup applies the log before anything opens
-// (src/crypto/shred-log.ts, docs/data-protection.md).
+// (src/crypto/shred-log.ts, docs/design/data-protection.md).
 import { appendShredLog } from '../../src/crypto/shred-log'
 import { consentOf } from './keys'
 import { forgetSearchTerms } from './nodes'

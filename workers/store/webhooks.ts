@@ -1,4 +1,4 @@
-// The webhooks of the tenants of one shard (docs/contracts.md, Events). Each holds its
+// The webhooks of the tenants of one shard (docs/design/contracts.md, Events). Each holds its
 // signing secret sealed (AES-256-GCM) under a key derived from the master
 // key, with the tenant and id as additional data, and its delivery state:
 // the cursor of the last event the receiver acknowledged, since when it has

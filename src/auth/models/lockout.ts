@@ -1,4 +1,4 @@
-// Brute-force protection (spec section 3, docs/contracts.md): 15 failed attempts,
+// Brute-force protection (spec section 3, docs/design/contracts.md): 15 failed attempts,
 // each within 15 minutes of the previous one (every failure restarts the
 // interval), block the account for 15 minutes counted from the 15th failure.
 // The 15th failure answers as a normal failure. During the block every

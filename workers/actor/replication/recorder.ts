@@ -1,4 +1,4 @@
-// What a group commit's batch changes, recorded as it runs (docs/cluster.md,
+// What a group commit's batch changes, recorded as it runs (docs/design/replication.md,
 // "Replication"): every LMDB put and remove, by database, and every key-file
 // slot written, as the values they store (sealed values, absolute counts,
 // events with their sequences, schedules). Standbys apply the list verbatim

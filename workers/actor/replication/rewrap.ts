@@ -1,4 +1,4 @@
-// A KEK rotation on the shard's owner (docs/cluster.md, "Crypto-shredding
+// A KEK rotation on the shard's owner (docs/design/replication.md, "Crypto-shredding
 // across hosts"): every live data key still wrapped by a previous KEK is
 // wrapped again by the current one. Run as a replicated write: each slot
 // written becomes a new grant message, which supersedes the old one (erased

@@ -3,7 +3,7 @@
 // following the stream) over the shard's store, its recorder and its apply
 // (apply.ts), with what only a shard does, through the replica's hooks:
 //
-// - Key grants (docs/cluster.md, "Crypto-shredding across hosts"): each new
+// - Key grants (docs/design/replication.md, "Crypto-shredding across hosts"): each new
 //   data key of a batch is a stream entry of its own, appended before the
 //   batch; apply.ts records which grant messages a revocation or a re-grant
 //   left to erase, and the owner erases them (ShardLog.erase) before a write

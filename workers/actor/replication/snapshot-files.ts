@@ -1,4 +1,4 @@
-// A shard snapshot's files on this host (docs/cluster.md, "Snapshots"):
+// A shard snapshot's files on this host (docs/design/replication.md, "Snapshots"):
 // made by the owner with the online copy backups use (backup-copy.ts: LMDB's
 // snapshot of the committed state, then the key file), and put back into a
 // running standby's open environment.

@@ -1,4 +1,4 @@
-// Cluster mode in a shard actor (docs/cluster.md, "Leases and replication"),
+// Cluster mode in a shard actor (docs/design/replication.md, "Leases and replication"),
 // loaded by shard-actor.ts with a dynamic import only when ActorConfig.cluster
 // is set: the actor's NATS connection, a ShardReplica per shard it writes,
 // the beat that renews, watches, claims and hands over their leases (each
