@@ -7,8 +7,8 @@ import { HELP, OPTIONS, type OptionSpec } from './load-config'
 
 type Name = keyof typeof OPTIONS
 
-/** A table cell: pipes escaped, so that a help text never splits a row. */
-const cell = (text: string): string => text.replaceAll('|', '\\|')
+/** A table cell: pipes escaped, so that a help text never splits a row, and angle brackets, so that `<host>` is not taken for HTML. */
+const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
 
 function rows(tool: boolean): string[] {
   const out = ['| flag | variable | meaning |', '|---|---|---|']
