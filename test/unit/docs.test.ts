@@ -86,6 +86,16 @@ t.test('contracts.md names every option of src/config/load-config.ts as flag and
   t.strictSame(loadConfig(['--max-body', '77'], {}).maxBody, loadConfig([], { MAX_BODY: '77' }).maxBody)
 })
 
+t.test('the layer table of docs/design/architecture.md is LAYERS of test/unit/layers.test.ts, bottom first', async (t) => {
+  const source = read(join(ROOT, 'test', 'unit', 'layers.test.ts'))
+  const block = /const LAYERS: string\[\]\[\] = \[([\s\S]*?)\n\]/.exec(source)![1]!
+  const layers = [...block.matchAll(/^ {2}\[(.*)\],?$/gm)].map(([, units]) => [...units!.matchAll(/'([^']+)'/g)].map(([, u]) => u!))
+  t.ok(layers.length >= 10, `found LAYERS (${layers.length} layers)`)
+  const rows = [...read(join(DESIGN, 'architecture.md')).matchAll(/^\| (\d+) \| (.+) \|$/gm)]
+  const documented = rows.map(([, , units]) => [...units!.matchAll(/`([^`]+)`/g)].map(([, u]) => u!.replace(/\.ts$/, '')))
+  t.strictSame(documented, layers)
+})
+
 /** Flags the manual may name that are not options of the loader: --help, and the bench's own. */
 const COMMAND_FLAGS = new Set(['--help', '--quick', '--scale'])
 
