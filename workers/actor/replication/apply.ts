@@ -112,7 +112,7 @@ function applyGrant(recorder: Recorder, grant: KeyGrant, sequence: number, into:
   const wrapped = Buffer.from(grant.wrapped)
   // A host without the KEK that wrapped it must not take the shard over and serve it locked: it stops here (and so never catches up).
   if (!recorder.store.keys.opensWrapped(grant.slot, wrapped)) {
-    throw new Error(`the key grant of slot ${grant.slot} (stream sequence ${sequence}) does not open with this host's KEK file; every host needs the cluster's KEK file (docs/cluster.md)`)
+    throw new Error(`the key grant of slot ${grant.slot} (stream sequence ${sequence}) does not open with this host's KEK file; every host needs the cluster's KEK file (docs/manual/cluster.md)`)
   }
   recorder.rawSlotWrite(grant.slot, wrapped)
   // The slot's former grant message (a previous KEK's wrap, or a grant whose batch never came) is superseded.
