@@ -16,8 +16,7 @@ import { shutDownOnSignals } from './app/shut-down'
 import { startShards } from './app/start-shards'
 import { announce } from './start/announce'
 import { openAuth } from './start/auth-parts'
-import { recordFormat } from './start/data-dir'
-import { openServerData } from './start/data-dir-open'
+import { openServerData, recordServing } from './start/data-dir-open'
 import { privateUmask } from './start/file-modes'
 import { startTelemetry, useTestClock } from './start/process-setup'
 import { serverUrls } from './start/server-urls'
@@ -51,8 +50,7 @@ async function main(): Promise<void> {
   const auth = openAuth(config, boot, opened, urls.public)
   if (config.cluster === undefined) await auth.prepare()
   const shards = await startShards(config, boot, opened, urls.public, auth)
-  recordFormat(config.dataDir, opened)
-  if (opened.restore !== undefined) log.info({ dataDir: config.dataDir, shredLog: config.shredLog }, `restored: ${config.dataDir} is a restored backup, the shred log ${config.shredLog} applied; it now serves as an installation of its own`)
+  recordServing(config, opened)
   services = buildServices(config, boot, opened, urls.public, webhookPolicy, auth, shards)
   const background = startBackgroundWork(config, webhookPolicy, auth, shards)
 

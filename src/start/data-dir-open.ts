@@ -5,7 +5,7 @@ import { readKekFile } from '../crypto/kek-file'
 import { now } from '../core/clock'
 import type { Config } from '../config/load-config'
 import { log } from '../telemetry/log'
-import { openDataDir, type OpenedDataDir } from './data-dir'
+import { openDataDir, recordFormat, type OpenedDataDir } from './data-dir'
 import { lockDataDir, type DataDirLock } from './data-dir-lock'
 import { privateDataDir } from './file-modes'
 import { environmentsOf, verifyEnvironments } from './lmdb-check'
@@ -31,4 +31,10 @@ export async function openServerData(config: Config): Promise<ServerData> {
     log.info(`note: ${config.dataDir} was created with ${manifest.shards} shards; --shards applies only to a new data directory`)
   }
   return { lock, opened }
+}
+
+/** Once the shards are open in the format of this build: the manifest says so, and a restored copy is said to be one. */
+export function recordServing(config: Config, opened: OpenedDataDir): void {
+  recordFormat(config.dataDir, opened)
+  if (opened.restore !== undefined) log.info({ dataDir: config.dataDir, shredLog: config.shredLog }, `restored: ${config.dataDir} is a restored backup, the shred log ${config.shredLog} applied; it now serves as an installation of its own`)
 }
