@@ -13,6 +13,7 @@ import { preferredHost } from '../src/replication/placement'
 import { startChild, type Child } from './child'
 import { freePort } from './free-port'
 import { SERVER_ENTRY, type ServiceLayout } from './service'
+import { sleep } from './wait'
 
 export const SHARDS = 4
 const NODES = ['host1', 'host2'] as const
@@ -24,7 +25,6 @@ export interface ClusterHosts {
   stop(): Promise<void>
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 /** Starts host1 and host2 sharing `layout`'s bootstrap and master key; each keeps its data under `tmp/<node>`. */
 export async function startClusterHosts(tmp: string, layout: ServiceLayout, natsUrls: readonly string[], workers: number, durability: ClusterDurability = 'local'): Promise<ClusterHosts> {

@@ -34,6 +34,7 @@ import { closeShard, openShard, type ShardStore } from '../workers/store/shard-s
 import { webhookDb } from '../workers/store/webhooks'
 import { probeFsync } from './fsync-probe'
 import { Histogram } from './histogram'
+import { sleep } from './wait'
 
 // The side-by-side harness's shapes (../shared/peers/harness): put-node upserts ~250-byte bodies
 // on random ids out of 100k of a type with no searchable property; counter increments one of
@@ -235,13 +236,13 @@ export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: numb
   })
 
   for (let c = 0; c < o.clients; c++) send()
-  await new Promise((r) => setTimeout(r, 1000))
+  await sleep(1000)
   measuring = true
   const t0 = performance.now()
   const cpu0 = process.cpuUsage()
   const actor0 = threadCpuMs(process.pid)
   const f0 = figures(store)
-  await new Promise((r) => setTimeout(r, o.seconds * 1000))
+  await sleep(o.seconds * 1000)
   const wall = performance.now() - t0
   const cpu = process.cpuUsage(cpu0)
   const actorMs = threadCpuMs(process.pid) - actor0
@@ -250,7 +251,7 @@ export async function runPipeline(o: { op: 'put-node' | 'counter'; clients: numb
   measuring = false
   stopping = true
   await commits.drain()
-  await new Promise((r) => setTimeout(r, 50))
+  await sleep(50)
   await commits.drain()
   await closeShard(store)
   const s = latency.summary()

@@ -13,6 +13,7 @@
 import { Pool } from 'undici'
 import type { Dispatcher } from 'undici'
 import { Histogram, type LatencySummary } from './histogram'
+import { sleep } from './wait'
 
 export type BenchMethod = 'GET' | 'PUT' | 'POST'
 
@@ -148,7 +149,6 @@ export function count(t: Tally, o: Outcome, method: string, path: string): void 
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const timeoutMs = o.timeoutMs ?? 10_000

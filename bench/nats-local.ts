@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { request } from 'undici'
 import { onCleanup } from './cleanup'
 import { freePort } from './free-port'
+import { sleep } from './wait'
 
 export const NATS_SERVER_BIN = process.env['NATS_SERVER_BIN'] ?? '/usr/sbin/nats-server'
 
@@ -62,7 +63,7 @@ async function waitForMetaLeader(monitors: readonly string[], timeoutMs = 30_000
     } catch {
       // not up yet
     }
-    await new Promise((r) => setTimeout(r, 250))
+    await sleep(250)
   }
   throw new Error(`the three nats-servers formed no JetStream cluster within ${timeoutMs} ms`)
 }

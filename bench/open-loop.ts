@@ -11,6 +11,7 @@
 import { Histogram } from './histogram'
 import { count, createPool, drain, loadResult, newTally, send, type LoadResult, type WindowOptions } from './load'
 import { FixedRateSchedule, correctedLatencyMs, inWindow, keptSchedule } from './schedule'
+import { sleep } from './wait'
 
 export interface OpenLoopOptions extends WindowOptions {
   connections: number
@@ -28,7 +29,6 @@ export interface OpenLoopResult extends LoadResult {
   keptSchedule: boolean
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   const timeoutMs = o.timeoutMs ?? 10_000

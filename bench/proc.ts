@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { sleep } from './wait'
 
 export interface MemorySample {
   rssAnonMb: number
@@ -229,7 +230,7 @@ export async function waitForQuiet(maxCores: number, maxWaitMs: number): Promise
   const meter = new MachineCpuMeter()
   for (;;) {
     meter.start()
-    await new Promise((r) => setTimeout(r, 500))
+    await sleep(500)
     if (meter.stop() < maxCores) return true
     if (performance.now() >= end) return false
   }

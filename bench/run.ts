@@ -30,12 +30,12 @@ import { OPEN_LOOP_FRACTIONS, rateFor } from './schedule'
 import { sourceFor, type Scenario, type ScenarioContext } from './scenarios'
 import { fetchCredentials } from './tokens'
 import { turnOffPretenuring } from '../src/start/v8-heap'
+import { sleep } from './wait'
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results')
 const SETTLE_MS = 500
 
 const log = (line: string): void => console.log(line)
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 interface Target {
   label: 'service' | 'ceiling'

@@ -12,6 +12,7 @@ import { CpuMeter, MachineCpuMeter, MemorySampler, diskBytes, readMemory } from 
 import { pick, seeded, type Random } from './random'
 import { prepareService, startService, tempDir, type ServiceLayout } from './service'
 import { fetchCredentials } from './tokens'
+import { sleep } from './wait'
 
 const T = TENANTS.length
 const LOAD_SHAPE = { connections: 64, pipelining: 1 }
@@ -148,7 +149,7 @@ async function reopen(layout: ServiceLayout, old: Child, workers: number, h: rea
     const r = await runAll(child.url, { connections: 1, pipelining: 1 }, [probe])
     if (r.statuses['200'] === 1) break
     if (performance.now() - t1 > 120_000) throw new Error(`the reopened service does not answer: ${JSON.stringify(r)}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await sleep(20)
   }
   return { child, stopMs, listeningMs, firstAnswerMs: performance.now() - t1 }
 }

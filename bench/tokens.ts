@@ -6,6 +6,7 @@
 // non-empty reference; against one, a fixed reference is used.
 import { request } from 'undici'
 import { ADMIN_CLIENT, TENANTS, TOKEN_PATH, basicTokenHeaders, consentsPath, tenantHeaders, type Tenant, type TenantHeaders } from './fixture'
+import { sleep } from './wait'
 
 export interface Credentials {
   headers: TenantHeaders[]
@@ -32,7 +33,7 @@ export async function fetchToken(origin: string, t: Tenant): Promise<string> {
   let r = await post(origin, TOKEN_PATH, { ...tenantHeaders(t, '', '').token }, 'grant_type=client_credentials')
   // On a busy machine the password-check queue refuses with 503 at start-up: wait and retry a few times.
   for (let retry = 1; r.status === 503 && retry <= 60; retry++) {
-    await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 200 * retry)))
+    await sleep(Math.min(2_000, 200 * retry))
     r = await post(origin, TOKEN_PATH, { ...tenantHeaders(t, '', '').token }, 'grant_type=client_credentials')
   }
   if (r.status !== 200 || typeof r.json.access_token !== 'string') {

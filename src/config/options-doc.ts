@@ -1,6 +1,6 @@
 // docs/manual/options.md, generated from the one options table (OPTIONS and
 // HELP of load-config.ts) so that the manual and --help cannot drift apart.
-// `npm run docs:options` writes it; test/unit/docs.test.ts checks it.
+// `npm run docs:options` writes it; test/unit/repository/docs.test.ts checks it.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { HELP, OPTIONS, type OptionSpec } from './load-config'

@@ -1,6 +1,6 @@
 // The one error helper: every failure a client can cause is an ApiError value
 // with the status and type of the table in docs/manual/errors.md (which
-// test/unit/docs.test.ts keeps equal to this file); the front thread turns it
+// test/unit/repository/docs.test.ts keeps equal to this file); the front thread turns it
 // into the JSON body {status, message, type, moreInfo}.
 
 /**

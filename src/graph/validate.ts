@@ -8,7 +8,7 @@ import { checkKeyBytes } from '../http/key-length'
  * Limits that keep every LMDB key under its 1978-byte maximum, measured as
  * the key stores them (keyPartBytes: UTF-8, U+0000-U+0004 count two). The
  * longest key, a schedule of a relation property, takes 1765 bytes at these
- * limits (test/unit/key-encoding.test.ts).
+ * limits (test/unit/contract/key-encoding.test.ts).
  */
 export const MAX_NAME_BYTES = 64
 export const MAX_ID_BYTES = 384

@@ -5,6 +5,7 @@ import t from 'tap'
 import type { Graph } from '../helpers/client'
 import { graphsThroughEveryHost } from './helpers/graphs'
 import { clusterFile } from './helpers/leases'
+import { sleep } from '../../bench/wait'
 
 const { skip, cluster, leases: clusterLeases } = clusterFile(t)
 
@@ -16,7 +17,7 @@ async function pollUntil(g: Graph, path: string, ms: number, done: (status: numb
     const res = await g.get(path)
     statuses.push(res.status)
     if (done(res.status) || Date.now() - t0 > ms) return { statuses, elapsed: Date.now() - t0, last: res }
-    await new Promise((r) => setTimeout(r, 100))
+    await sleep(100)
   }
 }
 
@@ -35,7 +36,7 @@ t.test('a host cut off from NATS stops answering for its shards within the lease
   let ready = await fetch(`${owner.url}/health/ready`)
   while (ready.status === 200 && Date.now() - cut < cluster.leaseMs + 2000) {
     await ready.text()
-    await new Promise((r) => setTimeout(r, 200))
+    await sleep(200)
     ready = await fetch(`${owner.url}/health/ready`)
   }
   t.equal(ready.status, 503, `not ready within the lease period + 2 s of being cut off (${Date.now() - cut} ms)`)

@@ -11,6 +11,7 @@ import { AUTH_LEASE_KEY, type LeaseValue } from '../../src/contract/cluster-name
 import { call, codeFor, OAUTH_BOOTSTRAP, postForm, tokenOk, VIEW, WEB_AUTH, type Json } from '../helpers/oauth'
 import type { Host } from './helpers/cluster'
 import { clusterFile } from './helpers/leases'
+import { sleep } from '../../bench/wait'
 
 /** The one public URL both hosts are given: what clients and ID tokens know as the issuer. */
 const PUBLIC_URL = 'http://oauth.cluster.test'
@@ -44,7 +45,7 @@ function startOAuthLoad(h: Host, token: string): { issuedAt: number[]; checkedAt
         if (res?.status === 200) load.issuedAt.push(Date.now())
         else {
           other(`token ${res?.status ?? 'error'}`)
-          await new Promise((r) => setTimeout(r, 50))
+          await sleep(50)
         }
       }
     })(),
@@ -54,7 +55,7 @@ function startOAuthLoad(h: Host, token: string): { issuedAt: number[]; checkedAt
         if (status === 400) load.checkedAt.push(Date.now())
         else {
           other(`check ${status}`)
-          await new Promise((r) => setTimeout(r, 50))
+          await sleep(50)
         }
       }
     })(),
@@ -88,13 +89,13 @@ t.test('kill -9 of the auth owner while clients use OAuth', { skip }, async (t) 
   for (let i = 0; i < 8; i++) t.equal((await signIn(i % 2 === 0 ? owner : survivor, 'wrong')).status, 400)
 
   const load = startOAuthLoad(survivor, kept)
-  await new Promise((r) => setTimeout(r, 1500))
+  await sleep(1500)
   t.ok(load.issuedAt.length > 0 && load.checkedAt.length > 0, `tokens issued (${load.issuedAt.length}) and checked (${load.checkedAt.length}) before the kill`)
   const killedAt = Date.now()
   await owner.kill()
   const limit = killedAt + cluster.leaseMs + 2000
   const resumed = (at: number[]): number | undefined => at.find((x) => x > killedAt + 100)
-  while ((resumed(load.issuedAt) === undefined || resumed(load.checkedAt) === undefined) && Date.now() < limit + 5000) await new Promise((r) => setTimeout(r, 50))
+  while ((resumed(load.issuedAt) === undefined || resumed(load.checkedAt) === undefined) && Date.now() < limit + 5000) await sleep(50)
   const issued = resumed(load.issuedAt)
   const checked = resumed(load.checkedAt)
   t.ok(issued !== undefined && issued <= limit, `token requests resumed ${issued === undefined ? 'never' : `${issued - killedAt} ms`} after the kill (limit ${cluster.leaseMs + 2000} ms)`)

@@ -6,6 +6,7 @@ import { graphsThroughEveryHost } from './helpers/graphs'
 import { busiestStreamLeader } from './helpers/nats-cluster'
 import { clusterFile } from './helpers/leases'
 import { allSequences, gaps, startWriteLoad, readBack } from './helpers/write-load'
+import { sleep } from '../../bench/wait'
 
 const { skip, cluster, leases: clusterLeases } = clusterFile(t)
 
@@ -13,7 +14,7 @@ t.test('kill -9 of the NATS server leading the most streams', { skip }, async (t
   await clusterLeases() // every shard has an owner
   const graphs = await graphsThroughEveryHost(cluster)
   const load = startWriteLoad(graphs, 4, 'natskill')
-  await new Promise((r) => setTimeout(r, 2000))
+  await sleep(2000)
   const busiest = await busiestStreamLeader(cluster.nats[0]!)
   t.ok(busiest !== undefined, `a stream leader found (${busiest?.name ?? 'none'}, ${busiest?.streams ?? 0} streams)`)
   const victim = cluster.nats.find((n) => n.name === busiest?.name) ?? cluster.nats[0]!
@@ -21,10 +22,10 @@ t.test('kill -9 of the NATS server leading the most streams', { skip }, async (t
   const killedAt = Date.now()
   await victim.kill()
   const deadline = killedAt + 30_000
-  while (!load.acknowledgedAt.some((at) => at > killedAt + 500) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+  while (!load.acknowledgedAt.some((at) => at > killedAt + 500) && Date.now() < deadline) await sleep(100)
   const resumedAt = load.acknowledgedAt.find((at) => at > killedAt + 500)
   t.ok(resumedAt !== undefined, `writes resumed ${resumedAt === undefined ? 'never' : `${resumedAt - killedAt} ms`} after the kill (${before} before)`)
-  await new Promise((r) => setTimeout(r, 2000))
+  await sleep(2000)
   await load.stop()
   t.comment(`other answers during the load: ${JSON.stringify([...load.others])}`)
   const missing: string[] = []

@@ -6,6 +6,7 @@ import t from 'tap'
 import { graphsThroughEveryHost } from './helpers/graphs'
 import { clusterFile, ownerAndOther } from './helpers/leases'
 import { allSequences, gaps, startWriteLoad, readBack } from './helpers/write-load'
+import { sleep } from '../../bench/wait'
 
 const { skip, cluster, leases: clusterLeases } = clusterFile(t)
 
@@ -13,15 +14,15 @@ t.test('kill -9 of the owner under write load', { skip }, async (t) => {
   const leases = await clusterLeases()
   const { owner, viaOther: viaSurvivor } = await ownerAndOther(cluster, leases, await graphsThroughEveryHost(cluster))
   const load = startWriteLoad([viaSurvivor], 4, 'kill')
-  await new Promise((r) => setTimeout(r, 2000))
+  await sleep(2000)
   t.ok(load.acknowledged.length > 0, `writes acknowledged before the kill (${load.acknowledged.length})`)
   const killedAt = Date.now()
   await owner.kill()
   const limit = killedAt + cluster.leaseMs + 2000
-  while (!load.acknowledgedAt.some((at) => at > killedAt + 100) && Date.now() < limit + 5000) await new Promise((r) => setTimeout(r, 50))
+  while (!load.acknowledgedAt.some((at) => at > killedAt + 100) && Date.now() < limit + 5000) await sleep(50)
   const resumedAt = load.acknowledgedAt.find((at) => at > killedAt + 100)
   t.ok(resumedAt !== undefined && resumedAt <= limit, `writes resumed ${resumedAt === undefined ? 'never' : `${resumedAt - killedAt} ms`} after the kill (limit ${cluster.leaseMs + 2000} ms)`)
-  await new Promise((r) => setTimeout(r, 2000))
+  await sleep(2000)
   await load.stop()
   t.comment(`other answers during the load: ${JSON.stringify([...load.others])}`)
   let missing = 0

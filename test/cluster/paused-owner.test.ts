@@ -8,6 +8,7 @@ import t from 'tap'
 import { graphsThroughEveryHost } from './helpers/graphs'
 import { clusterFile, ownerAndOther } from './helpers/leases'
 import { allSequences, gaps, startWriteLoad, readBack } from './helpers/write-load'
+import { sleep } from '../../bench/wait'
 
 const { skip, cluster, leases: clusterLeases } = clusterFile(t)
 
@@ -15,15 +16,15 @@ t.test('a paused owner is fenced on resume', { skip }, async (t) => {
   const leases = await clusterLeases()
   const { owner, other: survivor, viaOwner, viaOther: viaSurvivor } = await ownerAndOther(cluster, leases, await graphsThroughEveryHost(cluster))
   const load = startWriteLoad([viaSurvivor], 4, 'pause')
-  await new Promise((r) => setTimeout(r, 1500))
+  await sleep(1500)
   const pausedAt = Date.now()
   owner.pause()
-  await new Promise((r) => setTimeout(r, cluster.leaseMs + 2000))
+  await sleep(cluster.leaseMs + 2000)
   const resumedWrites = load.acknowledgedAt.filter((at) => at > pausedAt + cluster.leaseMs).length
   t.ok(resumedWrites > 0, `writes went on through the survivor while the owner was paused (${resumedWrites})`)
   t.equal((await leases.ownerOf('demo')).nodeId, survivor.nodeId, 'the survivor holds the lease')
   owner.resume()
-  await new Promise((r) => setTimeout(r, 2000))
+  await sleep(2000)
   await load.stop()
   // Taken now: the read-back below logs thousands of access lines, and the helper keeps only the output's tail.
   const resumedOutput = owner.output()

@@ -15,13 +15,14 @@ import { graphsThroughEveryHost } from './helpers/graphs'
 import { clusterFile, ownerAndOther, SHARDS, type Leases } from './helpers/leases'
 import type { Host } from './helpers/cluster'
 import { allSequences, gaps, startWriteLoad, readBack } from './helpers/write-load'
+import { sleep } from '../../bench/wait'
 
 const { skip, cluster, leases: clusterLeases } = clusterFile(t, { args: ['--cluster-durability', 'quorum'] })
 
 /** Until `host` owns demo's shard again (handed back once it is live a lease period and caught up). */
 async function ownsAgain(leases: Leases, host: Host): Promise<boolean> {
   const by = Date.now() + 60_000
-  while ((await leases.ownerOf('demo')).nodeId !== host.nodeId && Date.now() < by) await new Promise((r) => setTimeout(r, 250))
+  while ((await leases.ownerOf('demo')).nodeId !== host.nodeId && Date.now() < by) await sleep(250)
   return (await leases.ownerOf('demo')).nodeId === host.nodeId
 }
 
@@ -33,7 +34,7 @@ t.test('quorum durability: an owner whose LMDB lost its unsynced commits replays
   t.teardown(() => rmSync(copy, { force: true }))
 
   const before = startWriteLoad([viaOther], 2, 'before')
-  await new Promise((r) => setTimeout(r, 1000))
+  await sleep(1000)
   await before.stop()
   await owner.kill()
   copyFileSync(join(shardDir, 'data.mdb'), copy)
@@ -42,14 +43,14 @@ t.test('quorum durability: an owner whose LMDB lost its unsynced commits replays
 
   const load = startWriteLoad([viaOther], 4, 'quorum')
   const acknowledgedBy = Date.now() + 20_000
-  while (load.acknowledged.length < 200 && Date.now() < acknowledgedBy) await new Promise((r) => setTimeout(r, 100))
+  while (load.acknowledged.length < 200 && Date.now() < acknowledgedBy) await sleep(100)
   t.ok(load.acknowledged.length >= 200, `writes acknowledged by the owner after the copy (${load.acknowledged.length})`)
   await owner.kill()
   copyFileSync(copy, join(shardDir, 'data.mdb'))
   rmSync(join(shardDir, 'lock.mdb'), { force: true })
   await owner.restart()
   t.ok(await ownsAgain(leases, owner), 'the owner, its data.mdb put back, owns the shard again')
-  await new Promise((r) => setTimeout(r, 1000))
+  await sleep(1000)
   await load.stop()
   t.comment(`other answers during the load: ${JSON.stringify([...load.others])}`)
 

@@ -21,6 +21,7 @@ import { holders } from '../helpers/files'
 import { graphsThroughEveryHost } from './helpers/graphs'
 import { clusterFile, leasesFor, SHARDS } from './helpers/leases'
 import type { Cluster } from './helpers/cluster'
+import { sleep, until } from '../../bench/wait'
 
 const { skip, cluster, leases: clusterLeases } = clusterFile(t)
 
@@ -66,14 +67,8 @@ async function rollingRestart(c: Cluster): Promise<void> {
   await (await leasesFor(c)).stop()
 }
 
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 60_000): Promise<number> {
-  const started = Date.now()
-  while (!(await ok())) {
-    if (Date.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`)
-    await new Promise((r) => setTimeout(r, 250))
-  }
-  return Date.now() - started
-}
+/** Polls every 250 ms, up to a minute unless told. */
+const eventually = (what: string, ok: () => boolean | Promise<boolean>, ms = 60_000): Promise<number> => until(what, ok, ms, 250)
 
 t.test('a revoked consent leaves no plaintext and no wrapped key on any host or NATS server after a KEK rotation', { skip }, async (t) => {
   const leases = await clusterLeases()
@@ -99,15 +94,15 @@ t.test('a revoked consent leaves no plaintext and no wrapped key on any host or 
   const secret = `forget-me-${randomBytes(8).toString('hex')}`
   for (let i = 0; i < 5; i++) t.equal((await forgotten.put(`nodes/core/customer/f${i}`, { name: `${secret} ${i}` })).status, 204, `write ${i} under the consent`)
   // The search finds the key where it is (so that finding it nowhere later means something).
-  await until('the standby applied the grant', () => cluster.hosts.every((h) => holders(h.dataDir, wrapped).length > 0), 20_000)
+  await eventually('the standby applied the grant', () => cluster.hosts.every((h) => holders(h.dataDir, wrapped).length > 0), 20_000)
   const inStreamStore = (f: string): boolean => f.includes(`/streams/${shardStream(shard)}/msgs/`)
-  await until("the servers wrote the grant to the stream's message store", () => cluster.nats.every((n) => holders(n.storeDir, wrapped).some(inStreamStore)), 20_000)
+  await eventually("the servers wrote the grant to the stream's message store", () => cluster.nats.every((n) => holders(n.storeDir, wrapped).some(inStreamStore)), 20_000)
   t.pass("before: the wrapped key is in the stream's message store of every server")
 
   t.equal((await viaA.delete(`consents/${ref}`)).status, 204, 'revoked')
   t.equal(await jsm.streams.getMessage(shardStream(shard), { seq: grantSeq }).catch(() => null), null, 'at the 204 the grant message is erased from the stream')
   t.equal((await forgotten.get('nodes/core/customer/f1')).status, 403, 'its data is unreadable')
-  const gone = await until('both hosts destroyed the key', () => cluster.hosts.every((h) => holders(h.dataDir, wrapped).length === 0), 20_000)
+  const gone = await eventually('both hosts destroyed the key', () => cluster.hosts.every((h) => holders(h.dataDir, wrapped).length === 0), 20_000)
   t.pass(`the key slot is zeroed on both hosts (${gone < 250 ? 'already at the first look, after the 204 and two reads' : `${gone} ms after the first look`})`)
   const keptGrants = await grantsIn(jsm, shard)
 
@@ -115,7 +110,7 @@ t.test('a revoked consent leaves no plaintext and no wrapped key on any host or 
   const newKek = randomBytes(32)
   writeFileSync(kekFile(), `${newKek.toString('base64')}\n${oldKek.toString('base64')}\n`, { mode: 0o600 })
   await rollingRestart(cluster)
-  const rotated = await until('every live key is wrapped by the new KEK on both hosts',
+  const rotated = await eventually('every live key is wrapped by the new KEK on both hosts',
     () => liveSlots(cluster).every(({ slot, wrapped: w }) => unseal(newKek, w, aad(slot)) !== undefined))
   t.pass(`every live slot of both hosts re-wrapped (${rotated < 250 ? 'done by the time the shards were placed again' : `${rotated} ms after the shards were placed again`})`)
   // Step 2: the old KEK is destroyed; every host runs with the new one alone.
@@ -150,7 +145,7 @@ t.test('a revoked consent leaves no plaintext and no wrapped key on any host or 
   // and after a clean shutdown of the hosts and the servers.
   const wait = Number(process.env['SHRED_WAIT_MS'] ?? 0)
   if (wait > 0) {
-    await new Promise((r) => setTimeout(r, wait))
+    await sleep(wait)
     t.comment(`after ${wait} ms more: ${natsDirs.flatMap((d) => holders(d, wrapped)).map((f) => f.slice(cluster.dir.length)).join(', ') || 'none'}`)
   }
   // The rotation procedure's last step (docs/design/replication.md): each NATS server stopped cleanly (SIGTERM) compacts its

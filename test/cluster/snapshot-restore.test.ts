@@ -24,6 +24,7 @@ import { Kvm } from '@nats-io/kv'
 import { graphsThroughEveryHost } from './helpers/graphs'
 import { clusterFile, ownerAndOther, SHARDS } from './helpers/leases'
 import { allSequences, gaps, startWriteLoad, readBack } from './helpers/write-load'
+import { sleep } from '../../bench/wait'
 
 const SNAPSHOT_ENTRIES = 40
 const { skip, cluster, leases: clusterLeases } = clusterFile(t, { args: ['--snapshot-entries', String(SNAPSHOT_ENTRIES), '--snapshots-kept', '2'] })
@@ -43,7 +44,7 @@ t.test('a wiped host restores from a snapshot and the stream tail, and serves ev
   while (Date.now() < until) {
     first = (await jsm.streams.info(stream)).state.first_seq
     if (first > 1) break
-    await new Promise((r) => setTimeout(r, 250))
+    await sleep(250)
   }
   t.ok(first > 1, `the stream of demo's shard was purged below a snapshot (first sequence ${first})`)
   const index = await snapshots.get(`shard.${shardOf('demo', SHARDS)}`)
@@ -58,21 +59,21 @@ t.test('a wiped host restores from a snapshot and the stream tail, and serves ev
   let authFirst = 1
   while (authFirst <= 1 && Date.now() < authPurgedBy) {
     authFirst = (await jsm.streams.info(AUTH_STREAM)).state.first_seq
-    await new Promise((r) => setTimeout(r, 250))
+    await sleep(250)
   }
   t.ok(authFirst > 1, `the auth store's stream was purged below its snapshot (first sequence ${authFirst})`)
 
   await owner.kill()
   rmSync(join(owner.dataDir, 'data'), { recursive: true, force: true })
   // The survivor takes the shard over; the load goes on through it.
-  await new Promise((r) => setTimeout(r, cluster.leaseMs + 2000))
+  await sleep(cluster.leaseMs + 2000)
   const duringOutage = load.acknowledged.length
   await owner.restart()
   // Handed back once the restarted host is live a full lease period and has caught up (at least two lease periods after the takeover).
   const backBy = Date.now() + 60_000
-  while ((await leases.ownerOf('demo')).nodeId !== owner.nodeId && Date.now() < backBy) await new Promise((r) => setTimeout(r, 250))
+  while ((await leases.ownerOf('demo')).nodeId !== owner.nodeId && Date.now() < backBy) await sleep(250)
   t.equal((await leases.ownerOf('demo')).nodeId, owner.nodeId, 'the wiped host owns the shard again')
-  await new Promise((r) => setTimeout(r, 1000))
+  await sleep(1000)
   await load.stop()
   t.ok(load.acknowledged.length > duringOutage, `writes acknowledged after the restart too (${load.acknowledged.length - duringOutage})`)
   const restartOutput = owner.output()

@@ -7,6 +7,7 @@ import { call, type Graph } from '../helpers/client'
 import { graphsThroughEveryHost } from './helpers/graphs'
 import { BRIDGE_ADDRESS } from './helpers/netns'
 import { clusterFile } from './helpers/leases'
+import { sleep } from '../../bench/wait'
 
 const { skip, cluster, leases: clusterLeases } = clusterFile(t, { args: ['--webhook-allow', `${BRIDGE_ADDRESS}/32`, '--webhook-retry-base-ms', '50'] })
 
@@ -37,9 +38,9 @@ t.test('each event is delivered once, by the owner, whichever host took the writ
   for (let i = 0; i < EVENTS; i++) t.equal((await graphs[i % graphs.length]!.put(`nodes/core/customer/w${i}`, { i })).status, 204)
   const deadline = Date.now() + 20_000
   const mine = (): number[] => bodies.map((b) => JSON.parse(b) as { sequence: number }).map((e) => e.sequence).filter((s) => s > head)
-  while (mine().length < EVENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+  while (mine().length < EVENTS && Date.now() < deadline) await sleep(100)
   // Time for a second host's duplicate to arrive, were there one.
-  await new Promise((r) => setTimeout(r, 2000))
+  await sleep(2000)
   const sequences = mine()
   t.equal(sequences.length, EVENTS, 'every event delivered, none twice')
   t.same(sequences, [...sequences].sort((a, b) => a - b), 'in order')

@@ -7,6 +7,7 @@ import { WebSocket } from 'undici'
 import { Graph } from '../helpers/client'
 import { graphsThroughEveryHost } from './helpers/graphs'
 import { clusterFile } from './helpers/leases'
+import { sleep } from '../../bench/wait'
 
 const { skip, cluster, leases: clusterLeases } = clusterFile(t)
 
@@ -27,7 +28,7 @@ t.test('a write through one host is read through the other at once', { skip }, a
   t.equal(listed.json<unknown[]>().length, 20, 'every node written through either host')
   // Metrics: the shards are spread by the hosts' own leases; each host counts what it owns and what it forwarded.
   const owners = await leases.owners()
-  await new Promise((r) => setTimeout(r, 1500))
+  await sleep(1500)
   const metrics = await Promise.all(cluster.hosts.map(async (h) => (await fetch(`${h.url}/metrics`)).text()))
   cluster.hosts.forEach((h, i) => {
     const owned = owners.filter((n) => n === h.nodeId).length
@@ -41,7 +42,7 @@ t.test('a long-poll held by a host that does not own the shard wakes when the ev
   const head = (await viaA.get('events?after=0&limit=1000')).json<{ next: number }>().next
   const t0 = Date.now()
   const waiting = viaA.get(`events?after=${head}&wait=20`)
-  await new Promise((r) => setTimeout(r, 500))
+  await sleep(500)
   t.equal((await viaB.put('nodes/core/customer/lp1', {})).status, 204)
   const page = (await waiting).json<{ events: { payload: { id: string } }[] }>()
   t.ok(Date.now() - t0 < 10_000, 'answered when the event came, not at the 20 s timeout')
@@ -62,7 +63,7 @@ t.test('a WebSocket event stream held by a host that does not own the shard deli
   t.teardown(() => ws.close())
   for (let i = 0; i < 5; i++) t.equal((await viaB.put(`nodes/core/customer/ws${i}`, {})).status, 204)
   const deadline = Date.now() + 10_000
-  while (messages.length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+  while (messages.length < 5 && Date.now() < deadline) await sleep(50)
   const ids = messages.map((m) => (JSON.parse(m) as { payload: { id: string } }).payload.id)
   t.same(ids, ['ws0', 'ws1', 'ws2', 'ws3', 'ws4'], 'every event, in order, within seconds')
 })

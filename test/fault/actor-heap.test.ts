@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { log } from '../../src/telemetry/log'
 import { ActorPool } from '../../src/shards/actor-pool'
 import type { ActorReply, Operation } from '../../src/contract/messages'
+import { sleep } from '../../bench/wait'
 
 /** The compiled codec, which the stand-in speaks as a real actor does. */
 const CODEC = JSON.stringify(join(__dirname, '..', '..', 'dist', 'src', 'contract', 'codec.js'))
@@ -80,7 +81,7 @@ t.test('an actor that outgrows the cap dies alone and is restarted', async (t) =
   for (let tries = 0; tries < 100; tries++) {
     after = await call(pool, getNode('limit'))
     if (after.kind === 'ok') break
-    await new Promise((r) => setTimeout(r, 50))
+    await sleep(50)
   }
   t.equal(after?.kind, 'ok', 'the restarted actor answers')
   t.ok(logged.some((l) => l.includes('ran out of its heap (--actor-heap-mb 64)') && l.includes('ERR_WORKER_OUT_OF_MEMORY')), 'the log names the cause and the option')

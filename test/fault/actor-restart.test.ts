@@ -9,6 +9,7 @@ import { ActorPool } from '../../src/shards/actor-pool'
 import { log } from '../../src/telemetry/log'
 import type { ActorReply, Operation, WriteContext } from '../../src/contract/messages'
 import { ROOT, removeDir, tempDir } from '../helpers/server'
+import { sleep } from '../../bench/wait'
 
 // Many server starts (or much data): more than .taprc's per-file limit on a loaded 2-core machine.
 t.setTimeout(600_000)
@@ -22,7 +23,7 @@ const node = (id: string) => ({ ns: 'core', type: 'customer', id })
  * limit: a native throw while the thread is being terminated is fatal).
  */
 async function readersOpen(pool: ActorPool): Promise<void> {
-  for (let i = 0; i < 300 && !pool.allReadersOpen(); i++) await new Promise((r) => setTimeout(r, 100))
+  for (let i = 0; i < 300 && !pool.allReadersOpen(); i++) await sleep(100)
 }
 
 function call(pool: ActorPool, op: Operation & { tenant: string }): Promise<ActorReply> {
@@ -112,7 +113,7 @@ t.test('an actor that keeps dying is stopped: its shards answer 503 with the rea
     t.ok(read.kind === 'ok' && read.kept !== undefined, 'a node read, and kept by the front thread')
     await readersOpen(pool)
     await Promise.all(pool.workers().map((w) => w.terminate()))
-    await new Promise((r) => setTimeout(r, 50))
+    await sleep(50)
   }
   const after = await call(pool, { op: 'getNode', tenant: 't', node: node('x') })
   t.equal(after.kind === 'error' && after.type, 'service_unavailable')
@@ -149,7 +150,7 @@ t.test('a shard damaged while the server runs is refused at the restart, not ser
   t.teardown(() => { console.error = errors })
   truncateSync(join(dir, 'shards', '0', 'keys.bin'), 0)
   await Promise.all(pool.workers().map((w) => w.terminate()))
-  await new Promise((r) => setTimeout(r, 1000))
+  await sleep(1000)
   const after = await call(pool, { op: 'getNode', tenant: 't1', node: node('x') })
   t.equal(after.kind === 'error' && after.type, 'service_unavailable')
   t.match(after.kind === 'error' ? after.message : '', /keys\.bin is missing or truncated/)

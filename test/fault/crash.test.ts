@@ -3,7 +3,7 @@
 import t from 'tap'
 import { Graph, createConsent } from '../helpers/client'
 import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
-import { until } from '../helpers/until'
+import { until } from '../../bench/wait'
 
 type Body = Record<string, unknown>
 

@@ -10,6 +10,7 @@ import { openSync, closeSync, writeSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { Graph, call, createConsent, type Answer } from '../helpers/client'
 import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
+import { sleep } from '../../bench/wait'
 
 function mountTmpfs(dir: string, size: string): boolean {
   try {
@@ -77,7 +78,7 @@ t.test('a full disk answers 507 and recovers without a restart', { skip: canMoun
   const ready = await call('GET', `${server.url}/health/ready`)
   t.equal(ready.status, 503, 'not ready on a full disk')
   t.match(ready.json(), { status: 'not ready', failing: ['dataDir'] }, 'the failing check is named')
-  await new Promise((r) => setTimeout(r, 200))
+  await sleep(200)
   t.match(server.output(), /"level":50[^\n]*"requestId":"trace-full-disk"[^\n]*commit of 1 writes/, "the actor's error is in the log with the request id")
   const consent = await call('POST', g.url('consents'), { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ subject: 'x' }))
   t.ok([201, 507].includes(consent.status), `consents answer (${consent.status})`)

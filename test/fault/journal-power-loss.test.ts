@@ -14,7 +14,7 @@ import { closeSync, existsSync, ftruncateSync, openSync, readdirSync, readFileSy
 import { join } from 'node:path'
 import { Graph, createConsent } from '../helpers/client'
 import { getToken, removeDir, startServer, tempDir, type Server } from '../helpers/server'
-import { until } from '../helpers/until'
+import { until } from '../../bench/wait'
 
 // Many server starts (or much data): more than .taprc's per-file limit on a loaded 2-core machine.
 t.setTimeout(600_000)

@@ -4,6 +4,7 @@
 import t from 'tap'
 import { Graph, call, createConsent } from '../helpers/client'
 import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
+import { sleep } from '../../bench/wait'
 
 const ROUNDS = 5
 const CONSENTS = 12
@@ -40,7 +41,7 @@ t.test('revocations interrupted by SIGKILL leave every consent consistent', asyn
     }, i * 3)))
     const racing = fresh.map((consent) => new Graph(server.url, 'demo', token, consent).put(`nodes/core/customer/${consent}-race`, { name: 'r' })
       .then((res) => res.status, () => 0))
-    await new Promise((r) => setTimeout(r, 5 + round * 7))
+    await sleep(5 + round * 7)
     await server.kill()
     await Promise.all(inflight)
     const statuses = await Promise.all(racing)

@@ -6,6 +6,7 @@ import t from 'tap'
 import { connect } from 'node:net'
 import { Graph, createConsent } from '../helpers/client'
 import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
+import { sleep } from '../../bench/wait'
 
 /** What a client saw: a status, or the code of the error that ended its request. */
 type Outcome = { status: number } | { error: string; at: number }
@@ -54,7 +55,7 @@ t.test('SIGTERM answers the requests in flight before closing', async (t) => {
     }
   })
   const writers = Array.from({ length: 32 }, writer)
-  await new Promise((r) => setTimeout(r, 1500))
+  await sleep(1500)
   signalled = Date.now()
   await server.stop()
   stop = true
@@ -92,7 +93,7 @@ t.test('the drain is bounded by SHUTDOWN_TIMEOUT', async (t) => {
   const server = await startServer({ dataDir: dir, args: ['--shutdown-timeout', '1s'] })
   const token = await getToken(server.url)
   stuckRequest(t, new Graph(server.url, 'demo', token).url('nodes/core/customer/x'), token)
-  await new Promise((r) => setTimeout(r, 500))
+  await sleep(500)
   await server.stop()
   t.equal(server.proc.exitCode, 0)
   t.match(server.output(), /shutdown: 1 requests still unanswered after 1000 ms; closing their connections/)
@@ -105,10 +106,10 @@ t.test('a second signal during the drain exits at once', async (t) => {
   const token = await getToken(server.url)
   const g = new Graph(server.url, 'demo', token)
   stuckRequest(t, g.url('nodes/core/customer/x'), token)
-  await new Promise((r) => setTimeout(r, 500))
+  await sleep(500)
   const exited = new Promise<number | null>((r) => server.proc.once('exit', (code) => r(code)))
   server.proc.kill('SIGTERM')
-  await new Promise((r) => setTimeout(r, 1000))
+  await sleep(1000)
   t.equal(server.proc.exitCode, null, 'still draining')
   server.proc.kill('SIGTERM')
   t.equal(await exited, 1)

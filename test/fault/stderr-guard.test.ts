@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, removeDir, tempDir } from '../helpers/server'
-import { until } from '../helpers/until'
+import { until } from '../../bench/wait'
 
 /** A process that guards its stderr as the server does, then writes raw text to descriptor 2 and a line to the real stderr. */
 const SCRIPT = `

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { contentsUnder } from '../helpers/files'
 import { Graph, call, createConsent } from '../helpers/client'
 import { getToken, serverForFile, serverForTest, type Server } from '../helpers/server'
+import { sleep } from '../../bench/wait'
 
 const fixture = serverForFile(t)
 let server: Server
@@ -114,7 +115,7 @@ t.test('an expired token is refused at once', async (t) => {
   const { server: short } = await serverForTest(t, { env: { ACCESS_TOKEN_TTL: '1' } })
   const g = new Graph(short.url, 'demo', await getToken(short.url))
   t.equal((await g.get('nodes/core/customer/x')).status, 404, 'valid while fresh')
-  await new Promise((r) => setTimeout(r, 2500))
+  await sleep(2500)
   const res = await g.get('nodes/core/customer/x')
   t.equal(res.status, 401)
   t.equal(res.json<Body>().type, 'insufficient_credentials')

@@ -14,8 +14,8 @@ import { SLOT_BYTES, WRAPPED_BYTES } from '../../workers/crypto/key-file'
 import { Graph, call, createConsent, type Answer } from '../helpers/client'
 import { OAUTH_BOOTSTRAP } from '../helpers/oauth'
 import { ROOT, getToken, removeDir, startServer, tempDir, type Server } from '../helpers/server'
-import { until } from '../helpers/until'
 import { filesUnder } from '../helpers/files'
+import { sleep, until } from '../../bench/wait'
 
 // Many server starts (or much data): more than .taprc's per-file limit on a loaded 2-core machine.
 t.setTimeout(600_000)
@@ -74,12 +74,12 @@ t.test('an online backup restores every acknowledged write, and revocations afte
       if (res.status === 204) acked.push({ id, at: Date.now() })
     }
   })
-  await new Promise((r) => setTimeout(r, 300))
+  await sleep(300)
   const backupDir = join(copies, 'b1')
   const began = Date.now()
   const out = await run(process.execPath, [BACKUP, '--to', backupDir, '--data-dir', join(dir, 'data')], { env: { ...process.env, ...ADMIN } })
   t.match(out.stdout, /^backup .*b1: 4 shards and the auth store, taken /, 'the command reports the backup')
-  await new Promise((r) => setTimeout(r, 200))
+  await sleep(200)
   writing = false
   await Promise.all(writers)
   const before = acked.filter((a) => a.at < began)

@@ -10,7 +10,7 @@ import { connect, type Socket } from 'node:net'
 import { adminToken, basic, call, clientToken, oauthServerForFile, postForm, VIEW, WEB_AUTH } from '../helpers/oauth'
 import { statuses } from '../helpers/raw-http'
 import { getToken, removeDir, startServer } from '../helpers/server'
-import { until } from '../helpers/until'
+import { until } from '../../bench/wait'
 
 const GRAPH_ORIGIN = 'https://app.example'
 // --trust-proxy: the 429 test below spends an address's budget of failed checks on a forwarded address, not on 127.0.0.1.

@@ -16,6 +16,7 @@ import { call, createConsent, Graph } from '../helpers/client'
 import { logEnd, readLog } from '../helpers/event-log'
 import { getToken, removeDir, startServer, tempDir, type Server } from '../helpers/server'
 import { NOT_ACCEPTED, retryDelay, signature } from '../../src/events/webhook-delivery'
+import { sleep } from '../../bench/wait'
 
 const RETRY_BASE_MS = 50
 const env = {} as { server: Server; token: string; consent: string; clockFile: string; dir: string }
@@ -44,7 +45,7 @@ async function waitUntil(what: string, check: () => boolean | Promise<boolean>, 
   const deadline = Date.now() + ms
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
+    await sleep(25)
   }
 }
 
@@ -145,7 +146,7 @@ t.test('register, list, show and delete; validation and scope', async (t) => {
   t.match(shown.json(), { id: a.id, url: a.url, cursor: Number, failingSince: null, suspended: false, lastError: null })
 
   // The secret is sealed at rest: the URL is found in the shard files, the secret nowhere.
-  await new Promise((r) => setTimeout(r, 200))
+  await sleep(200)
   const files = contentsUnder(join(env.server.dataDir, 'data')).map((f) => f.bytes)
   t.ok(files.some((f) => f.includes(a.url)), 'the scan sees stored text')
   t.notOk(files.some((f) => f.includes(a.secret) || f.includes(Buffer.from(a.secret, 'hex'))), 'no plaintext secret in any data file')
@@ -171,7 +172,7 @@ t.test('a receiver that fails twice then succeeds gets every event once, in orde
   const expected = (await readLog(g, start, 5)).texts
   t.equal(expected.length, 5)
   await waitUntil('five accepted deliveries', () => receiver.accepted().length >= 5)
-  await new Promise((r) => setTimeout(r, 300))
+  await sleep(300)
 
   t.same(receiver.deliveries.slice(0, 3).map(sequenceOf), [start + 1, start + 1, start + 1], 'the first event retried until accepted')
   t.same(receiver.accepted().map((d) => d.body), expected, 'each event accepted once, in order, as the cursor read serves it')
@@ -208,7 +209,7 @@ t.test('delivery resumes after a restart from the persisted cursor', async (t) =
   await startService()
   const g2 = new Graph(env.server.url, 'demo', env.token, env.consent)
   await waitUntil('six accepted', () => receiver.accepted().length >= 6)
-  await new Promise((r) => setTimeout(r, 300))
+  await sleep(300)
   t.same(receiver.accepted().map(sequenceOf), [1, 2, 3, 4, 5, 6].map((i) => start + i), 'every event accepted once, in order, across the restart')
   t.same(receiver.accepted().map((d) => (JSON.parse(d.body) as { payload: { id: string } }).payload.id), [0, 1, 2, 3, 4, 5].map((i) => `restart-${i}`))
   await waitUntil('the cursor saved', async () => (await g2.get(`webhooks/${hook.id}`)).json<Listed>().cursor === start + 6)
@@ -245,7 +246,7 @@ t.test('retries back off exponentially; a day of failures suspends the webhook',
   const attempts = receiver.deliveries.length
   receiver.respond = () => 200
   t.equal((await g2.put('nodes/core/customer/suspend-2', {})).status, 204)
-  await new Promise((r) => setTimeout(r, 1000))
+  await sleep(1000)
   t.equal(receiver.deliveries.length, attempts, 'a suspended webhook gets nothing')
   t.equal((await g2.delete(`webhooks/${hook.id}`)).status, 204)
 })

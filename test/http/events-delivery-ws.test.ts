@@ -13,6 +13,7 @@ import { WebSocket } from 'undici'
 import { createConsent, enc, Graph, pool } from '../helpers/client'
 import { logEnd, readLog, type Envelope } from '../helpers/event-log'
 import { getToken, serverForFile, serverForTest, type FileFixture } from '../helpers/server'
+import { sleep } from '../../bench/wait'
 
 const fixture = serverForFile(t)
 
@@ -112,7 +113,7 @@ t.test('without `after` the stream starts at the end of the log', async (t) => {
   const c = new Consumer(streamUrl(g.base, 'demo', ''), { authorization: `Bearer ${g.token}` })
   await c.opened
   // The stream finds the end of the log just after opening.
-  await new Promise((r) => setTimeout(r, 300))
+  await sleep(300)
   t.equal((await g.put('nodes/core/customer/ws-new', { name: 'new' })).status, 204)
   const [first] = await c.count(1)
   t.match(JSON.parse(first!), { sequence: end + 1, payload: { id: 'ws-new' } }, 'only what was appended after connecting')
@@ -134,7 +135,7 @@ t.test('a client resumes after a disconnect from its last sequence: no gap, no d
   const all = [...part1, ...part2].map((e) => e.sequence)
   t.same(all, Array.from({ length: 15 }, (_, i) => start + 1 + i), 'every sequence once, in order')
   t.same([...part1, ...part2].map((e) => e.payload.id), Array.from({ length: 15 }, (_, i) => `resume-${i}`))
-  await new Promise((r) => setTimeout(r, 200))
+  await sleep(200)
   t.equal(second.messages.length, 11, 'nothing more than the log holds')
   await second.close()
 })
@@ -315,7 +316,7 @@ t.test('a consumer that stops reading does not make the server buffer the backlo
   t.equal(end - start, REQUESTS * 3, 'three events per request')
 
   const pid = fixture.server.proc.pid!
-  await new Promise((r) => setTimeout(r, 500))
+  await sleep(500)
   const baseline = rssAnonBytes(pid)
   let peak = baseline
   const sampler = setInterval(() => { peak = Math.max(peak, rssAnonBytes(pid)) }, 50)
@@ -324,7 +325,7 @@ t.test('a consumer that stops reading does not make the server buffer the backlo
   consumer.socket.pause()
   // Not reading for a while, while the log keeps growing (each append wakes the stream).
   for (let i = 0; i < 20; i++) t.equal((await g.put(`nodes/core/customer/during-pause-${i}`, {})).status, 204)
-  await new Promise((r) => setTimeout(r, 3000))
+  await sleep(3000)
   const pausedPeak = peak
   consumer.socket.resume()
   await consumer.until(end + 20, 120_000)

@@ -6,6 +6,7 @@ import t from 'tap'
 import { Graph, call, createConsent } from '../helpers/client'
 import type { Envelope } from '../helpers/event-log'
 import { getToken, removeDir, serverForFile, serverForTest, startServer, tempDir, type Server } from '../helpers/server'
+import { sleep } from '../../bench/wait'
 
 interface Page { events: Envelope[]; next: number }
 
@@ -160,7 +161,7 @@ t.test('cursor read: validation and long-poll', async (t) => {
   t.same(page, { events: [], next: cursor }, 'next is after when nothing is newer')
   const t0 = Date.now()
   const waiting = g.get(`events?after=${cursor}&wait=10`)
-  await new Promise((r) => setTimeout(r, 300))
+  await sleep(300)
   await g.put('nodes/core/customer/lp1', {})
   const woken = (await waiting).json<Page>()
   t.ok(Date.now() - t0 < 5000, 'the long-poll answered when the event came, not at the timeout')
@@ -193,7 +194,7 @@ t.test('a schedule due while the server was down fires right after the start', a
   await dg.put('nodes/core/customer/late', {}, { 'platform-schedule-event-at': '2s', 'platform-schedule-event-parameter': 'while down' })
   const before = (await dg.get('events?after=0')).json<Page>().next
   await first.stop()
-  await new Promise((r) => setTimeout(r, 2500))
+  await sleep(2500)
   const second = await startServer({ dataDir: dir })
   t.teardown(() => second.stop())
   const g2 = new Graph(second.url, 'demo', await getToken(second.url), dg.consent)

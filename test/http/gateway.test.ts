@@ -14,6 +14,7 @@ import { Agent, getGlobalDispatcher, request, setGlobalDispatcher } from 'undici
 import { adminToken, call, clientToken, oauthServerForFile, type Json } from '../helpers/oauth'
 import type { Answer } from '../helpers/client'
 import { rawExchange, statuses } from '../helpers/raw-http'
+import { sleep } from '../../bench/wait'
 
 const env = oauthServerForFile(t, { args: ['--gateway-timeout', '1s', '--gateway-max-concurrent', '2'] })
 let upstream: HttpServer
@@ -26,7 +27,7 @@ const upstreamSeen: string[] = []
 let slowInFlight = 0
 
 const BIG_PIECES = 256
-const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5))
+const pause = (): Promise<void> => sleep(5)
 
 /** Writes `text` in pieces cut at the given character offsets. */
 async function inPieces(res: ServerResponse, text: string, cuts: number[]): Promise<void> {
@@ -217,7 +218,7 @@ t.test('past GATEWAY_MAX_CONCURRENT requests to one service, the next is 503 wit
   const slow = [freshGet('/slow'), freshGet('/slow')]
   // Both slots taken once both requests reached the service (a fixed wait was too short on a loaded machine).
   const deadline = Date.now() + 10_000
-  while (slowInFlight < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+  while (slowInFlight < 2 && Date.now() < deadline) await sleep(20)
   t.equal(slowInFlight, 2, 'both slow requests reached the service')
   const third = await freshGet('/echo')
   t.equal(third.status, 503)

@@ -6,6 +6,7 @@ import t from 'tap'
 import { call } from '../helpers/client'
 import { rawExchange, statuses, type RawResult } from '../helpers/raw-http'
 import { serverForFile } from '../helpers/server'
+import { sleep } from '../../bench/wait'
 
 const MAX_BODY = 64 * 1024
 const fixture = serverForFile(t, { args: ['--max-body', String(MAX_BODY)] })
@@ -105,7 +106,7 @@ t.test('a write pipelined into a connection the library closes is not applied', 
   const res = await rawExchange(url(), [put + get], 15_000)
   t.same(statuses(res.text), [], 'neither is answered')
   t.ok(res.closed)
-  await new Promise((r) => setTimeout(r, 300))
+  await sleep(300)
   t.equal((await fixture.graph.get('nodes/core/customer/pipelined-write')).status, 404, 'the unanswered write was dropped before it reached its shard')
 })
 

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { request } from 'undici'
 import { Graph, pool } from '../helpers/client'
 import { serverForFile } from '../helpers/server'
+import { sleep } from '../../bench/wait'
 
 const N = 100_000
 const fixture = serverForFile(t)
@@ -36,7 +37,7 @@ t.test(`${N} neighbours stream to a slow reader with bounded server memory`, asy
   }
   const pid = server.proc.pid!
   global.gc?.()
-  await new Promise((r) => setTimeout(r, 500))
+  await sleep(500)
   const baseline = rssAnonBytes(pid)
   let peak = baseline
   const sampler = setInterval(() => { peak = Math.max(peak, rssAnonBytes(pid)) }, 50)
@@ -56,7 +57,7 @@ t.test(`${N} neighbours stream to a slow reader with bounded server memory`, asy
     lines += parts.length
     bytes += (piece as Buffer).length
     // A slow consumer: the server must wait for it rather than buffer the rest.
-    if (++pieces % 20 === 0) await new Promise((r) => setTimeout(r, 2))
+    if (++pieces % 20 === 0) await sleep(2)
   }
   clearInterval(sampler)
   t.equal(lines, N + 1, 'source plus every neighbour')

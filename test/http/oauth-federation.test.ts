@@ -9,7 +9,7 @@ import t, { type Test } from 'tap'
 import { adminToken, call, oauthServerForFile, redirectParams, tokenOk, UserAgent, WEB_AUTH, type Json } from '../helpers/oauth'
 import type { Answer } from '../helpers/client'
 import { startUpstreamOp, type UpstreamOp } from '../helpers/upstream-op'
-import { until } from '../helpers/until'
+import { sleep, until } from '../../bench/wait'
 
 const CLIENT_CALLBACK = 'http://127.0.0.1:65530/callback'
 const UPSTREAM_SECRET = 'upstream-client-secret'
@@ -252,7 +252,7 @@ t.test('federated sign-ins leave audit lines naming the provider, success and re
   // The log is written in batches (at most 200 ms apart).
   let audits: Json[] = []
   for (let i = 0; i < 40 && !(audits.some((a) => a.audit === 'sign_in.success') && audits.some((a) => a.audit === 'sign_in.failure')); i++) {
-    await new Promise((r) => setTimeout(r, 100))
+    await sleep(100)
     audits = env.server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Json).filter((l) => typeof l.audit === 'string' && String(l.audit).startsWith('sign_in.'))
   }
   const success = audits.find((a) => a.audit === 'sign_in.success' && a.provider !== undefined)

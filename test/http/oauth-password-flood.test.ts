@@ -9,6 +9,7 @@
 import t from 'tap'
 import { adminToken, basic, oauthServerForFile, postForm, UserAgent, type Json } from '../helpers/oauth'
 import { call, type Answer } from '../helpers/client'
+import { sleep } from '../../bench/wait'
 
 const MESSAGE = 'Too many unsuccessful authentication attempts. Try again later.'
 const env = oauthServerForFile(t, { args: ['--trust-proxy', '127.0.0.1'] })
@@ -29,7 +30,7 @@ t.test('a flood at one account: refused at once, another client is served prompt
   const generated = basic('generated', created.json<{ client_secret: string }>().client_secret)
   const started = Date.now()
   const flood = Array.from({ length: 400 }, () => attempt('ghost-user', 'guess').then((res) => ({ res, ms: Date.now() - started })))
-  await new Promise((r) => setTimeout(r, 300))
+  await sleep(300)
   const before = Date.now()
   const legit = await postForm(`${env.issuer}/token`, { grant_type: 'client_credentials' }, { authorization: basic('cc-only', 'cc-secret') })
   const took = Date.now() - before

@@ -8,6 +8,7 @@ import { call, createConsent, Graph } from '../helpers/client'
 import { adminToken, basic, clientToken, oauthServerForFile, postForm, startOAuthServer, type Json } from '../helpers/oauth'
 import { parsePrometheusText, total, type Family } from '../helpers/prometheus-text'
 import { removeDir } from '../helpers/server'
+import { sleep } from '../../bench/wait'
 
 const env = oauthServerForFile(t)
 
@@ -23,7 +24,7 @@ async function scrapeUntil(url: string, ok: (f: Map<string, Family>) => boolean)
   for (let i = 0; ; i++) {
     const f = await scrape(url)
     if (ok(f) || i >= 40) return f
-    await new Promise((r) => setTimeout(r, 250))
+    await sleep(250)
   }
 }
 

@@ -5,6 +5,7 @@
 import t from 'tap'
 import { Graph, call, createConsent, enc, pool } from '../helpers/client'
 import { serverForFile } from '../helpers/server'
+import { sleep } from '../../bench/wait'
 
 const fixture = serverForFile(t, { args: ['--workers', '3'] })
 
@@ -52,11 +53,11 @@ t.test('revocation raced by reads on every thread: no plaintext in a read sent a
         else plainBefore++
       }
     })
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await sleep(50)
     const res = await call('DELETE', `${url}/graph/v1/demo/consents/${enc(ref)}`, { authorization: `Bearer ${token}` })
     t.equal(res.status, 204, 'revoked')
     revoked = true
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    await sleep(150)
     stop = true
     await Promise.all(readers)
     t.ok(plainBefore > 0, `round ${round}: reads saw the data before the revocation`)

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Graph, createConsent } from '../helpers/client'
 import { ROOT, getToken, removeDir, startServer, tempDir, type Server } from '../helpers/server'
-import { until } from '../helpers/until'
+import { until } from '../../bench/wait'
 
 const run = promisify(execFile)
 const EXPORT = join(ROOT, 'dist', 'src', 'export-tenant.js')

@@ -8,6 +8,7 @@ import { createServer, type Server as HttpServer } from 'node:http'
 import { call, createConsent, Graph } from '../helpers/client'
 import { getToken, removeDir, startServer, tempDir, type Server } from '../helpers/server'
 import { NOT_ACCEPTED, NOT_REACHED } from '../../src/events/webhook-delivery'
+import { sleep, until } from '../../bench/wait'
 
 const env = {} as { server: Server; dir: string; graph: Graph }
 const json = { 'content-type': 'application/json' }
@@ -33,13 +34,7 @@ const register = (url: string): ReturnType<typeof call> =>
 
 interface Listed { id: string; lastError: string | null; failingSince: number | null }
 
-async function waitFor(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 15_000
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+const waitFor = (what: string, check: () => Promise<boolean>): Promise<number> => until(what, check, 15_000, 50)
 
 async function receiver(status: number): Promise<{ http: HttpServer; url: string; hits: () => number }> {
   let hits = 0
@@ -91,7 +86,7 @@ t.test('lastError is the same for a closed port and for an answering one; a stor
   await start('')
   const before = failing.hits()
   t.equal((await env.graph.put('nodes/core/customer/ssrf-2', {})).status, 204)
-  await new Promise((r) => setTimeout(r, 1500))
+  await sleep(1500)
   t.equal(failing.hits(), before, 'no POST reached the loopback listener')
   t.equal(await lastError(answering.id), NOT_REACHED, 'a refused address reads like an unreachable one')
   t.match(env.server.output(), /not a public address/, 'the operator log says why')

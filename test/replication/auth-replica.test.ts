@@ -16,7 +16,7 @@ import { startAuthReplica, type AuthReplica } from '../../src/cluster/auth-repli
 import { ApiError } from '../../src/core/errors'
 import { natsServerAvailable, startNatsServer } from '../helpers/nats-server'
 import { removeDir, tempDir } from '../helpers/server'
-import { until } from '../helpers/until'
+import { sleep, until } from '../../bench/wait'
 
 const LEASE_MS = 1000
 
@@ -108,7 +108,7 @@ t.test("the auth store's snapshots: the stream is purged, and an empty host rest
   const jsm = await jetstreamManager(nc)
   const first = async (): Promise<number> => (await jsm.streams.info(AUTH_STREAM)).state.first_seq
   const purged = Date.now() + 10_000
-  while (await first() <= 1 && Date.now() < purged) await new Promise((r) => setTimeout(r, 100))
+  while (await first() <= 1 && Date.now() < purged) await sleep(100)
   const after = await first()
   t.ok(after > 1, `the stream is purged below the snapshot (first entry now ${after})`)
 

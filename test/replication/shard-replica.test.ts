@@ -19,7 +19,7 @@ import { appliedSequence } from '../../workers/actor/replication/apply'
 import { appendEvent, head, readEvents } from '../../workers/store/events'
 import { natsServerAvailable, startNatsServer } from '../helpers/nats-server'
 import { removeDir, tempDir } from '../helpers/server'
-import { until } from '../helpers/until'
+import { sleep, until } from '../../bench/wait'
 
 const LEASE_MS = 1000
 const nodes = (store: ShardStore): Database<unknown, Key> => shardDatabases(store).get('nodes')!
@@ -78,7 +78,7 @@ t.test('claim, follow, take over, fence', { skip: natsServerAvailable() ? false 
   const stoppedAt = performance.now()
   while (!b.replica.serves()) {
     await b.replica.beat(notPreferred)
-    await new Promise((r) => setTimeout(r, 50))
+    await sleep(50)
     if (performance.now() - stoppedAt > 10_000) break
   }
   t.ok(b.replica.serves(), 'b claims the expired lease')

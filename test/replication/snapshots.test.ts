@@ -20,16 +20,10 @@ import { shardSnapshotSource } from '../../workers/actor/replication/snapshot-fi
 import { appliedSequence, grantSequence, grantsToErase } from '../../workers/actor/replication/apply'
 import { natsServerAvailable, startNatsServer } from '../helpers/nats-server'
 import { removeDir, tempDir } from '../helpers/server'
+import { until } from '../../bench/wait'
 
 const LEASE_MS = 1000
 const db = (store: ShardStore, name: string): Database<unknown, Key> => shardDatabases(store).get(name)!
-const until = async (what: string, ok: () => boolean, ms = 10_000): Promise<void> => {
-  const end = Date.now() + ms
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 t.test('snapshot, purge, restore on an empty host and on a standby the purge passed', { skip: natsServerAvailable() ? false : 'nats-server not installed' }, async (t) => {
   const server = await startNatsServer()

@@ -14,6 +14,7 @@ import { STREAM_WINDOW, Streams } from '../../workers/actor/streams'
 import type { ActorReply } from '../../src/contract/messages'
 import type { ShardContext } from '../../workers/store/context'
 import { customer, tempShard, writeCtx, type TempShard } from '../helpers/temp-shard'
+import { sleep } from '../../bench/wait'
 
 const TENANT = { kind: 'tenant' } as const
 
@@ -58,7 +59,7 @@ t.test('a stream sends up to STREAM_WINDOW slices without waiting, then one per 
   const received: ActorReply[] = []
   port2.on('message', (batch: ActorReply[]) => received.push(...batch))
   const streams = new Streams(new Outbox(port1), () => s.context())
-  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 100))
+  const settle = (): Promise<void> => sleep(100)
   streams.start(7, s.store, { op: 'listNodes', tenant: 'demo', ns: 'core', type: 'customer', limit: undefined, owner: undefined, criterion: undefined, format: 'ndjson' })
   await settle()
   t.equal(received.length, STREAM_WINDOW, 'the window is sent without a round trip')

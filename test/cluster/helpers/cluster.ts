@@ -10,6 +10,7 @@ import { ENTRY, FIXTURE_BOOTSTRAP, removeDir, tempDir } from '../../helpers/serv
 import { controls, type Started } from './processes'
 import { createBridge, createNamespace, cutOff, inNamespace, namespacesUnavailable, reconnect, removeNetwork, type Namespace } from './netns'
 import { NATS_SERVER, startNatsServer, waitForJetStreamCluster, type NatsOptions, type NatsServer } from './nats-cluster'
+import { sleep } from '../../../bench/wait'
 
 const HOST_PORT = 8080
 
@@ -66,7 +67,7 @@ async function startChildRetried(nodeId: string, args: string[], ns: Namespace):
       return await startChild(nodeId, ENTRY, args, { wrapper: inNamespace(ns), startTimeoutMs: 60_000, keepOutputChars: 200_000 })
     } catch (err) {
       if (attempt >= 3 || !/cannot listen/.test((err as Error).message)) throw err
-      await new Promise((r) => setTimeout(r, 1000))
+      await sleep(1000)
     }
   }
 }

@@ -3,6 +3,7 @@
 import { Graph, createConsent } from '../../helpers/client'
 import { getToken } from '../../helpers/server'
 import type { Cluster } from './cluster'
+import { sleep } from '../../../bench/wait'
 
 /** One Graph per host, sharing a consent (retried until the shard's owner is seen, at most 20 s). */
 export async function graphsThroughEveryHost(cluster: Cluster, subject = 'subject-1'): Promise<Graph[]> {
@@ -15,7 +16,7 @@ export async function graphsThroughEveryHost(cluster: Cluster, subject = 'subjec
       consent = await createConsent(first.url, 'demo', tokens[0]!, subject)
     } catch (err) {
       last = err
-      await new Promise((r) => setTimeout(r, 250))
+      await sleep(250)
     }
   }
   if (consent === undefined) throw new Error(`no consent could be created through ${first.nodeId}: ${String(last)}`)

@@ -9,6 +9,7 @@ import { preferredHost } from '../../../src/replication/placement'
 import { shardOf } from '../../../src/shards/tenant-hash'
 import type { Graph } from '../../helpers/client'
 import { clusterForFile, clusterSkip, type Cluster, type ClusterOptions, type Host } from './cluster'
+import { sleep } from '../../../bench/wait'
 
 /** The shard count the test hosts run with (the server's default). */
 export const SHARDS = 4
@@ -43,7 +44,7 @@ export async function leasesFor(cluster: Cluster, shards = SHARDS): Promise<Leas
         const outputs = process.env['CLUSTER_DEBUG'] === undefined ? '' : cluster.hosts.map((h) => `\n--- ${h.nodeId}\n${h.output()}`).join('')
         throw new Error(`the shards are not placed after 30 s: ${JSON.stringify(await owners())} (expected ${JSON.stringify(placed)})${outputs}`)
       }
-      await new Promise((r) => setTimeout(r, 200))
+      await sleep(200)
     }
   } catch (err) {
     // Nobody gets this view to stop: its connection would keep the test process alive until tap's timeout.
@@ -59,7 +60,7 @@ export async function leasesFor(cluster: Cluster, shards = SHARDS): Promise<Leas
         const host = cluster.hosts.find((h) => h.nodeId === node)
         if (host !== undefined) return host
         if (Date.now() > until) throw new Error(`no host owns the shard of ${tenant}`)
-        await new Promise((r) => setTimeout(r, 200))
+        await sleep(200)
       }
     },
     async stop() {

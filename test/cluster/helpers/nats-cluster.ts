@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { request } from 'undici'
 import { createNamespace, inNamespace, type Namespace } from './netns'
 import { startProcess, type Started } from './processes'
+import { sleep } from '../../../bench/wait'
 
 export const NATS_SERVER = '/usr/sbin/nats-server'
 const CLIENT_PORT = 4222
@@ -75,7 +76,7 @@ export async function waitForJetStreamCluster(servers: readonly NatsServer[], ti
     } catch (err) {
       last = (err as Error).message
     }
-    await new Promise((r) => setTimeout(r, 250))
+    await sleep(250)
   }
   throw new Error(`the NATS servers formed no JetStream cluster within ${timeoutMs} ms: ${last}`)
 }

@@ -2,6 +2,7 @@
 // through given hosts, recording every acknowledged (204) write and when each
 // answer came, until stopped.
 import type { Graph } from '../../helpers/client'
+import { sleep } from '../../../bench/wait'
 
 export interface WriteLoad {
   /** Ids whose write was acknowledged. */
@@ -27,11 +28,11 @@ export function startWriteLoad(graphs: readonly Graph[], clients: number, prefix
           load.acknowledgedAt.push(Date.now())
         } else {
           load.others.set(res.status, (load.others.get(res.status) ?? 0) + 1)
-          await new Promise((r) => setTimeout(r, 50))
+          await sleep(50)
         }
       } catch {
         load.others.set(0, (load.others.get(0) ?? 0) + 1)
-        await new Promise((r) => setTimeout(r, 50))
+        await sleep(50)
       }
     }
   })
@@ -49,7 +50,7 @@ export async function allSequences(g: Graph): Promise<number[]> {
   for (;;) {
     let res = await g.get(`events?after=${after}&limit=1000`)
     for (let tries = 0; res.status === 503 && tries < 100; tries++) {
-      await new Promise((r) => setTimeout(r, 100))
+      await sleep(100)
       res = await g.get(`events?after=${after}&limit=1000`)
     }
     if (res.status !== 200) throw new Error(`reading events after ${after}: ${res.status}`)
@@ -77,6 +78,6 @@ export async function readBack(g: Graph, id: string, patienceMs = 10_000): Promi
   for (;;) {
     const res = await g.get(`nodes/core/customer/${id}`)
     if (res.status !== 503 || Date.now() > until) return res.status
-    await new Promise((r) => setTimeout(r, 100))
+    await sleep(100)
   }
 }

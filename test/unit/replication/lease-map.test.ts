@@ -1,0 +1,31 @@
+import t from 'tap'
+import { LeaseMap, parseLease, shardOfLeaseKey } from '../../../src/replication/lease-map'
+
+t.test('a lease is believed for one lease period after it was written', async (t) => {
+  let now = 1000
+  const map = new LeaseMap(5000, () => now)
+  const lease = { node: 'a', url: 'http://a', epoch: 1 }
+  map.seen(0, lease)
+  t.same(map.owner(0), lease)
+  now += 4999
+  t.same(map.owner(0), lease, 'still within the period')
+  now += 1
+  t.equal(map.owner(0), undefined, 'not renewed for a full period: no owner')
+  map.seen(0, lease, 4000)
+  t.same(map.owner(0), lease, 'a lease seen 4 s old')
+  now += 1000
+  t.equal(map.owner(0), undefined, 'expires 1 s later')
+  map.seen(1, lease)
+  map.seen(1, undefined)
+  t.equal(map.owner(1), undefined, 'a deleted lease')
+  t.equal(map.retryAfterSeconds(), 5)
+  t.equal(new LeaseMap(2500).retryAfterSeconds(), 3, 'rounded up')
+})
+
+t.test('keys and values of the lease bucket', async (t) => {
+  t.equal(shardOfLeaseKey('shard.12'), 12)
+  t.equal(shardOfLeaseKey('auth'), undefined)
+  t.same(parseLease('{"node":"a","url":"u","epoch":3}'), { node: 'a', url: 'u', epoch: 3 })
+  t.equal(parseLease('{"node":"a"}'), undefined)
+  t.equal(parseLease('not json'), undefined)
+})
