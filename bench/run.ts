@@ -213,7 +213,7 @@ async function openLoopPass(service: Target, ctx: ScenarioContext, o: Options, s
 function notes(scenarios: readonly Scenario[], tokenClients: 'generated' | 'bootstrap'): string[] {
   const out = [
     'ratio = service 2xx req/s / ceiling 2xx req/s for the same scenario; the ceiling answers fixed bodies copied from the service\'s own answers in this run.',
-    'No HTTP pipelining by default: uWebSockets.js closes a connection when a pipelined request arrives while an earlier answer on it is still pending (async pipelining is not supported: uWebSockets.js issue 277, wontfix), and every answer of the service is asynchronous (it comes from a shard actor). The ceiling answers synchronously and would pipeline; both run at the same depth (1) with more connections instead. See the probe line above.',
+    'No HTTP pipelining by default: uWebSockets.js closes a connection when a pipelined request arrives while an earlier answer on it is still pending (uWebSockets.js does not support pipelining with asynchronous answers; upstream closed the request as wontfix), and every answer of the service is asynchronous (it comes from a shard actor). The ceiling answers synchronously and would pipeline; both run at the same depth (1) with more connections instead. See the probe line above.',
     'The load generator runs on the same machine and takes CPU from the service and the ceiling alike (its share is in the JSON: generatorCores).',
   ]
   if (scenarios.some((s) => s.name === 'token')) {
