@@ -406,13 +406,14 @@ export class Replica {
   }
 
   /**
-   * Commits entries with their sequences, then what the unit does once they
-   * are durable (a shard destroys the keys they revoked, erases grant
-   * messages). Without `acknowledged`, or with such work, it resolves once
-   * the commit is durable. An owner's batch without it (`acknowledged`)
-   * resolves once committed and visible, with what its answer waits for:
-   * LMDB's sync (local durability), or nothing (quorum: the stream holds
-   * it, and a host whose LMDB lost it to a crash replays it from there).
+   * Commits entries with their sequences, then runs what the unit does once
+   * they are durable (a shard destroys the keys they revoked, erases grant
+   * messages); when there is such work, or for a standby's apply, it
+   * resolves once the commit is durable. An owner's batch (`acknowledged`)
+   * without such work resolves once committed and visible, handing back
+   * what its answer still waits for: LMDB's sync (local durability), or
+   * nothing (quorum: the stream holds it, and a host whose LMDB lost it to a
+   * crash replays it from there).
    */
   private async commit(appended: readonly Appended[], acknowledged = false): Promise<{ durable: Promise<void> }> {
     let after: (() => void) | undefined
