@@ -18,6 +18,7 @@ import { registerSources } from '../operations/sources'
 import type { AuthParts } from '../start/auth-parts'
 import type { OpenedDataDir } from '../start/data-dir'
 import { log } from '../telemetry/log'
+import { dispatchLine } from './dispatch'
 import { publishSubscriptionEvents } from './publish-subscription-events'
 import type { Services } from './services'
 import type { RunningShards } from './start-shards'
@@ -28,7 +29,7 @@ export function buildServices(config: Config, boot: Bootstrap, opened: OpenedDat
   const { pool, cluster, authCluster } = shards
   const { authStore, hasher, tokens, oauth } = auth
   const backupSource = { manifest: opened.manifest, authEnv: authStore.env, backupShards: backupShardsThroughActors(pool, opened.manifest.shards) }
-  return {
+  const services: Services = {
     publicUrl, urls: new Urls(publicUrl), maxBody: config.maxBody,
     jsonLimits: { maxDepth: config.maxJsonDepth, maxElements: config.maxJsonElements },
     maxStreamsPerTenant: config.maxStreamsPerTenant, streamBuffers: new StreamBuffers(config.maxStreamBufferMb * 1024 * 1024), pool, metamodel: new Metamodel(boot.metamodel), hasher, tokens, oauth,
@@ -36,9 +37,12 @@ export function buildServices(config: Config, boot: Bootstrap, opened: OpenedDat
     corsOrigins: new Set(config.corsOrigins),
     gateway: new GatewayLimits({ timeoutMs: config.gatewayTimeoutMs, maxConcurrent: config.gatewayMaxConcurrent }),
     backup: (to: string) => takeBackup(backupSource, to),
-    operations: { readiness: () => readiness({ pool, authStore, dataDir: config.dataDir, cluster: cluster?.check }), metrics: config.metrics },
+    operations: { readiness: () => readiness({ pool, authStore, dataDir: config.dataDir, cluster: cluster?.check, bootstrap: authCluster?.check }), metrics: config.metrics },
     authCluster,
+    // A bulk line goes through the dispatcher, which the graph's routes do not import (it imports them).
+    dispatchLine: (ex, tenant, token, body) => dispatchLine(services, ex, tenant, token, body),
   }
+  return services
 }
 
 export interface BackgroundWork {

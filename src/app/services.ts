@@ -3,14 +3,11 @@
 // declare (auth/services.ts), and what the dispatcher itself needs.
 import type { AuthServices } from '../auth/services'
 import type { AuthCluster } from '../cluster/auth-seam'
-import type { JsonLimits } from '../http/json-limits'
 import type { GraphServices } from '../graph/services'
 import type { GatewayServices } from '../gateway/limits'
 import type { OperationsServices } from '../operations/endpoints'
 
 export type Services = AuthServices & GraphServices & GatewayServices & {
-  /** Depth and element bounds of every JSON request body, checked before it is parsed. */
-  jsonLimits: JsonLimits
   /** Health checks and metrics access (src/operations/). */
   operations: OperationsServices
   /** Cluster mode only: where the authorization service is served (src/cluster/auth-seam.ts). */

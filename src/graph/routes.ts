@@ -6,6 +6,7 @@ import { MANAGE_SCOPE, VIEW_SCOPE } from '../auth/helpers/bearer'
 import type { RouteTable } from '../http/route'
 import * as webhooks from './webhook-routes'
 import type { GraphHandler, GraphServices } from './services'
+import { bulkWrite } from './bulk'
 import * as consents from './consents'
 import { readEvents } from './events'
 import * as meta from './metamodel'
@@ -18,19 +19,21 @@ import * as transfer from './tenant-transfer'
 const view = (spec: GraphHandler): GraphHandler => ({ ...spec, scope: VIEW_SCOPE })
 const manage = (spec: GraphHandler): GraphHandler => ({ ...spec, scope: MANAGE_SCOPE })
 const manageOrSubject = (spec: GraphHandler): GraphHandler => ({ ...spec, scope: MANAGE_SCOPE, allowSubject: true })
+/** A write that may also be a line of a bulk request (src/graph/bulk.ts). */
+const inBulk = (spec: GraphHandler): GraphHandler => ({ ...spec, inBulk: true })
 
 export const GRAPH_ROUTES: RouteTable<GraphServices, GraphCaller> = [
   ['nodes/:ns/:type', { HEAD: view(nodes.countNodes), GET: view(nodes.listNodes) }],
-  ['nodes/:ns/:type/:id', { GET: view(nodes.getNode), PUT: manage(nodes.putNode), DELETE: manage(nodes.deleteNode) }],
-  ['nodes/:ns/:type/:id/:key', { GET: view(nodes.getNodeProperty), PUT: manage(nodes.putNodeProperty) }],
+  ['nodes/:ns/:type/:id', { GET: view(nodes.getNode), PUT: inBulk(manage(nodes.putNode)), DELETE: inBulk(manage(nodes.deleteNode)) }],
+  ['nodes/:ns/:type/:id/:key', { GET: view(nodes.getNodeProperty), PUT: inBulk(manage(nodes.putNodeProperty)) }],
   ['relations/:fromNs/:fromType/:fromId/:toNs/:toType/:toId/:relNs/:relType/:relId',
-    { GET: view(relations.getRelation), PUT: manage(relations.putRelation), DELETE: manage(relations.deleteRelation) }],
-  ['counters/:fromNs/:fromType/:fromId/:toNs/:toType/:toId/:relNs/:relType/:relId/:counter', { POST: manage(relations.incrementCounter) }],
+    { GET: view(relations.getRelation), PUT: inBulk(manage(relations.putRelation)), DELETE: inBulk(manage(relations.deleteRelation)) }],
+  ['counters/:fromNs/:fromType/:fromId/:toNs/:toType/:toId/:relNs/:relType/:relId/:counter', { POST: inBulk(manage(relations.incrementCounter)) }],
   ['neighbours/:ns/:type/:id', { GET: view(getNeighbours) }],
-  ['consents', { POST: manage(consents.createConsent) }],
-  ['consents/:ref', { GET: manageOrSubject(consents.getConsent), DELETE: manageOrSubject(consents.revokeConsent) }],
-  ['consents/:ref/grant', { POST: manageOrSubject(consents.grantConsent) }],
-  ['consents/:ref/revokedProperties', { PUT: manageOrSubject(consents.setRevokedProperties) }],
+  ['consents', { POST: inBulk(manage(consents.createConsent)) }],
+  ['consents/:ref', { GET: manageOrSubject(consents.getConsent), DELETE: inBulk(manageOrSubject(consents.revokeConsent)) }],
+  ['consents/:ref/grant', { POST: inBulk(manageOrSubject(consents.grantConsent)) }],
+  ['consents/:ref/revokedProperties', { PUT: inBulk(manageOrSubject(consents.setRevokedProperties)) }],
   ['events', { GET: view(readEvents) }],
   // The WebSocket stream is upgraded before routing (src/graph/ws-stream.ts); a plain GET lands here.
   ['events/stream', { GET: view(webhooks.streamWithoutUpgrade) }],
@@ -41,4 +44,6 @@ export const GRAPH_ROUTES: RouteTable<GraphServices, GraphCaller> = [
   ['metamodel/relations/:fromNs/:fromType/:toNs/:toType/:relNs/:relType', { GET: view(meta.getRelationType) }],
   ['export', { GET: manage(transfer.exportTenant) }],
   ['import', { POST: manage(transfer.importTenant) }],
+  // A user token passes for the consent lines of its own subject; each line is checked as its own route.
+  ['bulk', { POST: manageOrSubject(bulkWrite) }],
 ]

@@ -1,6 +1,9 @@
 // What the graph routes' handlers are handed (built once in src/main.ts;
 // the root composition, src/app/services.ts, is this and the auth part).
 import type { AccessTokens } from '../auth/models/access-tokens'
+import type { AccessTokenRecord } from '../auth/models/auth-store'
+import type { Exchange } from '../http/exchange'
+import type { JsonLimits } from '../http/json-limits'
 import type { Urls } from '../contract/urls'
 import { declareFor, type RouteMethod } from '../http/route'
 import type { StreamBuffers } from '../http/stream'
@@ -24,6 +27,12 @@ export interface GraphServices {
   webhookPolicy: WebhookPolicy
   /** Origins whose pages may call the graph API and open the event stream (--cors-origins). */
   corsOrigins: ReadonlySet<string>
+  /** Dispatches one line of a bulk request as the single request it stands for (src/app/dispatch.ts; `body`: its JSON text, empty without one). */
+  dispatchLine(ex: Exchange, tenant: string, token: AccessTokenRecord, body: Buffer): void
+  /** Depth and element bounds of every JSON request body, checked before it is parsed. */
+  jsonLimits: JsonLimits
+  /** The body limit of a single request, which a bulk line's body is held to too. */
+  maxBody: number
 }
 
 /** A route method of the graph service: its handler gets the GraphServices and the caller. */

@@ -28,6 +28,11 @@ export function exchangeFinished(ex: Finished, status: number): void {
   const seconds = (performance.now() - ex.startedAt) / 1000
   requestAnswered(ex.route, ex.method, status, seconds)
   accessLine(ex, ex.method, ex.route, status, Math.round(seconds * 1e4))
+  auditFinished(ex, status)
+}
+
+/** The pending audit line of an answered exchange (a line of a bulk body has no access line of its own, but its audit). */
+export function auditFinished(ex: Finished, status: number): void {
   const pending = ex.audit
   if (pending === undefined) return
   if (status < 400) audit(pending.action, pending.who, { requestId: requestIdText(ex), ...pending.what })

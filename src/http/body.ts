@@ -18,6 +18,9 @@ export interface Linger {
   idleMs: number
 }
 
+/** The 413 of a body (or a bulk line's body) over the limit. */
+export const bodyTooLarge = (maxBody: number): ApiError => new ApiError('payload_too_large', `the request body is larger than ${maxBody} bytes`)
+
 export const LINGER: Linger = { totalMs: 30_000, idleMs: 5_000 }
 
 export function readBody(
@@ -39,7 +42,7 @@ export function readBody(
   const tooLarge = (): void => {
     failed = true
     clearTimeout(timer)
-    fail(new ApiError('payload_too_large', `the request body is larger than ${maxBody} bytes`))
+    fail(bodyTooLarge(maxBody))
   }
   const check = (): void => {
     const now = performance.now()

@@ -56,6 +56,9 @@ const noHeaders = () => ({
   'access-control-request-method': '',
 })
 export type RequestHeaders = ReturnType<typeof noHeaders>
+
+/** What an exchange reads of its request: uWebSockets.js's request, or one carried in another's body (src/http/line-exchange.ts). */
+export type RequestSource = Pick<HttpRequest, 'getMethod' | 'getUrl' | 'getQuery' | 'forEach'>
 export type HeaderName = keyof RequestHeaders
 
 const HEADER_BIT = new Map((Object.keys(noHeaders()) as HeaderName[]).map((name, i) => [name as string, 1 << i]))
@@ -78,7 +81,7 @@ function readHeader(name: string, value: string): void {
  * faster host: where get-node's time goes, and request headers in one pass,
  * 2026-11-27").
  */
-function readHeaders(req: HttpRequest): RequestHeaders {
+function readHeaders(req: RequestSource): RequestHeaders {
   const headers = noHeaders()
   reading = headers
   seen = 0
@@ -119,7 +122,7 @@ function writeHeaders(res: HttpResponse, headers: ResponseHeaders | undefined): 
 export class Exchange implements RequestIdParts {
   aborted = false
   private answered = false
-  private counted = true
+  private counted: boolean
   /** Headers every answer gets, decided when it is written (CORS, src/http/cors.ts). */
   lateHeaders: (() => ResponseHeaders) | undefined
   /** Set by a streaming route: called once if the client goes away. */
@@ -142,7 +145,7 @@ export class Exchange implements RequestIdParts {
   /** Written as an audit line if the answer is a success. */
   audit: PendingAudit | undefined
 
-  constructor(readonly res: HttpResponse, req: HttpRequest, readonly publicUrl: string) {
+  constructor(readonly res: HttpResponse, req: RequestSource, readonly publicUrl: string) {
     this.method = upperMethod(req.getMethod())
     this.rawPath = req.getUrl()
     this.rawQuery = req.getQuery()
@@ -151,8 +154,13 @@ export class Exchange implements RequestIdParts {
     this.givenId = givenRequestId(headers['platform-context-trace-id'], headers.traceparent)
     this.idSeq = this.givenId === '' ? nextIdSeq() : 0
     this.idStem = idStem()
+    this.counted = this.track()
+  }
+
+  /** Counts the exchange in flight and watches for its client going away; returns whether it counted (a line of a bulk body does not). */
+  protected track(): boolean {
     exchangeStarted()
-    res.onAborted(() => {
+    this.res.onAborted(() => {
       this.aborted = true
       if (!this.answered) exchangeFinished(this, CLIENT_CLOSED)
       this.uncount()
@@ -160,6 +168,7 @@ export class Exchange implements RequestIdParts {
       this.onAbort = undefined
       cb?.()
     })
+    return true
   }
 
   /** The request id as a string (built when asked: the per-request paths write its bytes). */
@@ -175,8 +184,13 @@ export class Exchange implements RequestIdParts {
   set finished(value: boolean) {
     if (!value || this.answered) return
     this.answered = true
-    exchangeFinished(this, this.status)
+    this.ended(this.status)
     this.uncount()
+  }
+
+  /** The access line, the request metric and a pending audit of the answered exchange. */
+  protected ended(status: number): void {
+    exchangeFinished(this, status)
   }
 
   private uncount(): void {
@@ -218,6 +232,10 @@ export class Exchange implements RequestIdParts {
     if (!this.open) return
     this.status = status
     this.finished = true
+    this.writeAnswer(status, contentType, body, headers)
+  }
+
+  protected writeAnswer(status: number, contentType: string | Buffer, body: string | Uint8Array, headers: ResponseHeaders | undefined): void {
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status)).writeHeader(CONTENT_TYPE, contentType).writeHeader(REQUEST_ID_HEADER, requestIdBytes(this))
       writeHeaders(this.res, headers)
@@ -231,6 +249,10 @@ export class Exchange implements RequestIdParts {
     if (!this.open) return
     this.status = status
     this.finished = true
+    this.writeEmpty(status, headers)
+  }
+
+  protected writeEmpty(status: number, headers: ResponseHeaders | undefined): void {
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status)).writeHeader(REQUEST_ID_HEADER, requestIdBytes(this))
       writeHeaders(this.res, headers)
@@ -255,6 +277,10 @@ export class Exchange implements RequestIdParts {
     if (!this.open) return
     this.status = apiError.status
     this.finished = true
+    this.writeError(apiError, options.closeConnection === true)
+  }
+
+  protected writeError(apiError: ApiError, closeConnection: boolean): void {
     const body = JSON.stringify(errorBody(apiError, this.publicUrl))
     const headers: Record<string, string> = { ...apiError.headers }
     if (apiError.status === 503 && headers['retry-after'] === undefined) headers['retry-after'] = '1'
@@ -263,7 +289,7 @@ export class Exchange implements RequestIdParts {
       this.res.writeStatus(statusLine(apiError.status)).writeHeader(CONTENT_TYPE, JSON_TYPE).writeHeader(REQUEST_ID_HEADER, requestIdBytes(this))
       for (const k in headers) this.res.writeHeader(k, headers[k]!)
       this.writeLateHeaders()
-      const close = options.closeConnection === true || isDraining()
+      const close = closeConnection || isDraining()
       if (this.method === 'HEAD') this.res.endWithoutBody(body.length, close)
       else this.res.end(body, close)
     })

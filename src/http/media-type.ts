@@ -1,9 +1,10 @@
-// The content-type check of bodies: JSON for the graph, forms for OAuth.
+// The content-type check of bodies: JSON for the graph, forms for OAuth,
+// NDJSON for a body the route reads itself as it streams (bulk writes).
 import { ApiError } from '../core/errors'
 
-export type BodyKind = 'json' | 'form'
+export type BodyKind = 'json' | 'form' | 'ndjson'
 
-const MEDIA: Record<BodyKind, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded' }
+export const MEDIA: Readonly<Record<BodyKind, string>> = { json: 'application/json', form: 'application/x-www-form-urlencoded', ndjson: 'application/x-ndjson' }
 
 export function requireMediaType(contentType: string, kind: BodyKind): void {
   const media = contentType.split(';')[0]!.trim().toLowerCase()

@@ -4,6 +4,7 @@
 // (src/http/router.ts), so it lists exactly the routes there are.
 import { Type, type TSchema } from '@sinclair/typebox'
 import { ERRORS, type ErrorType } from '../core/errors'
+import { MEDIA } from './media-type'
 import type { Method, RouteMethod, RouteTable } from './route'
 
 /** One service: its prefix (with {captures}), the prefix's parameters, and its routes. */
@@ -37,7 +38,6 @@ export const ERROR_SCHEMA = Type.Object({
   example: { status: 404, message: 'no route for GET /graph/v1/t1/nothing', type: 'element_not_found', moreInfo: 'https://graph.example.com/errors#element_not_found' },
 })
 
-const MEDIA = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const
 
 /** A schema as plain JSON (TypeBox marks its objects with symbols). */
 const plain = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>
@@ -89,7 +89,9 @@ function operation(service: ApiService, pattern: string, method: Method, spec: R
     parameters: parameters(service.prefixParams, pattern, spec),
     security: security(spec),
     responses: {
-      [String(spec.status ?? 200)]: { description: 'Success' },
+      [String(spec.status ?? 200)]: spec.answers === undefined
+        ? { description: 'Success' }
+        : { description: 'Success', content: { [spec.answers.media]: withExample(spec.answers.schema) } },
       default: { description: 'Error (GET /errors lists the types)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
     },
   }

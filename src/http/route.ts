@@ -55,11 +55,15 @@ export interface RouteDoc {
   documented?: TSchema
   /** Query parameters for the document only, where the handler reads them itself (repeated ones are an error there). */
   documentedQuery?: TSchema
+  /** A success's body where it is not JSON: its media type and the shape of what it carries (a bulk request's answer lines). */
+  answers?: { media: string; schema: TSchema }
 }
 
 export interface RouteMethod<S, C> extends InputSchemas, RouteDoc {
-  /** The body's media type, checked before it is read; 'none' is never read. */
+  /** The body's media type, checked before it is read; 'none' is never read, 'ndjson' is read by the handler as it streams. */
   body: BodyKind | 'none'
+  /** The method may also be a line of a streamed NDJSON request of its service (the graph's bulk writes). */
+  inBulk?: boolean
   /** The scope the bearer token needs; none: the endpoint authenticates its own way (or not at all). */
   scope?: string
   /** A user token of the tenant may call it without the scope, for its own subject only (graph consents). */

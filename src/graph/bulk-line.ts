@@ -1,0 +1,67 @@
+// One line of a bulk request read as the request it stands for:
+// {"method","path","headers"?,"body"?}. The body is handed on as JSON text,
+// so the dispatcher holds it to the limits and schemas of a single request's
+// body; only the headers a graph write reads are taken from a line.
+import { ApiError } from '../core/errors'
+import { checkJsonLimits, type JsonLimits } from '../http/json-limits'
+import type { LineRequest } from '../http/line-exchange'
+
+export interface BulkLine extends LineRequest {
+  /** The body as compact JSON text; empty when the line has none. */
+  body: Buffer
+}
+
+/** The line, or why not; `notJson`: the line is not a JSON value at all (on the first line, the body is not NDJSON). */
+export type ParsedLine = { ok: true; line: BulkLine } | { ok: false; error: ApiError; notJson: boolean }
+
+/** The headers a line may carry: those a write reads besides the token (src/graph/write-context.ts); others are ignored. */
+export const LINE_HEADERS: ReadonlySet<string> = new Set([
+  'consent-reference', 'platform-context-trace-id', 'traceparent',
+  'platform-schedule-event-at', 'platform-schedule-event-parameter', 'platform-decay-at', 'platform-decay-parameters',
+])
+
+/** What the line's own object adds to its body: one level, and a few members and headers. */
+const ENVELOPE_DEPTH = 1
+const ENVELOPE_ELEMENTS = 64
+
+const SHAPE = 'a bulk line must be a JSON object {"method": "PUT", "path": "nodes/...", "headers"?: {...}, "body"?: ...}'
+const EMPTY = Buffer.alloc(0)
+
+const fail = (message: string, notJson = false): ParsedLine => ({ ok: false, error: new ApiError('bad_request', message), notJson })
+
+function headersOf(value: unknown): [string, string][] | undefined {
+  if (value === undefined) return []
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+  const headers: [string, string][] = []
+  for (const [name, v] of Object.entries(value)) {
+    if (typeof v !== 'string') return undefined
+    const lower = name.toLowerCase()
+    if (LINE_HEADERS.has(lower)) headers.push([lower, v])
+  }
+  return headers
+}
+
+export function parseBulkLine(bytes: Buffer, limits: JsonLimits): ParsedLine {
+  // Bounds the parse below; a body past the limits fails with the single request's message, by the check of the whole line.
+  try {
+    checkJsonLimits(bytes, { maxDepth: limits.maxDepth + ENVELOPE_DEPTH, maxElements: limits.maxElements + ENVELOPE_ELEMENTS })
+  } catch {
+    try {
+      checkJsonLimits(bytes, limits)
+    } catch (err) {
+      if (err instanceof ApiError) return { ok: false, error: err, notJson: false }
+    }
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(bytes.toString('utf8'))
+  } catch (err) {
+    return fail(`the line is not valid JSON: ${(err as Error).message}`, true)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(SHAPE)
+  const { method, path, headers, body } = value as Record<string, unknown>
+  if (typeof method !== 'string' || typeof path !== 'string') return fail(SHAPE)
+  const given = headersOf(headers)
+  if (given === undefined) return fail('a bulk line\'s "headers" must be an object of strings')
+  return { ok: true, line: { method, path, headers: given, body: body === undefined ? EMPTY : Buffer.from(JSON.stringify(body)) } }
+}

@@ -1,0 +1,187 @@
+// A streamed NDJSON exchange: the body is split into lines as it arrives,
+// each line is handed on without waiting for the ones before it to be
+// answered (so many land in one group commit), and the answers are written
+// back in the lines' order. Memory is bounded both ways: while `window`
+// lines (or `windowBytes` of them) wait for their answers, or while the
+// client does not read what was written, the body's intake is paused
+// (uWebSockets.js stops reading the socket); it resumes when both clear.
+import { ApiError } from '../core/errors'
+import type { Exchange } from './exchange'
+import { isDraining, onDrain } from './in-flight'
+import type { LineAnswer } from './line-exchange'
+import { NdjsonLines, type SplitLine } from './ndjson-lines'
+
+export interface NdjsonStreamOptions {
+  /** At most this many lines handed on and not yet answered. */
+  window: number
+  /** At most this many bytes of such lines (at least one line is always let through). */
+  windowBytes: number
+  /** A longer line is dropped unread and answered by `handle` as oversized. */
+  maxLine: number
+  /** Write only the failed lines (with their numbers) and the summary: for a client that reads nothing before it has sent everything. */
+  onlyFailures: boolean
+}
+
+/**
+ * Handles one line: calls `answer` once, now or later. `first` is the
+ * body's first line: only then may it return an error instead, which
+ * refuses the whole request (nothing has been applied or written yet).
+ */
+export type LineHandler = (line: SplitLine, first: boolean, answer: (a: LineAnswer) => void) => ApiError | undefined
+
+const NDJSON = Buffer.from('application/x-ndjson')
+
+interface Slot {
+  number: number
+  bytes: number
+  answer: LineAnswer | undefined
+}
+
+function answerText(a: LineAnswer, number: number | undefined): string {
+  const line = number === undefined ? '' : `"line":${number},`
+  if (a.error !== undefined) return `{${line}"status":${a.status},"error":${a.error}}\n`
+  if (a.body !== undefined) return `{${line}"status":${a.status},"body":${a.body}}\n`
+  return `{${line}"status":${a.status}}\n`
+}
+
+export function streamNdjson(ex: Exchange, options: NdjsonStreamOptions, handle: LineHandler): void {
+  const res = ex.res
+  const lines = new NdjsonLines(options.maxLine)
+  // Answered slots before `head` are cleared and cut off now and then, not shifted one by one.
+  const queue: (Slot | undefined)[] = []
+  let head = 0
+  let bytesInFlight = 0
+  let paused = false
+  /** Waiting for the socket to drain what was written. */
+  let blocked = false
+  let started = false
+  let first = true
+  /** No more lines are taken: the body ended, the client went away, or a shutdown began. */
+  let stopped = false
+  let over = false
+  let done = 0
+  let failed = 0
+
+  const offDrain = onDrain(() => {
+    stopped = true
+    pump()
+  })
+  ex.onAbort = () => {
+    over = true
+    offDrain()
+  }
+
+  const inFlight = (): number => queue.length - head
+
+  const write = (text: string): void => {
+    let ok = true
+    res.cork(() => {
+      if (!started) {
+        started = true
+        res.writeStatus('200 OK').writeHeader('content-type', NDJSON).writeHeader('x-request-id', ex.requestId)
+        ex.writeLateHeaders()
+      }
+      if (text !== '') ok = res.write(text)
+    })
+    if (ok) return
+    blocked = true
+    res.onWritable(() => {
+      blocked = false
+      pump()
+      return true
+    })
+  }
+
+  const finish = (): void => {
+    over = true
+    offDrain()
+    const summary = `{"done":${done},"failed":${failed}}\n`
+    ex.status = 200
+    res.cork(() => {
+      if (!started) {
+        started = true
+        res.writeStatus('200 OK').writeHeader('content-type', NDJSON).writeHeader('x-request-id', ex.requestId)
+        ex.writeLateHeaders()
+      }
+      // A shutdown's answer closes its connection (the client learns from the summary how far it got).
+      res.end(summary, isDraining())
+    })
+    ex.finished = true
+  }
+
+  /** Writes the answers at the head of the queue that have arrived, in order. */
+  const flush = (): void => {
+    let out = ''
+    for (let slot = queue[head]; slot?.answer !== undefined; slot = queue[head]) {
+      queue[head++] = undefined
+      bytesInFlight -= slot.bytes
+      const a = slot.answer
+      done++
+      if (a.status >= 400) failed++
+      if (!options.onlyFailures) out += answerText(a, undefined)
+      else if (a.status >= 400) out += answerText(a, slot.number)
+    }
+    if (head > 1024 && head * 2 > queue.length) {
+      queue.splice(0, head)
+      head = 0
+    }
+    if (out !== '') write(out)
+  }
+
+  const take = (line: SplitLine): boolean => {
+    const slot: Slot = { number: line.number, bytes: line.kind === 'line' ? line.bytes.length : 0, answer: undefined }
+    const wasFirst = first
+    first = false
+    let sync = true
+    const refused = handle(line, wasFirst, (a) => {
+      if (slot.answer !== undefined || over) return
+      slot.answer = a
+      if (sync) return
+      flush()
+      pump()
+    })
+    sync = false
+    if (refused !== undefined) {
+      over = true
+      offDrain()
+      ex.error(refused)
+      return false
+    }
+    queue.push(slot)
+    bytesInFlight += slot.bytes
+    return true
+  }
+
+  function pump(): void {
+    if (over) return
+    while (!stopped && !blocked && inFlight() < options.window && (inFlight() === 0 || bytesInFlight < options.windowBytes)) {
+      const line = lines.next()
+      if (line === undefined) break
+      if (!take(line)) return
+    }
+    flush()
+    if (over) return
+    if (lines.exhausted) stopped = true
+    if (stopped && inFlight() === 0) {
+      if (paused) res.resume()
+      finish()
+      return
+    }
+    const hungry = !stopped && !blocked && inFlight() < options.window && bytesInFlight < options.windowBytes
+    if (hungry && paused) {
+      paused = false
+      res.resume()
+    } else if (!hungry && !paused && !stopped) {
+      paused = true
+      res.pause()
+    }
+  }
+
+  res.onData((chunk, isLast) => {
+    if (over) return
+    // uWebSockets.js reclaims the chunk when this returns: the lines not taken now are kept in a copy.
+    lines.push(Buffer.from(chunk.slice(0)))
+    if (isLast) lines.end()
+    pump()
+  })
+}
