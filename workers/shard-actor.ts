@@ -21,7 +21,7 @@ import { Readers } from './actor/readers'
 import { internal, Outbox, reply } from './actor/outbox'
 import { Streams } from './actor/streams'
 import { Timers } from './actor/timers'
-import { logThrough } from './actor/log'
+import { logInfo, logThrough, logWarning } from './actor/log'
 import { ActorStats, STATS_INTERVAL_MS } from './actor/stats'
 import { head } from './store/events'
 import type { ShardContext } from './store/context'
@@ -95,8 +95,8 @@ const replication: Promise<Replication> | undefined = cluster === undefined ? un
     if (owned) timers.schedule()
   },
   destroyKeys: (store, slots) => shredKeys(store, shredTarget, slots),
-  warn: (message, err) => console.error(message, err === undefined ? '' : err),
-  info: (message) => console.error(message),
+  warn: logWarning,
+  info: logInfo,
 }))
 replication?.catch((err: unknown) => console.error('shard actor: cluster replication did not start; its shards are not served:', err))
 const replicated = async (): Promise<Replication> => {

@@ -9,14 +9,16 @@ import type { HttpRequest } from 'uWebSockets.js'
 import { request, type Dispatcher } from 'undici'
 import type { AccessTokens } from '../auth/models/access-tokens'
 import type { AccessTokenRecord, AuthStore } from '../auth/models/auth-store'
-import { AUTH_FORWARDED_HEADER, authVerifySubject } from '../contract/cluster-names'
+import { AUTH_FORWARDED_HEADER, authVerifySubject, type LeaseValue } from '../contract/cluster-names'
 import type { ClusterOptions } from '../config/cluster-options'
 import { ApiError } from '../core/errors'
 import type { Exchange } from '../http/exchange'
 import { clientBody, relay } from '../gateway/forward'
 import { log } from '../telemetry/log'
 import { leaseBucket } from '../replication/lease-bucket'
-import { startAuthReplica } from './auth-replica'
+import { startAuthReplica, type AuthReplica } from './auth-replica'
+import { OK } from '../operations/health'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { AuthCluster } from './auth-seam'
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and the host: not handed on. */
@@ -28,8 +30,13 @@ const PROXY_HEADERS_TIMEOUT_MS = 5 * 60_000
 type Verdict = { record: AccessTokenRecord | undefined } | { notOwner: true }
 
 export interface ClusterAuth extends AuthCluster {
+  /** The readiness check: ok once an owner of the authorization service has applied the bootstrap file and answers. */
+  check(): string
   close(): Promise<void>
 }
+
+/** How often a host that has not yet seen the authorization service served asks its owner. */
+const READY_PROBE_MS = 250
 
 export interface ClusterAuthOptions {
   options: ClusterOptions
@@ -56,40 +63,81 @@ export async function startClusterAuth(c: ClusterAuthOptions): Promise<ClusterAu
   })
   const kv = await leaseBucket(nc, options.servers.length)
   let prepared: Promise<void> = Promise.resolve()
-  const lease = await startAuthReplica({
+  // Set once the bootstrap file is applied under the lease held now: until then this host, though it holds the
+  // lease, does not serve (a client the bootstrap names would get a wrong 401): requests get a 503 meanwhile.
+  let applied = false
+  let lease: AuthReplica | undefined
+  const applyBootstrap = async (): Promise<void> => {
+    for (;;) {
+      try {
+        await c.prepare()
+        applied = true
+        return
+      } catch (err) {
+        log.error({ err }, 'cluster: the bootstrap file could not be applied to the auth store; trying again')
+        if (lease !== undefined && !lease.servesHere()) return // the next host to gain the lease applies it
+        await sleep(1000)
+      }
+    }
+  }
+  lease = await startAuthReplica({
     nc, kv, options, store: c.store, dataDir: c.dataDir, url: c.hostUrl,
     gained() {
       // Token records cached while this host was a standby may have been revoked since.
       tokens.forget()
-      prepared = c.prepare()
-      prepared.catch((err: unknown) => log.error({ err }, 'cluster: the bootstrap file could not be applied to the auth store'))
+      applied = false
+      prepared = applyBootstrap()
     },
   })
-  // The first host of a cluster claims at once: its bootstrap is in (or refuses the start) before it says it listens.
+  const replica = lease
+  // The first host of a cluster claims at once: its bootstrap is in before it says it listens.
   await prepared
+  const servesHere = (): boolean => applied && replica.servesHere()
   const retryAfter = String(Math.ceil(options.leaseMs / 1000))
   const noOwner = (why: string): ApiError => new ApiError('service_unavailable', `the authorization service has no owner now (${why}); retry after the lease period`, { headers: { 'retry-after': retryAfter } })
+  /** The owner to hand a request or a token check to; a 503 when there is none, or it is this host not serving yet. */
+  const owner = (): LeaseValue => {
+    const o = replica.owner()
+    if (o === undefined) throw noOwner('no host holds a valid auth lease')
+    if (o.node === options.nodeId) throw noOwner(`${options.nodeId} holds it and is still applying the bootstrap file`)
+    return o
+  }
 
   // The owner answers token checks; it checks its lease on every one, so a deposed owner never answers with its copy.
   const verifying = nc.subscribe(authVerifySubject(options.nodeId), {
     callback: (err: Error | null, msg: Msg) => {
       if (err !== null) return
-      const verdict: Verdict = lease.servesHere() ? { record: tokens.verify(msg.string()) } : { notOwner: true }
+      const verdict: Verdict = servesHere() ? { record: tokens.verify(msg.string()) } : { notOwner: true }
       msg.respond(JSON.stringify(verdict))
     },
   })
 
-  const owner = (): string => {
-    const o = lease.owner()
-    if (o === undefined || o.node === options.nodeId) throw noOwner('no host holds a valid auth lease')
-    return o.node
-  }
+  // Ready once the authorization service has been seen served (here, or by an owner that answers a token check):
+  // on a fresh cluster, not before its owner has applied the bootstrap file. Later owner changes are 503s, not unreadiness.
+  let authReady = false
+  let probing = false
+  const probe = setInterval(() => {
+    if (authReady || probing) return
+    if (servesHere()) {
+      authReady = true
+      return
+    }
+    const o = replica.owner()
+    if (o === undefined || o.node === options.nodeId) return
+    probing = true
+    nc.request(authVerifySubject(o.node), '', { timeout: options.leaseMs }).then((m: Msg) => {
+      if (!('notOwner' in m.json<Verdict>())) authReady = true
+    }, () => undefined).finally(() => { probing = false })
+  }, READY_PROBE_MS)
+  probe.unref()
 
   return {
-    servesHere: () => lease.servesHere(),
+    servesHere,
+
+    check: () => (authReady || servesHere() ? OK : 'the authorization service is not served yet (its owner has not applied the bootstrap file, or no host holds its lease)'),
 
     async verify(token) {
-      const node = owner()
+      const node = owner().node
       let verdict: Verdict
       try {
         verdict = (await nc.request(authVerifySubject(node), token, { timeout: options.leaseMs })).json<Verdict>()
@@ -104,8 +152,7 @@ export async function startClusterAuth(c: ClusterAuthOptions): Promise<ClusterAu
     proxy(ex: Exchange, req: HttpRequest) {
       // Owned elsewhere by the time a handed-on request arrives: refused, never handed on again.
       if (req.getHeader(AUTH_FORWARDED_HEADER) !== '') throw noOwner(`${options.nodeId} no longer holds it`)
-      const o = lease.owner()
-      if (o === undefined || o.node === options.nodeId) throw noOwner('no host holds a valid auth lease')
+      const o = owner()
       // No prototype: a header named "constructor" or "__proto__" is forwarded as sent.
       const headers: Record<string, string> = Object.create(null) as Record<string, string>
       req.forEach((name, value) => {
@@ -132,8 +179,9 @@ export async function startClusterAuth(c: ClusterAuthOptions): Promise<ClusterAu
     },
 
     async close() {
+      clearInterval(probe)
       await verifying.drain().catch(() => undefined)
-      await lease.close()
+      await replica.close()
       await nc.drain().catch(() => undefined)
     },
   }

@@ -77,7 +77,7 @@ export async function startClusterFront(options: ClusterOptions, nc: NatsConnect
   const forwarding = new Forwarding({ nc, pool, leases, nodeId: options.nodeId, ownedLocally, timeoutMs: 2 * options.leaseMs })
   forwarding.serve()
   pool.remote = forwarding
-  void watchLeases(nc, leases, () => stopping)
+  void watchLeases(nc, leases, shardCount, () => stopping)
   const stopAnnouncing = announceEvents(nc, pool)
   // A silent partition shows only as round trips that do not come back: the last one that did dates our contact with NATS.
   let lastContact = performance.now()

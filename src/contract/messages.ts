@@ -140,7 +140,7 @@ export type ActorReply =
   /** Unsolicited (id 0): a log record of the actor; `requests` are the calls it concerns (the front thread names their request ids). */
   /** Cluster mode: this actor gained or lost a shard's lease (epoch of the lease it held or now holds). */
   | { kind: 'ownership'; id: 0; shard: number; owned: boolean; epoch: number }
-  | { kind: 'log'; id: 0; level: 'error' | 'warn'; message: string; error: string | undefined; requests: number[] }
+  | { kind: 'log'; id: 0; level: 'error' | 'warn' | 'info'; message: string; error: string | undefined; requests: number[] }
 
 /** A shard's figures since the last report (lists of observations) and now (map sizes). */
 export interface ShardStats {

@@ -19,6 +19,8 @@ export interface ReadinessSources {
   dataDir: string
   /** Cluster mode's check (src/cluster/start.ts); absent on one machine. */
   cluster?: () => string
+  /** Cluster mode: whether the authorization service's owner has applied the bootstrap file (src/cluster/auth-front.ts). On one machine it was applied before the services existed. */
+  bootstrap?: () => string
 }
 
 function attempt(what: string, fn: () => void): string {
@@ -36,7 +38,7 @@ export function readiness(src: ReadinessSources): Checks {
   const probe = join(src.dataDir, '.ready-probe')
   return {
     actors: down.length === 0 ? OK : down.join('; '),
-    bootstrap: OK,
+    bootstrap: src.bootstrap?.() ?? OK,
     authStore: attempt('the auth store cannot be read', () => src.authStore.env.getStats()),
     shutdown: isDraining() ? 'the server is shutting down' : OK,
     // A real write: a read-only remount or a full disk fail it where an access check would pass.

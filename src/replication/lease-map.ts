@@ -13,11 +13,18 @@ interface Seen {
 
 export class LeaseMap {
   private readonly leases = new Map<number, Seen>()
+  /** The bucket revision of each shard's lease as last seen (a put or a delete). */
+  private readonly revisions = new Map<number, number>()
 
   constructor(readonly leaseMs: number, private readonly now: () => number = () => performance.now()) {}
 
-  /** A lease written `ageMs` ago (0 for a live update), or deleted (undefined). */
-  seen(shard: number, value: LeaseValue | undefined, ageMs = 0): void {
+  /** A lease written `ageMs` ago (0 for a live update), or deleted (undefined), at bucket revision `revision`. */
+  seen(shard: number, value: LeaseValue | undefined, ageMs = 0, revision?: number): void {
+    if (revision !== undefined) {
+      // The watch and the poll both report: an older revision than one already seen changes nothing.
+      if (revision < (this.revisions.get(shard) ?? 0)) return
+      this.revisions.set(shard, revision)
+    }
     if (value === undefined) {
       this.leases.delete(shard)
       return
@@ -26,6 +33,11 @@ export class LeaseMap {
     const before = this.leases.get(shard)?.value
     const same = before !== undefined && before.node === value.node && before.epoch === value.epoch && before.url === value.url
     this.leases.set(shard, { value: same ? before : value, at: this.now() - Math.max(0, ageMs) })
+  }
+
+  /** The bucket revision of the shard's lease last seen (0: none yet). */
+  revision(shard: number): number {
+    return this.revisions.get(shard) ?? 0
   }
 
   /** The shard's owner while its lease is valid; undefined when nobody holds one. */

@@ -289,7 +289,7 @@ export class Replica {
     } catch (err) {
       this.host.warn(`cluster: ${this.unit.name}: its lease could not be deleted (it runs out instead)`, err)
     }
-    this.host.warn(`cluster: ${this.unit.name}: ${this.host.nodeId} handed it over (${why})`)
+    this.host.info(`cluster: ${this.unit.name}: ${this.host.nodeId} handed it over (${why})`)
     this.state = 'standby'
     this.held = undefined
     this.validUntil = 0
@@ -305,7 +305,7 @@ export class Replica {
     this.state = 'standby'
     this.held = undefined
     this.validUntil = 0
-    this.host.warn(`cluster: ${this.unit.name}: ${this.host.nodeId} no longer serves it (${why})`)
+    this.host.info(`cluster: ${this.unit.name}: ${this.host.nodeId} no longer serves it (${why})`)
     if (served) this.host.ownership(false, epoch)
     this.unit.forget()
     void this.queue.then(() => this.follow(), () => this.follow())

@@ -26,6 +26,5 @@ export function recordShardStats(shards: readonly ShardStats[]): void {
 export function logActorRecord(actor: number, record: ActorReply & { kind: 'log' }, requestIdOf: (call: number) => string | undefined): void {
   const requestIds = record.requests.map(requestIdOf).filter((r): r is string => r !== undefined)
   const fields = { actor, requestId: requestIds.length === 1 ? requestIds[0] : undefined, requestIds: requestIds.length > 1 ? requestIds : undefined, err: record.error }
-  if (record.level === 'error') log.error(fields, record.message)
-  else log.warn(fields, record.message)
+  log[record.level](fields, record.message)
 }

@@ -8,7 +8,7 @@ import type { ActorReply } from '../../src/contract/messages'
 type Send = (r: ActorReply) => void
 let send: Send | undefined
 
-function record(level: 'error' | 'warn', args: unknown[], requests: number[]): void {
+function record(level: 'error' | 'warn' | 'info', args: unknown[], requests: number[]): void {
   const errors = args.filter((a): a is Error => a instanceof Error)
   const message = format(...args.filter((a) => !(a instanceof Error))).replace(/:\s*$/, '')
   const error = errors.length === 0 ? undefined : errors.map((e) => e.stack ?? e.message).join('\n')
@@ -21,6 +21,16 @@ export function logThrough(sender: Send): void {
   send = sender
   console.error = (...args: unknown[]) => record('error', args, [])
   console.warn = (...args: unknown[]) => record('warn', args, [])
+}
+
+/** A routine record (a shard's ownership changing hands): info, not an operator's concern. */
+export function logInfo(message: string): void {
+  record('info', [message], [])
+}
+
+/** A record an operator may want to look at, though the actor carries on. */
+export function logWarning(message: string, err: unknown): void {
+  record('warn', err === undefined ? [message] : [message, err], [])
 }
 
 /** An error that concerns the calls `requests` (their request ids are logged with it). */

@@ -5,6 +5,7 @@ import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { Kvm, type KV } from '@nats-io/kv'
 import { LEASE_BUCKET, shardLeaseKey, type LeaseValue } from '../../../src/contract/cluster-names'
+import { leaseBucketOptions } from '../../../src/replication/lease-bucket'
 import { preferredHost } from '../../../src/replication/placement'
 import { shardOf } from '../../../src/shards/tenant-hash'
 import type { Graph } from '../../helpers/client'
@@ -32,7 +33,7 @@ async function leaseOwner(kv: KV, shard: number): Promise<string | undefined> {
 /** Opens the bucket and waits (up to 30 s) until every shard is owned by its preferred host among the running ones (src/replication/placement.ts). */
 export async function leasesFor(cluster: Cluster, shards = SHARDS): Promise<Leases> {
   const nc = await connect({ servers: cluster.natsUrls, maxReconnectAttempts: -1 })
-  const kv = await new Kvm(nc).create(LEASE_BUCKET, { replicas: 3, history: 1 })
+  const kv = await new Kvm(nc).create(LEASE_BUCKET, leaseBucketOptions(3))
   const owners = async (): Promise<(string | undefined)[]> => Promise.all(Array.from({ length: shards }, (_, s) => leaseOwner(kv, s)))
   const nodes = cluster.hosts.map((h) => h.nodeId)
   const placed = Array.from({ length: shards }, (_, s) => preferredHost(s, nodes))

@@ -29,3 +29,23 @@ t.test('keys and values of the lease bucket', async (t) => {
   t.equal(parseLease('{"node":"a"}'), undefined)
   t.equal(parseLease('not json'), undefined)
 })
+
+t.test('the watch and the poll both report: an older revision changes nothing', async (t) => {
+  let now = 1000
+  const map = new LeaseMap(3000, () => now)
+  const a = { node: 'a', url: 'http://a', epoch: 1 }
+  const b = { node: 'b', url: 'http://b', epoch: 2 }
+  t.equal(map.revision(0), 0, 'nothing seen yet')
+  map.seen(0, b, 0, 12)
+  map.seen(0, a, 0, 10) // the watch, late, bringing what the poll had passed
+  t.same(map.owner(0), b, 'the newer lease stays')
+  t.equal(map.revision(0), 12)
+  now += 2000
+  map.seen(0, b, 0, 13)
+  now += 2000
+  t.same(map.owner(0), b, 'a renewal at a newer revision extends the belief')
+  map.seen(0, undefined, 0, 14)
+  t.equal(map.owner(0), undefined, 'deleted at a newer revision')
+  map.seen(0, b, 0, 13)
+  t.equal(map.owner(0), undefined, 'a put older than the delete does not bring it back')
+})

@@ -11,7 +11,7 @@ import type { NatsConnection } from '@nats-io/nats-core'
 import type { KV } from '@nats-io/kv'
 import type { ClusterOptions } from '../../../src/config/cluster-options'
 import { hostPresenceKey } from '../../../src/contract/cluster-names'
-import { leaseBucket } from '../../../src/replication/lease-bucket'
+import { ensureLeaseBucket, leaseBucket } from '../../../src/replication/lease-bucket'
 import { preferredHost } from '../../../src/replication/placement'
 import type { ShardStore } from '../../store/shard-store'
 import { CoalescedWrites } from '../../../src/replication/coalesced-writes'
@@ -131,7 +131,10 @@ async function startOn(nc: NatsConnection, options: ClusterOptions, hostUrl: str
   const presenceTimer = setInterval(() => {
     if (presenceBusy) return
     presenceBusy = true
-    presence.beat().catch((err: unknown) => hooks.warn('cluster: the host presence key could not be written', err)).finally(() => { presenceBusy = false })
+    presence.beat().catch(async (err: unknown) => {
+      hooks.warn('cluster: the host presence key could not be written', err)
+      await ensureLeaseBucket(nc, options.servers.length)
+    }).finally(() => { presenceBusy = false })
   }, Math.max(100, Math.floor(options.leaseMs / 3)))
   void presence.beat().catch(() => undefined)
   // A few beats a second: an expired lease is seen within a fraction of a period.
