@@ -166,6 +166,8 @@ export function dispatchLine(s: Services, ex: Exchange, tenant: string, record: 
   try {
     const found = GRAPH.match(ex.segments, 3)
     const m = found?.route.methods[ex.method as Method]
+    // A method the route does not have is the single request's 405; a route or method a line may not carry is a 405 too.
+    if (found !== undefined && m === undefined) throw methodNotAllowed(ex, found.route)
     if (found === undefined || m?.spec.inBulk !== true) {
       throw new ApiError('method_not_allowed', `${ex.method} ${ex.rawPath} is not a write a bulk request may carry (nodes, properties, relations, counters, consents)`)
     }

@@ -1,0 +1,156 @@
+// Differential: the same random operations, bad ones among them, sent as
+// single requests to one server and as the lines of bulk requests to
+// another, end in the same answers, the same export and the same events,
+// once what each server makes up itself is mapped one to one (consent
+// references, timestamps, its URL). Malformed lines, which have no single
+// request, are mixed into the bulk body and must change nothing else.
+import t from 'tap'
+import { call, createConsent } from '../helpers/client'
+import { bulk, lineOf, single, type Op } from '../helpers/bulk'
+import { getToken, serverForTest } from '../helpers/server'
+
+const OPS = 600
+const SEED = Number(process.env['BULK_DIFF_SEED'] ?? 20261128)
+const CONSENTS = 3
+
+/** A small seeded generator (mulberry32), so a failing run can be repeated. */
+function random(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let x = Math.imul(a ^ (a >>> 15), 1 | a)
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** An op whose consent header and consent paths name a consent by index ("@0"), filled in per server. */
+function randomOps(rand: () => number): Op[] {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!
+  const id = (): string => pick(['a', 'b', 'c', 'd', 'e%2Ff', 'g h'.replace(' ', '%20')])
+  const consent = (): Record<string, string> => (rand() < 0.05 ? {} : { 'consent-reference': rand() < 0.05 ? 'cr_unknown' : `@${Math.floor(rand() * CONSENTS)}` })
+  const rel = (): string => `core/customer/${id()}/core/product/${id()}/core/viewed/${pick(['v1', 'v2'])}`
+  const props = (): unknown => pick<unknown>([{ name: `N${Math.floor(rand() * 100)}` }, { age: Math.floor(rand() * 90) }, { name: 'X', email: 'x@y' },
+    { id: 'reserved' }, { age: 'not a number' }, [1], { 'consent-reference': 'no' }, {}])
+  const ops: Op[] = []
+  for (let i = 0; i < OPS; i++) {
+    const r = rand()
+    if (r < 0.3) ops.push({ method: 'PUT', path: `nodes/core/customer/${id()}`, headers: consent(), body: props() })
+    else if (r < 0.38) ops.push({ method: 'PUT', path: `nodes/core/customer/${id()}/${pick(['name', 'age', 'email', 'id'])}`, headers: consent(), body: pick<unknown>(['V', 7, null, { a: 1 }]) })
+    else if (r < 0.45) ops.push({ method: 'PUT', path: `nodes/core/product/${id()}`, headers: consent(), body: { title: 'T', price: Math.floor(rand() * 10) } })
+    else if (r < 0.55) ops.push({ method: 'PUT', path: `relations/${rel()}`, headers: consent(), body: pick<unknown>([{ lastSeen: 1 }, {}, { views: 'x' }, { fSchema: 1 }]) })
+    else if (r < 0.7) ops.push({ method: 'POST', path: `counters/${rel()}/${pick(['views', 'views', 'id', 'other'])}`, headers: consent() })
+    else if (r < 0.76) ops.push({ method: 'DELETE', path: `nodes/core/customer/${id()}` })
+    else if (r < 0.8) ops.push({ method: 'DELETE', path: `relations/${rel()}` })
+    else if (r < 0.83) ops.push({ method: 'POST', path: 'consents', body: pick<unknown>([{ subject: 's' }, { subject: '' }, {}]) })
+    else if (r < 0.86) ops.push({ method: 'DELETE', path: `consents/@${Math.floor(rand() * CONSENTS)}` })
+    else if (r < 0.9) ops.push({ method: 'POST', path: `consents/@${Math.floor(rand() * CONSENTS)}/grant` })
+    else if (r < 0.93) ops.push({ method: 'PUT', path: `consents/@${Math.floor(rand() * CONSENTS)}/revokedProperties`, body: pick<unknown>([['email'], [], 'x']) })
+    else if (r < 0.96) ops.push({ method: 'PUT', path: `nodes/core/customer/${pick(['%ZZ', '', 'x'.repeat(400)])}`, headers: consent(), body: { name: 'B' } })
+    else ops.push({ method: 'PUT', path: `nodes/closed/thing/${id()}`, headers: consent(), body: pick<unknown>([{ label2: 'L' }, { other: 1 }]) })
+  }
+  // The first line is a JSON object either way: only then is a body NDJSON.
+  return ops
+}
+
+/** The op with "@k" replaced by this server's k-th consent reference. */
+function bind(op: Op, refs: readonly string[]): Op {
+  const fill = (s: string): string => s.replace(/@(\d)/g, (_, k: string) => encodeURIComponent(refs[Number(k)]!))
+  const headers = op.headers === undefined ? undefined : Object.fromEntries(Object.entries(op.headers).map(([k, v]) => [k, v.startsWith('@') ? refs[Number(v.slice(1))]! : v]))
+  return { ...op, path: fill(op.path), ...(headers === undefined ? {} : { headers }) }
+}
+
+const TIME_KEYS = /^(created|toCreated|fromCreated|relationCreated|time|modified|updated)$/
+
+/** Replaces what a server makes up itself: its URL, its consent references (named in order of first sight), timestamps. */
+class Normalizer {
+  private readonly names = new Map<string, string>()
+  constructor(private readonly url: string) {}
+
+  value(v: unknown): unknown {
+    if (typeof v === 'string') return this.text(v)
+    if (Array.isArray(v)) return v.map((x) => this.value(x))
+    if (typeof v === 'object' && v !== null) {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, TIME_KEYS.test(k) && typeof x === 'number' ? 'T' : this.value(x)]))
+    }
+    return v
+  }
+
+  private text(s: string): string {
+    return s.split(this.url).join('URL').replace(/cr_[A-Za-z0-9_-]{22}/g, (ref) => {
+      let name = this.names.get(ref)
+      if (name === undefined) this.names.set(ref, (name = `REF${this.names.size}`))
+      return name
+    })
+  }
+}
+
+async function exported(url: string, token: string, n: Normalizer): Promise<string[]> {
+  const res = await call('GET', `${url}/graph/v1/demo/export`, { authorization: `Bearer ${token}` })
+  return res.text.split('\n').filter((l) => l !== '').map((l) => JSON.stringify(n.value(JSON.parse(l)))).sort()
+}
+
+async function events(url: string, token: string, n: Normalizer): Promise<string[]> {
+  const out: string[] = []
+  let after = 0
+  for (;;) {
+    const page = (await call('GET', `${url}/graph/v1/demo/events?after=${after}&limit=1000`, { authorization: `Bearer ${token}` })).json<{ events: Record<string, unknown>[]; next: number }>()
+    if (page.events.length === 0) return out
+    after = page.next
+    for (const e of page.events) out.push(JSON.stringify(n.value({ ...e, id: undefined, requestId: undefined })))
+  }
+}
+
+t.test('single requests and bulk lines: same answers, same export, same events', async (t) => {
+  const [one, two] = await Promise.all([serverForTest(t), serverForTest(t)])
+  const tokens = [await getToken(one.server.url), await getToken(two.server.url)]
+  const refs: string[][] = [[], []]
+  const norms = [new Normalizer(one.server.url), new Normalizer(two.server.url)]
+  // The same consents on both, named in the same order by both normalizers.
+  for (let k = 0; k < CONSENTS; k++) {
+    for (const [i, s] of [one, two].entries()) {
+      const ref = await createConsent(s.server.url, 'demo', tokens[i]!, `subject-${k}`)
+      refs[i]!.push(ref)
+      norms[i]!.value(ref)
+    }
+  }
+  const ops = randomOps(random(SEED))
+  const singles: unknown[] = []
+  for (const op of ops) singles.push(norms[0]!.value(await single(one.server.url, 'demo', tokens[0]!, bind(op, refs[0]!))))
+
+  // Bulk: the ops in a few requests, malformed lines among them.
+  const bulkAnswers: unknown[] = []
+  const rand = random(SEED + 1)
+  for (let from = 0; from < ops.length; from += 250) {
+    const part = ops.slice(from, from + 250)
+    const lines: string[] = []
+    const isOp: boolean[] = []
+    for (const [i, op] of part.entries()) {
+      if (i > 0 && rand() < 0.05) {
+        lines.push(`${['{"method":"PUT"', 'nonsense', '{"method":"PUT","path":5}', '[]'][Math.floor(rand() * 4)]}\n`)
+        isOp.push(false)
+      }
+      lines.push(lineOf(bind(op, refs[1]!)))
+      isOp.push(true)
+    }
+    const res = await bulk(two.server.url, 'demo', tokens[1]!, lines.join(''))
+    t.equal(res.status, 200)
+    const summary = res.lines[res.lines.length - 1]!
+    t.equal(summary.done, lines.length)
+    for (const [i, answer] of res.lines.slice(0, -1).entries()) {
+      if (isOp[i]) bulkAnswers.push(norms[1]!.value(answer))
+      else if (answer.status !== 400) t.fail(`a malformed line was answered ${String(answer.status)}`)
+    }
+  }
+  t.equal(bulkAnswers.length, singles.length)
+  let differing = 0
+  for (const [i, answer] of singles.entries()) {
+    if (JSON.stringify(answer) === JSON.stringify(bulkAnswers[i])) continue
+    if (differing++ < 5) t.same(bulkAnswers[i], answer, `op ${i}: ${JSON.stringify(ops[i])}`)
+  }
+  t.equal(differing, 0, 'every answer is the same')
+  const failures = singles.filter((a) => (a as { status: number }).status >= 400).length
+  t.ok(failures > 30 && failures < OPS - 100, `${failures} of ${OPS} ops failed on purpose`)
+  t.same(await exported(two.server.url, tokens[1]!, norms[1]!), await exported(one.server.url, tokens[0]!, norms[0]!), 'the same export')
+  t.same(await events(two.server.url, tokens[1]!, norms[1]!), await events(one.server.url, tokens[0]!, norms[0]!), 'the same events, in the same order')
+})
