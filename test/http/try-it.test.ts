@@ -27,6 +27,7 @@ t.test('the Try it lines work on a new data directory and again on the kept one'
     t.notMatch(out, /"status":\s*4\d\d|"status":\s*5\d\d/, `${run} run: no error body`)
     t.match(out, /"name":"John Smith"/, `${run} run: the node reads back`)
     t.match(out, /"views":1\b/, `${run} run: the counter starts from one`)
+    t.match(out, /\{"done":1,"failed":0\}/, `${run} run: the bulk write's summary`)
     t.match(out, /^X-Total-Count: \d+/mi, `${run} run: the count header`)
   }
 })
