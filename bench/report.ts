@@ -52,6 +52,21 @@ export interface ScenarioResult {
   goal: number | undefined
 }
 
+/** A bulk scenario of one pass: the service only, one streamed request per tenant (bench/bulk-load.ts). */
+export interface BulkScenarioResult {
+  name: string
+  tenants: number
+  stands: string
+  /** One bulk request per tenant. */
+  connections: number
+  /** Rates and latencies count lines, not requests. */
+  service: Measured
+  /** CPU microseconds of the busiest actor thread per line answered. */
+  actorUsPerLine: number | undefined
+  /** Against the same pass's single-request put-node. */
+  vsSingle: { scenario: string; connections: number; ratio: number } | undefined
+}
+
 /** One fixed-rate run of the open-loop pass (the service only). */
 export interface OpenLoopRun {
   /** Of the scenario's closed-loop maximum (service 2xx req/s of the throughput pass). */
@@ -103,6 +118,8 @@ export interface RunResults {
   data: { customers: number; products: number; hub10: number; hub1000: number; putIdSpace: number; tenants: number }
   load: PhaseReport[]
   throughput: ScenarioResult[]
+  /** Absent in results written before the bulk scenarios. */
+  bulk?: BulkScenarioResult[]
   openLoop: OpenLoopScenario[]
   generatorChecks: GeneratorCheck[]
   /** The disk's own write + fdatasync latency, probed in the data directory's filesystem before the service started. */
@@ -150,6 +167,22 @@ function goalCell(r: ScenarioResult): string {
   return `${r.goal.toFixed(2)} ${r.ratio >= r.goal ? 'met' : 'missed'}`
 }
 
+/** The bulk rows: lines per second, per-line latency from hand-over to answer, actor CPU per line, and the ratio to single-request put-node. */
+function bulkMarkdown(rows: readonly BulkScenarioResult[]): string[] {
+  const out = [
+    'Bulk writes (the service only; one streamed bulk request per tenant; a line\'s latency runs from its hand-over to the request body to its answer):',
+    '',
+    '| scenario | tenants | lines/s | p50 ms | p99 ms | non-2xx / errors | service CPU | actor µs/line | vs single put-node | other CPU |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ]
+  for (const r of rows) {
+    const s = r.service
+    const vs = r.vsSingle === undefined ? '-' : `${ratio(r.vsSingle.ratio)}x ${r.vsSingle.scenario} (${r.vsSingle.connections} conns)`
+    out.push(`| ${r.name} | ${r.tenants} | ${int(s.okRps)} | ${ms(s.latency.p50)} | ${ms(s.latency.p99)} | ${failures(s)} | ${cores(s.targetCores)} | ${us(r.actorUsPerLine ?? Number.NaN)} | ${vs} | ${s.otherCores.toFixed(2)} |`)
+  }
+  return out
+}
+
 /** Where a durable write's disk time goes, per write scenario: group commits, syncs and bytes, beside the fsync probe above. */
 function durabilityMarkdown(rows: readonly ScenarioResult[]): string[] {
   const writes = rows.filter((r) => r.service.pipeline?.writesPerCommit !== undefined)
@@ -189,6 +222,7 @@ export function markdown(res: RunResults): string {
   lines.push('')
   lines.push(`${fsyncLine(res.fsync)}.`)
   lines.push('', ...durabilityMarkdown(res.throughput))
+  if (res.bulk !== undefined && res.bulk.length > 0) lines.push('', ...bulkMarkdown(res.bulk))
   if (res.openLoop.length > 0) lines.push('', ...openLoopMarkdown(res.settings.latencyConnections, res.openLoop))
   for (const g of res.generatorChecks) {
     lines.push('', `Generator check (${g.tenants} tenant(s)): ${g.scenario} at ${int(g.ratePerS)} req/s against the ceiling: ${int(g.ceiling.okRps)} req/s, `

@@ -16,6 +16,7 @@ import { TENANTS, nodePath } from './fixture'
 import { commitPipeline, scrapeCommitCounts, type CommitCounts } from './commit-stats'
 import { fsyncLine, probeFsync } from './fsync-probe'
 import { judge, verdictText } from './latency-goal'
+import { runBulkLoad } from './bulk-load'
 import { runLoad, type LoadResult, type PoolShape } from './load'
 import { runOpenLoop } from './open-loop'
 import { readCommandLine } from './command-line'
@@ -24,10 +25,10 @@ import { preload } from './preload'
 import { probePipelining } from './pipelining-probe'
 import { CpuMeter, MachineCpuMeter, busiestOtherThreadCores, readDeviceWrittenBytes, readWrittenBytes, cpuMicrosPerRequest, threadCpuSeconds, MemorySampler, diskBytes, readLoadAverage, waitForQuiet } from './proc'
 import { CEILING_ENTRY, ROOT, prepareService, startService, tempDir } from './service'
-import { markdown, measured, writeJson, writeResults, type GeneratorCheck, type Measured, type OpenLoopRun, type OpenLoopScenario, type RunResults, type ScenarioResult } from './report'
+import { markdown, measured, writeJson, writeResults, type BulkScenarioResult, type GeneratorCheck, type Measured, type OpenLoopRun, type OpenLoopScenario, type RunResults, type ScenarioResult } from './report'
 import { runScale, scaleMarkdown } from './scale'
 import { OPEN_LOOP_FRACTIONS, rateFor } from './schedule'
-import { sourceFor, type Scenario, type ScenarioContext } from './scenarios'
+import { bulkSourceFor, sourceFor, type BulkScenario, type Scenario, type ScenarioContext } from './scenarios'
 import { fetchCredentials } from './tokens'
 import { turnOffPretenuring } from '../src/start/v8-heap'
 import { sleep } from './wait'
@@ -210,6 +211,31 @@ async function openLoopPass(service: Target, ctx: ScenarioContext, o: Options, s
   return out
 }
 
+/**
+ * The bulk scenarios, the service only (the ceiling has no bulk route): one
+ * streamed bulk request per tenant of the pass. Beside each, the actor CPU
+ * per line (the busiest actor thread's CPU over the lines answered) and the
+ * ratio to the pass's put-node at the default connections, the issue's yardstick.
+ */
+async function bulkPass(service: Target, ctx: ScenarioContext, o: Options, scenarios: readonly BulkScenario[], rows: readonly ScenarioResult[]): Promise<BulkScenarioResult[]> {
+  const out: BulkScenarioResult[] = []
+  const single = rows.find((r) => r.name === 'put-node')
+  for (const s of scenarios) {
+    log(`  ${s.name} (${ctx.tenants} bulk request(s), one per tenant)`)
+    const streams = Array.from({ length: ctx.tenants }, (_, t) => ({
+      tenant: TENANTS[t]!.id, authorization: ctx.headers[t]!.write['authorization']!, next: bulkSourceFor(s, ctx, t),
+    }))
+    const { m } = await measure(service, (onWindow) => runBulkLoad({ origin: service.child.url, warmupMs: o.warmupMs, durationMs: o.durationMs, streams, onWindow }), o)
+    log(line('service', m).replace('req/s', 'lines/s'))
+    for (const sample of m.non2xxSamples) log(`      e.g. ${sample}`)
+    const actorUsPerLine = m.pipeline === undefined || m.okRps === 0 ? undefined : (m.pipeline.busiestThreadCores * 1e6) / m.okRps
+    const vsSingle = single === undefined ? undefined : { scenario: single.name, connections: single.connections, ratio: m.okRps / single.service.okRps }
+    if (vsSingle !== undefined) log(`    ${vsSingle.ratio.toFixed(2)}x ${vsSingle.scenario} at ${vsSingle.connections} connections in this pass; actor ${actorUsPerLine?.toFixed(1) ?? '-'} µs per line`)
+    out.push({ name: s.name, tenants: ctx.tenants, stands: s.stands, connections: ctx.tenants, service: m, actorUsPerLine, vsSingle })
+  }
+  return out
+}
+
 function notes(scenarios: readonly Scenario[], tokenClients: 'generated' | 'bootstrap'): string[] {
   const out = [
     'ratio = service 2xx req/s / ceiling 2xx req/s for the same scenario; the ceiling answers fixed bodies copied from the service\'s own answers in this run.',
@@ -249,7 +275,7 @@ async function main(): Promise<number> {
   turnOffPretenuring()
   const command = readCommandLine(process.argv.slice(2))
   if (command === undefined) return 2
-  const { o, scenarios } = command
+  const { o, scenarios, bulk: bulkScenarios } = command
   if (o.scale !== undefined) {
     try {
       const res = await runScale(o, o.scale, log)
@@ -305,6 +331,7 @@ async function main(): Promise<number> {
     }
 
     const throughput: ScenarioResult[] = []
+    const bulk: BulkScenarioResult[] = []
     const openLoop: OpenLoopScenario[] = []
     const generatorChecks: GeneratorCheck[] = []
     for (const tenants of o.tenants) {
@@ -314,6 +341,10 @@ async function main(): Promise<number> {
       log(`throughput pass, ${tenants} tenant(s): ${o.warmupMs / 1000} s warm-up + ${o.durationMs / 1000} s per run`)
       const rows = await throughputPass(service, ceiling, ctx, o, these)
       throughput.push(...rows)
+      if (bulkScenarios.length > 0) {
+        log(`bulk pass, ${tenants} tenant(s): ${o.warmupMs / 1000} s warm-up + ${o.durationMs / 1000} s per run`)
+        bulk.push(...await bulkPass(service, ctx, o, bulkScenarios, rows))
+      }
       if (o.skipLatency) continue
       const check = await generatorCheck(ceiling, ctx, o, these, rows)
       if (check !== undefined) generatorChecks.push(check)
@@ -337,6 +368,7 @@ async function main(): Promise<number> {
       },
       load,
       throughput,
+      bulk,
       openLoop,
       generatorChecks,
       fsync,

@@ -39,9 +39,9 @@ const HOT_COUNTERS = 100
 const putBodies = Array.from({ length: BODY_POOL }, (_, i) => customerBody(100_000 + i, `Writer ${i % 50}`))
 const relationBodies = Array.from({ length: BODY_POOL }, (_, i) => viewedBody(i))
 
-function putNode(ctx: ScenarioContext, random: Random, oneTenant: boolean): BenchRequest {
+function putNode(ctx: ScenarioContext, random: Random, oneTenant: boolean, tenant?: number): BenchRequest {
   const n = pick(random, ctx.data.putIdSpace)
-  const t = oneTenant ? 0 : n % ctx.tenants
+  const t = tenant ?? (oneTenant ? 0 : n % ctx.tenants)
   return { method: 'PUT', path: nodePath(TENANTS[t]!.id, 'customer', `w${n}`), headers: ctx.headers[t]!.write, body: putBodies[n % BODY_POOL] }
 }
 
@@ -181,13 +181,43 @@ export const SCENARIOS: readonly Scenario[] = [
   },
 ]
 
+/** A scenario sent as the lines of streamed bulk requests (bench/bulk-load.ts): one request per tenant of the pass, each fed its tenant's lines. */
+export interface BulkScenario {
+  name: string
+  stands: string
+  /** The single requests the lines stand for, all of tenant number `tenant`. */
+  lines(ctx: ScenarioContext, tenant: number, random: Random): () => BenchRequest
+}
+
+export const BULK_SCENARIOS: readonly BulkScenario[] = [
+  {
+    name: 'bulk-put-node',
+    stands: 'an enricher ingesting a stream of events through one bulk connection per tenant: put-node\'s upserts as NDJSON lines, each answered once durable',
+    lines: (ctx, t, r) => () => putNode(ctx, r, false, t),
+  },
+]
+
+function checkKnown(only: readonly string[]): void {
+  const known = [...SCENARIOS, ...BULK_SCENARIOS].map((s) => s.name)
+  const unknown = only.filter((n) => !known.includes(n))
+  if (unknown.length > 0) throw new UsageError(`unknown scenario(s): ${unknown.join(', ')}; known: ${known.join(', ')}`)
+}
+
 export function selectScenarios(only: readonly string[]): Scenario[] {
   if (only.length === 0) return [...SCENARIOS]
-  const unknown = only.filter((n) => !SCENARIOS.some((s) => s.name === n))
-  if (unknown.length > 0) throw new UsageError(`unknown scenario(s): ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`)
+  checkKnown(only)
   return SCENARIOS.filter((s) => only.includes(s.name))
+}
+
+export function selectBulkScenarios(only: readonly string[]): BulkScenario[] {
+  if (only.length === 0) return [...BULK_SCENARIOS]
+  checkKnown(only)
+  return BULK_SCENARIOS.filter((s) => only.includes(s.name))
 }
 
 export const scenarioSeed = (name: string): number => [...name].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 0x01000193), 0x811c9dc5)
 
 export const sourceFor = (s: Scenario, ctx: ScenarioContext): (() => BenchRequest) => s.source(ctx, seeded(scenarioSeed(s.name)))
+
+/** Tenant `tenant`'s line source of a bulk scenario, seeded per tenant. */
+export const bulkSourceFor = (s: BulkScenario, ctx: ScenarioContext, tenant: number): (() => BenchRequest) => s.lines(ctx, tenant, seeded(scenarioSeed(s.name) + tenant))
