@@ -32,6 +32,6 @@ export async function startShards(config: Config, boot: Bootstrap, opened: Opene
   })
   await pool.started()
   const cluster = config.cluster === undefined ? undefined : await clusterStart!.startClusterFront(config.cluster, clusterConnection!, pool, manifest.shards)
-  const authCluster = config.cluster === undefined ? undefined : await (await import('../cluster/auth-front')).startClusterAuth({ options: config.cluster, store: auth.authStore, tokens: auth.tokens, dataDir: config.dataDir, hostUrl: hostUrlOf(config.cluster, publicUrl), prepare: auth.prepare })
+  const authCluster = config.cluster === undefined ? undefined : await (await import('../cluster/auth-front')).startClusterAuth({ options: config.cluster, store: auth.authStore, tokens: auth.tokens, dataDir: config.dataDir, hostUrl: hostUrlOf(config.cluster, publicUrl), prepare: auth.prepare, prepared: auth.prepared })
   return { pool, cluster, authCluster }
 }

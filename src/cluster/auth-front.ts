@@ -52,6 +52,8 @@ export interface ClusterAuthOptions {
    * idempotent). On one machine main.ts does it at start.
    */
   prepare(): Promise<void>
+  /** Whether an earlier owner already applied it (the store holds what it makes sure of): then a new owner serves at once, while it applies it again. */
+  prepared(): boolean
 }
 
 export async function startClusterAuth(c: ClusterAuthOptions): Promise<ClusterAuth> {
@@ -63,8 +65,9 @@ export async function startClusterAuth(c: ClusterAuthOptions): Promise<ClusterAu
   })
   const kv = await leaseBucket(nc, options.servers.length)
   let prepared: Promise<void> = Promise.resolve()
-  // Set once the bootstrap file is applied under the lease held now: until then this host, though it holds the
-  // lease, does not serve (a client the bootstrap names would get a wrong 401): requests get a 503 meanwhile.
+  // Set once the bootstrap file is applied under the lease held now, or at once when an earlier owner applied it:
+  // until then this host, though it holds the lease, does not serve (a client the bootstrap file names would get a
+  // wrong 401): requests get a 503 meanwhile.
   let applied = false
   let lease: AuthReplica | undefined
   const applyBootstrap = async (): Promise<void> => {
@@ -85,7 +88,7 @@ export async function startClusterAuth(c: ClusterAuthOptions): Promise<ClusterAu
     gained() {
       // Token records cached while this host was a standby may have been revoked since.
       tokens.forget()
-      applied = false
+      applied = c.prepared()
       prepared = applyBootstrap()
     },
   })

@@ -2,8 +2,12 @@
 // owner over NATS request/reply on hostSubject(owner), and this host answers
 // the calls other hosts forward to it. The receiving front has already
 // authenticated and validated the request; the owner runs the Operation on its
-// actors and sends the ActorReply back (a stream: one message per slice). No
-// valid owner, or an owner that does not answer: 503 with Retry-After of one
+// actors and sends the ActorReply back (a stream: one message per slice).
+// A call that finds its shard between owners (a hand-over, a failover) waits
+// for the next one for up to a lease period, and a call its owner refused
+// before running any of it (notRun: the shard moved meanwhile) goes on to the
+// next owner: a planned hand-over costs latency, not errors. No owner within
+// that time, or an owner that does not answer: 503 with Retry-After of one
 // lease period, never a stale answer from a standby copy.
 import { createInbox, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core'
 import { hostSubject } from '../contract/cluster-names'
@@ -14,9 +18,17 @@ import type { ActorPool, ReplyHandler, StreamHandle } from '../shards/actor-pool
 import type { RemoteShards } from '../shards/remote-shards'
 import { decodeCall, decodeReply, encodeCall, encodeReply, type ForwardedCall } from './forward-wire'
 import type { LeaseMap } from '../replication/lease-map'
+import type { LeaseValue } from '../contract/cluster-names'
+import { wrapping } from '../shards/reply-handler'
 
 /** How often a forwarded call checks that its owner's lease is still believed. */
 const OWNER_CHECK_MS = 100
+/** How often a call waiting for its shard's next owner looks again. */
+const OWNER_WAIT_STEP_MS = 25
+/** How long a forwarded call still waits for its answer once its owner's lease is no longer believed. */
+const LOST_OWNER_GRACE_MS = 500
+/** Calls waiting for an owner at most at once; more are answered 503 at once (memory stays bounded). */
+const MAX_WAITING = 10_000
 
 /** Whether this host serves `shard` now (its actors hold a valid lease). */
 export type OwnedLocally = (shard: number) => boolean
@@ -52,15 +64,52 @@ export class Forwarding implements RemoteShards {
     return hostSubject(owner.node)
   }
 
+  private waiting = 0
+
+  /** A call of `shard`, wherever it is served now: by this host's actors, by its owner elsewhere, or by the next owner. */
   call(shard: number, tenant: string, operation: Operation, handler: ReplyHandler): void {
-    const subject = this.ownerSubject(shard)
-    if (typeof subject !== 'string') {
-      clusterForwarded.inc({ outcome: 'no_owner' })
-      handler(subject)
+    this.route(shard, tenant, operation, handler, performance.now() + this.o.leases.leaseMs)
+  }
+
+  private route(shard: number, tenant: string, operation: Operation, handler: ReplyHandler, deadline: number, refusedBy?: string): void {
+    if (handler.abandoned?.() === true) return
+    // A refusal answered by whoever refused it, when the next owner is not there in time.
+    const orNext = (by: string): ReplyHandler => wrapping(handler, (reply) => {
+      if (reply.kind === 'error' && reply.notRun === true && performance.now() < deadline) this.wait(shard, tenant, operation, handler, deadline, by)
+      else handler(reply)
+    })
+    if (this.o.ownedLocally(shard) && refusedBy !== this.o.nodeId) {
+      this.o.pool.callHere(tenant, operation, orNext(this.o.nodeId))
       return
     }
-    // An owner whose lease stops being believed (it died, or handed the shard over) will not answer: 503 then, not at the timeout.
     const owner = this.o.leases.owner(shard)
+    if (owner !== undefined && owner.node !== this.o.nodeId && owner.node !== refusedBy) {
+      this.forward(shard, owner, tenant, operation, orNext(owner.node))
+      return
+    }
+    this.wait(shard, tenant, operation, handler, deadline, refusedBy)
+  }
+
+  /** Looks for the shard's next owner again in a moment, until `deadline`; then the 503. */
+  private wait(shard: number, tenant: string, operation: Operation, handler: ReplyHandler, deadline: number, refusedBy: string | undefined): void {
+    if (performance.now() >= deadline || this.waiting >= MAX_WAITING) {
+      clusterForwarded.inc({ outcome: 'no_owner' })
+      handler(this.unavailable(`shard ${shard} has no owner now (it is moving between hosts); retry after the lease period`))
+      return
+    }
+    this.waiting++
+    setTimeout(() => {
+      this.waiting--
+      // The host that refused may own the shard again later: only a new owner is asked, or the same one once its lease changed.
+      const owner = this.o.leases.owner(shard)
+      const changed = refusedBy === this.o.nodeId ? !this.o.ownedLocally(shard) : owner?.node !== refusedBy
+      this.route(shard, tenant, operation, handler, deadline, changed ? undefined : refusedBy)
+    }, OWNER_WAIT_STEP_MS)
+  }
+
+  private forward(shard: number, owner: LeaseValue, tenant: string, operation: Operation, handler: ReplyHandler): void {
+    const subject = hostSubject(owner.node)
+    // An owner whose lease stops being believed (it died, or handed the shard over) will not answer: 503 then, not at the timeout.
     let answered = false
     const finish = (reply: ActorReply): void => {
       if (answered) return
@@ -68,8 +117,12 @@ export class Forwarding implements RemoteShards {
       clearInterval(watch)
       handler(reply)
     }
+    // A host handing the shard over answers what it had queued just before it lets the lease go: a moment's grace.
+    let changedAt: number | undefined
     const watch = setInterval(() => {
-      if (this.o.leases.owner(shard) !== owner) {
+      if (this.o.leases.owner(shard) === owner) return
+      changedAt ??= performance.now()
+      if (performance.now() - changedAt >= LOST_OWNER_GRACE_MS) {
         clusterForwarded.inc({ outcome: 'unanswered' })
         finish(this.unavailable(`the owner of shard ${shard} lost its lease while a forwarded call waited; retry after the lease period`))
       }
@@ -85,14 +138,38 @@ export class Forwarding implements RemoteShards {
     })
   }
 
+  /** A stream of a shard this host does not serve: from its owner, or from the next owner once there is one (within a lease period). */
   openStream(shard: number, tenant: string, operation: StreamOp, handler: ReplyHandler): StreamHandle {
     const subject = this.ownerSubject(shard)
-    const none: StreamHandle = { more: () => undefined, cancel: () => undefined }
-    if (typeof subject !== 'string') {
-      clusterForwarded.inc({ outcome: 'no_owner' })
-      handler(subject)
-      return none
+    if (typeof subject === 'string') return this.forwardStream(shard, subject, tenant, operation, handler)
+    const deadline = performance.now() + this.o.leases.leaseMs
+    let opened: StreamHandle | undefined
+    let cancelled = false
+    const look = (): void => {
+      if (cancelled || handler.abandoned?.() === true) return
+      if (this.o.ownedLocally(shard)) {
+        opened = this.o.pool.openStreamHere(tenant, operation, handler)
+        return
+      }
+      const next = this.ownerSubject(shard)
+      if (typeof next === 'string') opened = this.forwardStream(shard, next, tenant, operation, handler)
+      else if (performance.now() < deadline) setTimeout(look, OWNER_WAIT_STEP_MS)
+      else {
+        clusterForwarded.inc({ outcome: 'no_owner' })
+        handler(next)
+      }
     }
+    setTimeout(look, OWNER_WAIT_STEP_MS)
+    return {
+      more: () => opened?.more(),
+      cancel: () => {
+        cancelled = true
+        opened?.cancel()
+      },
+    }
+  }
+
+  private forwardStream(shard: number, subject: string, tenant: string, operation: StreamOp, handler: ReplyHandler): StreamHandle {
     const inbox = createInbox()
     let finished = false
     let timer: NodeJS.Timeout | undefined
@@ -143,7 +220,7 @@ export class Forwarding implements RemoteShards {
     }
     // Owned by the time it arrives, or refused: never a second forward (no loops), never a standby's answer.
     if (!this.o.ownedLocally(call.shard)) {
-      msg.respond(encodeReply(this.unavailable(`shard ${call.shard} is not served by ${this.o.nodeId} any more; retry after the lease period`)))
+      msg.respond(encodeReply({ ...this.unavailable(`shard ${call.shard} is not served by ${this.o.nodeId} any more; retry after the lease period`), notRun: true }))
       return
     }
     const respond = (reply: ActorReply): void => { msg.respond(encodeReply(reply)) }

@@ -116,7 +116,13 @@ export type ActorReply =
     /** The shard's write counter this answer stays true for (a kept single answer: workers/store/kept-reads.ts; src/shards/kept-answers.ts). */
     kept?: number | undefined
   }
-  | { kind: 'error'; id: number; type: ErrorType; message: string; /** Seconds for Retry-After (cluster mode's 503: one lease period). */ retryAfter?: number }
+  | {
+    kind: 'error'; id: number; type: ErrorType; message: string
+    /** Seconds for Retry-After (cluster mode's 503: one lease period). */
+    retryAfter?: number
+    /** Cluster mode: refused before any of it ran (its shard is not served there now), so it may be sent to the next owner. */
+    notRun?: true
+  }
   /** A slice of a stream, as the text the front thread writes unchanged (one flat string: workers/actor/stream-body.ts says why not bytes). */
   | {
     kind: 'chunks'; id: number

@@ -79,8 +79,8 @@ export interface UnitHost {
   now: () => number
   /** Told whenever this host starts or stops serving the unit. */
   ownership(owned: boolean, epoch: number): void
-  /** The error a write refused for want of a valid lease rejects with (a 503 with Retry-After of `retryAfter` seconds). */
-  unavailable(message: string, retryAfter: number): Error
+  /** The error a write refused for want of a valid lease rejects with (a 503 with Retry-After of `retryAfter` seconds; `notRun`: refused before any of it ran). */
+  unavailable(message: string, retryAfter: number, notRun?: boolean): Error
   warn(message: string, err?: unknown): void
   info(message: string): void
 }
@@ -277,12 +277,22 @@ export class Replica {
     void this.queue.then(() => this.follow(), () => this.follow())
   }
 
-  /** Stops serving, lets the batch under way finish, and deletes the lease so that another host may claim it at once. */
+  /**
+   * A hand-over: tells the front first (new calls wait for the next owner),
+   * still serves the writes already queued here, then stops serving and
+   * deletes the lease so that another host may claim it at once.
+   */
   async release(why: string): Promise<void> {
     const held = this.held
     if (this.state !== 'serving' || held === undefined) return
-    this.state = 'releasing'
     this.host.ownership(false, held.value.epoch)
+    // Writes the front sent before it heard keep coming for a moment: served until none is left in the queue.
+    for (let queued = this.queue; ; queued = this.queue) {
+      await queued
+      if (queued === this.queue || !this.serves()) break
+    }
+    if (this.held !== held || this.state !== 'serving') return
+    this.state = 'releasing'
     await this.queue
     try {
       await this.host.kv.delete(this.unit.leaseKey, { previousSeq: held.revision })
@@ -321,7 +331,7 @@ export class Replica {
    */
   write<T>(run: () => T, abort: unknown, upkeep = false): Promise<T> {
     const next = this.queue.then(async () => {
-      if (!this.serves()) throw this.unavailable(`${this.host.nodeId} does not serve ${this.unit.name} now; retry after the lease period`)
+      if (!this.serves()) throw this.unavailable(`${this.host.nodeId} does not serve ${this.unit.name} now; retry after the lease period`, true)
       let result!: T
       let durable: Promise<void> = Promise.resolve()
       this.unit.recorder.start()
@@ -401,8 +411,8 @@ export class Replica {
     return out
   }
 
-  private unavailable(message: string): Error {
-    return this.host.unavailable(message, Math.ceil(this.host.leaseMs / 1000))
+  private unavailable(message: string, notRun = false): Error {
+    return this.host.unavailable(message, Math.ceil(this.host.leaseMs / 1000), notRun)
   }
 
   /**

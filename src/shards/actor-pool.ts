@@ -132,11 +132,10 @@ export class ActorPool {
     return this.router.remoteOf(this.router.shardOf(tenant)) === undefined
   }
 
-  /** One request, one reply. A full queue answers 503 at once. */
+  /** One request, one reply. A full queue answers 503 at once. In a cluster, the shard's owner answers, wherever it is (RemoteShards). */
   call(tenant: string, operation: Operation, handler: ReplyHandler): void {
-    const shard = this.router.shardOf(tenant)
-    const remote = this.router.remoteOf(shard)
-    if (remote !== undefined) remote.call(shard, tenant, operation, handler)
+    const remote = this.router.remote
+    if (remote !== undefined) remote.call(this.router.shardOf(tenant), tenant, operation, handler)
     else this.callHere(tenant, operation, handler)
   }
 

@@ -4,6 +4,7 @@ import { applyAuthBootstrap } from '../auth/helpers/apply-bootstrap'
 import { applyIdentityProviderBootstrap } from '../auth/federation/bootstrap'
 import { identityProviderSecretKey } from '../auth/federation/sealed-secret'
 import { openAuthStore, type AuthStore } from '../auth/models/auth-store'
+import { authModels } from '../auth/models/index'
 import { createOAuthServices, type OAuthServices } from '../auth/oauth-services'
 import { PasswordHasher } from '../auth/helpers/password-hasher'
 import { SigningPool } from '../auth/helpers/signing-pool'
@@ -24,6 +25,8 @@ export interface AuthParts {
    * the replicated log (src/cluster/auth-front.ts).
    */
   prepare(): Promise<void>
+  /** Whether the store already holds what prepare() makes sure of: every client and user the bootstrap file names, and a signing key (an earlier owner applied it). */
+  prepared(): boolean
 }
 
 export function openAuth(config: Config, boot: Bootstrap, opened: OpenedDataDir, publicUrl: string): AuthParts {
@@ -41,5 +44,9 @@ export function openAuth(config: Config, boot: Bootstrap, opened: OpenedDataDir,
     // Format 1 -> 2 (src/shards/manifest.ts): the refresh-token user index moved to array keys.
     if (opened.formatOnDisk < 2) await oauth.refreshTokens.rebuildUserIndex()
   }
-  return { authStore, hasher, tokens, signing, oauth, prepare }
+  const models = authModels(authStore)
+  const prepared = (): boolean => oauth.keys.active() !== undefined
+    && boot.clients.every((c) => models.clients.find(c.client_id) !== undefined)
+    && boot.users.every((u) => models.users.find(u.id) !== undefined)
+  return { authStore, hasher, tokens, signing, oauth, prepare, prepared }
 }

@@ -82,8 +82,9 @@ export class GroupCommit {
       .catch(async (err: unknown) => {
         forgetUncommitted(store)
         const cause = await causeOf(err)
-        logError(`shard actor: commit of ${items.length} writes to shard ${store.shard} failed`, cause, items.map((i) => i.id))
         const failure = commitFailure(cause)
+        // A batch refused before it ran (its shard moved to another host) is routine: the front sends it on.
+        if (failure.kind !== 'error' || failure.notRun !== true) logError(`shard actor: commit of ${items.length} writes to shard ${store.shard} failed`, cause, items.map((i) => i.id))
         for (const item of items) this.outbox.send(reply(item.id, failure))
       })
       .finally(() => this.pending.delete(answered))

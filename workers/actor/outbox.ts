@@ -9,7 +9,8 @@ import { logError } from './log'
 export function reply(id: number, r: OpResult): ActorReply {
   return r.kind === 'ok'
     ? { kind: 'ok', id, status: r.status, body: r.body, total: r.total, kept: r.kept }
-    : r.retryAfter === undefined ? { kind: 'error', id, type: r.type, message: r.message } : { kind: 'error', id, type: r.type, message: r.message, retryAfter: r.retryAfter }
+    : r.retryAfter === undefined ? { kind: 'error', id, type: r.type, message: r.message }
+    : { kind: 'error', id, type: r.type, message: r.message, retryAfter: r.retryAfter, ...(r.notRun === true ? { notRun: true as const } : {}) }
 }
 
 export function internal(id: number, err: unknown): ActorReply {

@@ -6,6 +6,6 @@ import { ShardUnavailable } from './unavailable'
 
 export function commitFailure(cause: unknown): OpResult {
   if (isDiskFull(cause)) return fail('insufficient_storage', DISK_FULL_MESSAGE)
-  if (cause instanceof ShardUnavailable) return { ...fail('service_unavailable', cause.message), retryAfter: cause.retryAfter }
+  if (cause instanceof ShardUnavailable) return { ...fail('service_unavailable', cause.message), retryAfter: cause.retryAfter, ...(cause.notRun ? { notRun: true as const } : {}) }
   return fail('internal_error', 'internal error; the write was not applied')
 }

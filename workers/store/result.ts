@@ -4,7 +4,7 @@ import type { ErrorType } from '../../src/core/errors'
 
 export type OpResult =
   | { kind: 'ok'; status: number; body: string | undefined; total: number | undefined; /** see ActorReply */ kept: number | undefined }
-  | { kind: 'error'; type: ErrorType; message: string; /** Seconds for Retry-After (cluster mode's 503). */ retryAfter?: number }
+  | { kind: 'error'; type: ErrorType; message: string; /** Seconds for Retry-After (cluster mode's 503). */ retryAfter?: number; /** see ActorReply */ notRun?: true }
 
 /**
  * A refusal. The steps of a write (grant, end nodes, preparation) answer

@@ -76,7 +76,7 @@ export class ShardReplica extends Replica {
     }, shardLog, {
       ...shardHost,
       ownership: (owned, epoch) => shardHost.ownership(store.shard, owned, epoch),
-      unavailable: (message, retryAfter) => new ShardUnavailable(message, retryAfter),
+      unavailable: (message, retryAfter, notRun) => new ShardUnavailable(message, retryAfter, notRun),
     })
     self.replica = this
   }
