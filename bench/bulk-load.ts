@@ -7,8 +7,7 @@
 import { Readable } from 'node:stream'
 import { request } from 'undici'
 import { Histogram } from './histogram'
-import { count, drain, loadResult, newTally, type BenchRequest, type LoadResult, type WindowOptions } from './load'
-import { sleep } from './wait'
+import { count, drain, loadResult, measuredWindow, newTally, type BenchRequest, type LoadResult, type WindowOptions } from './load'
 
 export interface BulkLoadOptions extends Omit<WindowOptions, 'next'> {
   /** The tenants, one bulk request each, and each one's line source (its requests are all of that tenant). */
@@ -105,17 +104,10 @@ export async function runBulkLoad(o: BulkLoadOptions): Promise<LoadResult> {
   }
 
   const all = Promise.all(o.streams.map(stream))
-  await sleep(o.warmupMs)
-  measuring = true
-  o.onWindow?.('start')
-  const cpu0 = process.cpuUsage()
-  const t0 = performance.now()
-  await sleep(o.durationMs)
-  const windowMs = performance.now() - t0
-  const cpu = process.cpuUsage(cpu0)
-  measuring = false
-  stopped = true
-  o.onWindow?.('end')
+  const { windowMs, cpu } = await measuredWindow(o, (on) => {
+    measuring = on
+    stopped = !on
+  })
   const unfinished = await drain(() => open, o.graceMs ?? 30_000)
   if (unfinished === 0) await all
   return loadResult({ connections: o.streams.length, pipelining: 1 }, windowMs, { completed, ok, bytesIn, unfinished }, hist, tally, cpu)

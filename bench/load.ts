@@ -184,21 +184,33 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   }
 
   for (let i = 0; i < o.connections * o.pipelining; i++) issue()
+  const { windowMs, cpu } = await measuredWindow(o, (on) => {
+    measuring = on
+    stopped = !on
+  })
+
+  const unfinished = await drain(() => inFlight, o.graceMs ?? 10_000)
+  await pool.destroy().catch(() => undefined)
+  return loadResult(o, windowMs, { completed, ok, bytesIn, unfinished }, hist, tally, cpu)
+}
+
+/**
+ * The warm-up, then the measuring window: `measuring(true)` as it opens,
+ * `measuring(false)` as it closes (the load stops sending then). Returns its
+ * length and the generator's own CPU during it.
+ */
+export async function measuredWindow(o: Pick<WindowOptions, 'warmupMs' | 'durationMs' | 'onWindow'>, measuring: (on: boolean) => void): Promise<{ windowMs: number; cpu: NodeJS.CpuUsage }> {
   await sleep(o.warmupMs)
-  measuring = true
+  measuring(true)
   o.onWindow?.('start')
   const cpu0 = process.cpuUsage()
   const t0 = performance.now()
   await sleep(o.durationMs)
   const windowMs = performance.now() - t0
   const cpu = process.cpuUsage(cpu0)
-  measuring = false
-  stopped = true
+  measuring(false)
   o.onWindow?.('end')
-
-  const unfinished = await drain(() => inFlight, o.graceMs ?? 10_000)
-  await pool.destroy().catch(() => undefined)
-  return loadResult(o, windowMs, { completed, ok, bytesIn, unfinished }, hist, tally, cpu)
+  return { windowMs, cpu }
 }
 
 /** Waits up to `graceMs` for the requests still in flight; returns how many are left. */

@@ -8,24 +8,14 @@ import t from 'tap'
 import { call, createConsent } from '../helpers/client'
 import { bulk, lineOf, single, type Op } from '../helpers/bulk'
 import { getToken, serverForTest } from '../helpers/server'
+import { seeded, type Random } from '../../bench/random'
 
 const OPS = 600
 const SEED = Number(process.env['BULK_DIFF_SEED'] ?? 20261128)
 const CONSENTS = 3
 
-/** A small seeded generator (mulberry32), so a failing run can be repeated. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let x = Math.imul(a ^ (a >>> 15), 1 | a)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 /** An op whose consent header and consent paths name a consent by index ("@0"), filled in per server. */
-function randomOps(rand: () => number): Op[] {
+function randomOps(rand: Random): Op[] {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!
   const id = (): string => pick(['a', 'b', 'c', 'd', 'e%2Ff', 'g h'.replace(' ', '%20')])
   const consent = (): Record<string, string> => (rand() < 0.05 ? {} : { 'consent-reference': rand() < 0.05 ? 'cr_unknown' : `@${Math.floor(rand() * CONSENTS)}` })
@@ -114,13 +104,13 @@ t.test('single requests and bulk lines: same answers, same export, same events',
       norms[i]!.value(ref)
     }
   }
-  const ops = randomOps(random(SEED))
+  const ops = randomOps(seeded(SEED))
   const singles: unknown[] = []
   for (const op of ops) singles.push(norms[0]!.value(await single(one.server.url, 'demo', tokens[0]!, bind(op, refs[0]!))))
 
   // Bulk: the ops in a few requests, malformed lines among them.
   const bulkAnswers: unknown[] = []
-  const rand = random(SEED + 1)
+  const rand = seeded(SEED + 1)
   for (let from = 0; from < ops.length; from += 250) {
     const part = ops.slice(from, from + 250)
     const lines: string[] = []
