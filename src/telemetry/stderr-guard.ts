@@ -20,8 +20,8 @@ let guarded: Promise<void> = Promise.resolve()
 const movedTo: ((fd: number) => void)[] = []
 /** The socket the relay handed back: kept reachable, so that collecting it never closes its descriptor. */
 const keptOpen: unknown[] = []
-/** How long a start waits for the relay to hand back a socket stderr. */
-const HANDBACK_MS = 5000
+/** How long a start waits for the relay to hand back a socket stderr (a loaded machine starts a process slowly). */
+const HANDBACK_MS = 15_000
 
 /** Where the log and the start's error line go: the real stderr. */
 export function stderrFd(): number {
@@ -105,11 +105,21 @@ function moveDescriptor2(writer: number): void {
 
 function takeSocketBack(relay: ChildProcess, writer: number, giveUp: () => void): Promise<void> {
   return new Promise<void>((resolve) => {
+    // Settled once: a hand-back that comes after the guard gave up must not move descriptor 2 any more (the
+    // writer is closed by then, and its number may be another file's: closing that under libuv aborts the process).
+    let settled = false
     const timer = setTimeout(() => {
+      if (settled) return
+      settled = true
       giveUp()
       resolve()
     }, HANDBACK_MS)
     relay.once('message', (_message: unknown, handle: unknown) => {
+      if (settled) {
+        (handle as { destroy?(): void } | undefined)?.destroy?.()
+        return
+      }
+      settled = true
       clearTimeout(timer)
       const socket = handle as { _handle?: { fd?: number }; unref?(): void; pause?(): void; on?(event: string, listener: () => void): void } | undefined
       // Only written to, by descriptor: never read, and its errors are the writes' own.
