@@ -9,7 +9,7 @@
 // next owner: a planned hand-over costs latency, not errors. No owner within
 // that time, or an owner that does not answer: 503 with Retry-After of one
 // lease period, never a stale answer from a standby copy.
-import { createInbox, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core'
+import { createInbox, RequestError, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core'
 import { hostSubject } from '../contract/cluster-names'
 import type { ActorReply, Operation, StreamOp } from '../contract/messages'
 import { log } from '../telemetry/log'
@@ -71,27 +71,27 @@ export class Forwarding implements RemoteShards {
     this.route(shard, tenant, operation, handler, performance.now() + this.o.leases.leaseMs)
   }
 
-  private route(shard: number, tenant: string, operation: Operation, handler: ReplyHandler, deadline: number, refusedBy?: string): void {
+  private route(shard: number, tenant: string, operation: Operation, handler: ReplyHandler, deadline: number): void {
     if (handler.abandoned?.() === true) return
-    // A refusal answered by whoever refused it, when the next owner is not there in time.
-    const orNext = (by: string): ReplyHandler => wrapping(handler, (reply) => {
-      if (reply.kind === 'error' && reply.notRun === true && performance.now() < deadline) this.wait(shard, tenant, operation, handler, deadline, by)
+    // Refused before it ran (the shard is moving): asked again in a moment, of whoever serves it by then, until the deadline.
+    const orNext = wrapping(handler, (reply) => {
+      if (reply.kind === 'error' && reply.notRun === true && performance.now() < deadline) this.wait(shard, tenant, operation, handler, deadline)
       else handler(reply)
     })
-    if (this.o.ownedLocally(shard) && refusedBy !== this.o.nodeId) {
-      this.o.pool.callHere(tenant, operation, orNext(this.o.nodeId))
+    if (this.o.ownedLocally(shard)) {
+      this.o.pool.callHere(tenant, operation, orNext)
       return
     }
     const owner = this.o.leases.owner(shard)
-    if (owner !== undefined && owner.node !== this.o.nodeId && owner.node !== refusedBy) {
-      this.forward(shard, owner, tenant, operation, orNext(owner.node))
+    if (owner !== undefined && owner.node !== this.o.nodeId) {
+      this.forward(shard, owner, tenant, operation, orNext)
       return
     }
-    this.wait(shard, tenant, operation, handler, deadline, refusedBy)
+    this.wait(shard, tenant, operation, handler, deadline)
   }
 
-  /** Looks for the shard's next owner again in a moment, until `deadline`; then the 503. */
-  private wait(shard: number, tenant: string, operation: Operation, handler: ReplyHandler, deadline: number, refusedBy: string | undefined): void {
+  /** Routes the call again in a moment, until `deadline`; then the 503. */
+  private wait(shard: number, tenant: string, operation: Operation, handler: ReplyHandler, deadline: number): void {
     if (performance.now() >= deadline || this.waiting >= MAX_WAITING) {
       clusterForwarded.inc({ outcome: 'no_owner' })
       handler(this.unavailable(`shard ${shard} has no owner now (it is moving between hosts); retry after the lease period`))
@@ -100,10 +100,7 @@ export class Forwarding implements RemoteShards {
     this.waiting++
     setTimeout(() => {
       this.waiting--
-      // The host that refused may own the shard again later: only a new owner is asked, or the same one once its lease changed.
-      const owner = this.o.leases.owner(shard)
-      const changed = refusedBy === this.o.nodeId ? !this.o.ownedLocally(shard) : owner?.node !== refusedBy
-      this.route(shard, tenant, operation, handler, deadline, changed ? undefined : refusedBy)
+      this.route(shard, tenant, operation, handler, deadline)
     }, OWNER_WAIT_STEP_MS)
   }
 
@@ -132,6 +129,11 @@ export class Forwarding implements RemoteShards {
       finish(decodeReply(msg.data))
     }, (err: unknown) => {
       if (answered) return
+      // Nobody listens on the owner's subject (it is shutting down, or not started yet): the call was not run.
+      if (err instanceof RequestError && err.isNoResponders()) {
+        finish({ ...this.unavailable(`the owner of shard ${shard} did not take the call; retry after the lease period`), notRun: true })
+        return
+      }
       clusterForwarded.inc({ outcome: 'unanswered' })
       log.warn({ err, shard, requestId: handler.requestId?.() }, `cluster: the owner of shard ${shard} did not answer a forwarded call`)
       finish(this.unavailable(`the owner of shard ${shard} did not answer; retry after the lease period`))

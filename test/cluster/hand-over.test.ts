@@ -24,16 +24,20 @@ t.test('a shard handed over and back under write load answers no 503', { skip },
     t.equal(await ownerNow(), node, what)
   }
   const load = startWriteLoad([viaOther], 16, 'handover')
+  const loadStarted = Date.now()
   await sleep(1500)
+  t.comment(`+${Date.now() - loadStarted} ms: ${owner.nodeId} stops`)
   await owner.stop()
   await until(other.nodeId, `${other.nodeId} took the shard over from ${owner.nodeId}, which stopped`)
   await sleep(1000)
+  t.comment(`+${Date.now() - loadStarted} ms: ${owner.nodeId} starts again`)
   await owner.restart()
   await until(owner.nodeId, `${owner.nodeId}, started again, got the shard back`)
   await sleep(1500)
   await load.stop()
   t.ok(load.acknowledged.length > 100, `writes went on (${load.acknowledged.length} acknowledged)`)
   t.same(Object.fromEntries(load.others), {}, 'no answer but 204 through either hand-over')
+  if (load.samples.length > 0) t.comment(load.samples.join('\n'))
   let missing = 0
   for (const id of load.acknowledged) if ((await readBack(viaOther, id)) !== 200) missing++
   t.equal(missing, 0, 'every acknowledged write is readable')

@@ -7,6 +7,7 @@ import { graphsThroughEveryHost } from './helpers/graphs'
 import { clusterFile, ownerAndOther } from './helpers/leases'
 import { allSequences, gaps, startWriteLoad, readBack } from './helpers/write-load'
 import { sleep } from '../../bench/wait'
+import { recoveryLimitMs, servedEverywhereAfter } from './helpers/recovery'
 
 const { skip, cluster, leases: clusterLeases } = clusterFile(t)
 
@@ -18,6 +19,8 @@ t.test('kill -9 of the owner under write load', { skip }, async (t) => {
   t.ok(load.acknowledged.length > 0, `writes acknowledged before the kill (${load.acknowledged.length})`)
   const killedAt = Date.now()
   await owner.kill()
+  const recovered = await servedEverywhereAfter([viaSurvivor], killedAt, recoveryLimitMs(cluster.leaseMs))
+  t.ok(recovered.within, `the survivor serves the shard ${recovered.ms ?? 'never'} ms after the kill (limit ${recoveryLimitMs(cluster.leaseMs)} ms)`)
   const limit = killedAt + cluster.leaseMs + 2000
   while (!load.acknowledgedAt.some((at) => at > killedAt + 100) && Date.now() < limit + 5000) await sleep(50)
   const resumedAt = load.acknowledgedAt.find((at) => at > killedAt + 100)

@@ -9,6 +9,7 @@ import { graphsThroughEveryHost } from './helpers/graphs'
 import { clusterFile, ownerAndOther } from './helpers/leases'
 import { allSequences, gaps, startWriteLoad, readBack } from './helpers/write-load'
 import { sleep } from '../../bench/wait'
+import { recoveryLimitMs, servedEverywhereAfter } from './helpers/recovery'
 
 const { skip, cluster, leases: clusterLeases } = clusterFile(t)
 
@@ -19,11 +20,16 @@ t.test('a paused owner is fenced on resume', { skip }, async (t) => {
   await sleep(1500)
   const pausedAt = Date.now()
   owner.pause()
-  await sleep(cluster.leaseMs + 2000)
+  const taken = await servedEverywhereAfter([viaSurvivor], pausedAt, recoveryLimitMs(cluster.leaseMs))
+  t.ok(taken.within, `the survivor serves the shard ${taken.ms ?? 'never'} ms after the pause (limit ${recoveryLimitMs(cluster.leaseMs)} ms)`)
+  await sleep(Math.max(0, pausedAt + cluster.leaseMs + 2000 - Date.now()))
   const resumedWrites = load.acknowledgedAt.filter((at) => at > pausedAt + cluster.leaseMs).length
   t.ok(resumedWrites > 0, `writes went on through the survivor while the owner was paused (${resumedWrites})`)
   t.equal((await leases.ownerOf('demo')).nodeId, survivor.nodeId, 'the survivor holds the lease')
+  const resumedAt = Date.now()
   owner.resume()
+  const back = await servedEverywhereAfter([viaOwner, viaSurvivor], resumedAt, recoveryLimitMs(cluster.leaseMs))
+  t.ok(back.within, `both hosts serve the shard ${back.ms ?? 'never'} ms after SIGCONT (limit ${recoveryLimitMs(cluster.leaseMs)} ms)`)
   await sleep(2000)
   await load.stop()
   // Taken now: the read-back below logs thousands of access lines, and the helper keeps only the output's tail.

@@ -11,11 +11,14 @@ export interface WriteLoad {
   acknowledgedAt: number[]
   /** Statuses other than 204, counted. */
   others: Map<number, number>
+  /** The first few answers other than 204: when (ms since the load started), status and body. */
+  samples: string[]
   stop(): Promise<void>
 }
 
 export function startWriteLoad(graphs: readonly Graph[], clients: number, prefix: string): WriteLoad {
-  const load: WriteLoad = { acknowledged: [], acknowledgedAt: [], others: new Map(), stop: async () => undefined }
+  const load: WriteLoad = { acknowledged: [], acknowledgedAt: [], others: new Map(), samples: [], stop: async () => undefined }
+  const started = Date.now()
   let running = true
   const workers = Array.from({ length: clients }, async (_, c) => {
     const g = graphs[c % graphs.length]!
@@ -28,6 +31,7 @@ export function startWriteLoad(graphs: readonly Graph[], clients: number, prefix
           load.acknowledgedAt.push(Date.now())
         } else {
           load.others.set(res.status, (load.others.get(res.status) ?? 0) + 1)
+          if (load.samples.length < 10) load.samples.push(`+${Date.now() - started} ms ${res.status} ${res.text.slice(0, 200)}`)
           await sleep(50)
         }
       } catch {

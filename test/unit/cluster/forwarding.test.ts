@@ -3,7 +3,7 @@
 // to the next owner once there is one; a call refused before it ran goes on
 // to the next owner; a 503 only when nobody owns the shard for a lease period.
 import t from 'tap'
-import type { NatsConnection } from '@nats-io/nats-core'
+import { NoRespondersError, RequestError, type NatsConnection } from '@nats-io/nats-core'
 import { Forwarding } from '../../../src/cluster/forwarding'
 import { decodeCall, encodeReply } from '../../../src/cluster/forward-wire'
 import type { ActorReply, Operation, StreamOp } from '../../../src/contract/messages'
@@ -42,7 +42,7 @@ function setup(): Setup {
       if (decodeCall(data).tenant !== 'demo') throw new Error('the call was not forwarded as given')
       forwardedTo.push(host)
       const answer = answers.get(host)
-      if (answer === undefined) throw new Error('no responders')
+      if (answer === undefined) throw new RequestError('no responders', { cause: new NoRespondersError(subject) })
       return { data: encodeReply(answer()) }
     },
   } as unknown as NatsConnection
@@ -92,15 +92,27 @@ t.test('a call this host\'s actors refused before it ran goes on to the next own
   s.answers.set('b', () => OK)
   const pending = answer(s.forwarding)
   s.here[0]!(notRun('me'))
-  // The front hears of the hand-over a moment later, then of the next owner.
+  // The front hears of the hand-over a moment later, then of the next owner: meanwhile the actors refuse again.
   await sleep(60)
-  t.equal(s.here.length, 1, 'not sent to the actors that refused it while they still look like the owner')
+  for (const h of s.here.slice(1)) h(notRun('me'))
+  t.ok(s.here.length > 1, 'asked again while this host still looks like the owner')
   s.owned.local = false
   s.leases.seen(0, undefined)
   await sleep(60)
   s.leases.seen(0, lease('b', 2))
   t.same(await pending, OK)
   t.same(s.forwardedTo, ['b'])
+})
+
+t.test('an owner nobody listens for (it is shutting down) did not run the call: the next owner gets it', async (t) => {
+  const s = setup()
+  s.leases.seen(0, lease('b'))
+  s.answers.set('c', () => OK)
+  const pending = answer(s.forwarding)
+  await sleep(80)
+  s.leases.seen(0, lease('c', 2))
+  t.same(await pending, OK)
+  t.equal(s.forwardedTo[s.forwardedTo.length - 1], 'c')
 })
 
 t.test('a call an owner elsewhere refused before it ran goes on to the owner after it', async (t) => {
