@@ -8,7 +8,7 @@
 import { ApiError } from '../core/errors'
 import type { Exchange } from './exchange'
 import { isDraining, onDrain } from './in-flight'
-import type { LineAnswer } from './line-exchange'
+import { lineError, type LineAnswer } from './line-exchange'
 import { NdjsonLines, type SplitLine } from './ndjson-lines'
 
 export interface NdjsonStreamOptions {
@@ -23,9 +23,10 @@ export interface NdjsonStreamOptions {
 }
 
 /**
- * Handles one line: calls `answer` once, now or later. `first` is the
- * body's first line: only then may it return an error instead, which
- * refuses the whole request (nothing has been applied or written yet).
+ * Handles one line: calls `answer` once, now or later, or returns an error
+ * instead. On the body's first line (`first`) a returned error refuses the
+ * whole request (nothing has been applied or written yet); on a later line
+ * it is that line's answer.
  */
 export type LineHandler = (line: SplitLine, first: boolean, answer: (a: LineAnswer) => void) => ApiError | undefined
 
@@ -141,12 +142,14 @@ export function streamNdjson(ex: Exchange, options: NdjsonStreamOptions, handle:
       pump()
     })
     sync = false
-    if (refused !== undefined) {
+    if (refused !== undefined && wasFirst) {
       over = true
       offDrain()
       ex.error(refused)
       return false
     }
+    // Past the first line something has been applied or written: a refusal fails that line only.
+    if (refused !== undefined && slot.answer === undefined) slot.answer = lineError(refused, ex.publicUrl)
     queue.push(slot)
     bytesInFlight += slot.bytes
     return true

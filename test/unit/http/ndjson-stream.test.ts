@@ -1,0 +1,136 @@
+// src/http/ndjson-stream.ts against a stand-in for uWebSockets.js's
+// response: answers in the lines' order whatever order they arrive in, the
+// intake paused while the window is full or the socket has not drained and
+// resumed when both clear, answers=errors, and the first line refusing the
+// request.
+import t from 'tap'
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
+import { ApiError } from '../../../src/core/errors'
+import { Exchange } from '../../../src/http/exchange'
+import type { LineAnswer } from '../../../src/http/line-exchange'
+import { streamNdjson, type NdjsonStreamOptions } from '../../../src/http/ndjson-stream'
+
+/** The response as the stream uses it: what was written, pause and resume, and hooks to push body chunks and drain the socket. */
+function fakeResponse() {
+  const state = { written: '', status: '', ended: false, paused: false, pauses: 0, resumes: 0, writable: true }
+  let onData: ((chunk: ArrayBuffer, isLast: boolean) => void) | undefined
+  let onWritable: ((offset: number) => boolean) | undefined
+  const res = {
+    onAborted: () => res,
+    onData: (cb: typeof onData) => { onData = cb; return res },
+    onWritable: (cb: typeof onWritable) => { onWritable = cb; return res },
+    cork: (fn: () => void) => { fn(); return res },
+    writeStatus: (s: string | Buffer) => { state.status = String(s); return res },
+    writeHeader: () => res,
+    write: (text: string) => { state.written += text; return state.writable },
+    end: (text: string | Buffer) => { state.written += String(text); state.ended = true; return res },
+    endWithoutBody: () => { state.ended = true; return res },
+    pause: () => { state.paused = true; state.pauses++ },
+    resume: () => { state.paused = false; state.resumes++ },
+  }
+  const req = { getMethod: () => 'post', getUrl: () => '/graph/v1/t/bulk', getQuery: () => '', forEach: () => undefined }
+  const ex = new Exchange(res as unknown as HttpResponse, req as unknown as HttpRequest, 'http://x')
+  const push = (text: string, isLast = false): void => {
+    const bytes = Buffer.from(text)
+    onData!(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer, isLast)
+  }
+  const drain = (): void => {
+    state.writable = true
+    onWritable?.(0)
+  }
+  return { ex, state, push, drain }
+}
+
+const options = (o: Partial<NdjsonStreamOptions> = {}): NdjsonStreamOptions => ({ window: 4, windowBytes: 1 << 20, maxLine: 1000, onlyFailures: false, ...o })
+const lines = (n: number, from = 0): string => Array.from({ length: n }, (_, i) => `{"n":${from + i}}\n`).join('')
+const answerLines = (written: string): string[] => written.split('\n').filter((l) => l !== '')
+
+t.test('answers are written in the lines\' order, whenever each arrives; the summary ends the answer', async (t) => {
+  const { ex, state, push } = fakeResponse()
+  const pending: ((a: LineAnswer) => void)[] = []
+  streamNdjson(ex, options({ window: 10 }), (_line, _first, answer) => {
+    pending.push(answer)
+    return undefined
+  })
+  push(lines(3), true)
+  t.equal(pending.length, 3, 'all three handed on without waiting')
+  pending[2]!({ status: 204 })
+  pending[1]!({ status: 400, error: '{"status":400}' })
+  t.equal(state.written, '', 'nothing before the first line is answered')
+  pending[0]!({ status: 201, body: '{"a":1}' })
+  t.same(answerLines(state.written), ['{"status":201,"body":{"a":1}}', '{"status":400,"error":{"status":400}}', '{"status":204}', '{"done":3,"failed":1}'])
+  t.ok(state.ended)
+  t.equal(state.status, '200 OK')
+})
+
+t.test('the intake pauses while the window is full and resumes once half of it is answered', async (t) => {
+  const { ex, state, push } = fakeResponse()
+  const pending: ((a: LineAnswer) => void)[] = []
+  streamNdjson(ex, options({ window: 4 }), (_line, _first, answer) => {
+    pending.push(answer)
+    return undefined
+  })
+  push(lines(10))
+  t.equal(pending.length, 4, 'only a window of lines is handed on')
+  t.ok(state.paused, 'and the socket is paused')
+  pending[0]!({ status: 204 })
+  t.equal(pending.length, 5, 'an answered line lets the next one in from what was received')
+  t.ok(state.paused, 'the window is still full')
+  for (let i = 1; i < 5; i++) pending[i]!({ status: 204 })
+  t.equal(pending.length, 9)
+  for (let i = 5; i < 9; i++) pending[i]!({ status: 204 })
+  t.equal(pending.length, 10, 'every received line handed on')
+  t.notOk(state.paused, 'resumed: room in the window and nothing left to take')
+  push('', true)
+  pending[9]!({ status: 204 })
+  t.ok(state.ended)
+  t.equal(answerLines(state.written).at(-1), '{"done":10,"failed":0}')
+})
+
+t.test('a client that does not read stops the intake until the socket drains', async (t) => {
+  const { ex, state, push, drain } = fakeResponse()
+  streamNdjson(ex, options({ window: 100 }), (_line, _first, answer) => {
+    answer({ status: 204 })
+    return undefined
+  })
+  state.writable = false
+  push(lines(3))
+  t.ok(state.paused, 'the answers could not be written: paused')
+  const taken = answerLines(state.written).length
+  push(lines(3, 3))
+  t.equal(answerLines(state.written).length, taken, 'no line taken while blocked')
+  drain()
+  t.notOk(state.paused, 'drained: resumed')
+  t.equal(answerLines(state.written).length, 6, 'the lines received meanwhile are taken then')
+})
+
+t.test('answers=errors: only the failed lines with their numbers, then the summary', async (t) => {
+  const { state, ex, push } = fakeResponse()
+  streamNdjson(ex, options({ onlyFailures: true }), (line, _first, answer) => {
+    answer(line.number === 4 ? { status: 400, error: '{}' } : { status: 204 })
+    return undefined
+  })
+  push(`${lines(2)}\n${lines(2)}`, true)
+  t.same(answerLines(state.written), ['{"line":4,"status":400,"error":{}}', '{"done":4,"failed":1}'], 'the blank third line is counted, not answered')
+})
+
+t.test('the first line may refuse the whole request; a later one only fails itself', async (t) => {
+  const refused = fakeResponse()
+  streamNdjson(refused.ex, options(), () => new ApiError('bad_request', 'not NDJSON'))
+  refused.push(lines(2), true)
+  t.equal(refused.state.status, '400 Bad Request')
+  t.match(refused.state.written, /not NDJSON/)
+
+  const later = fakeResponse()
+  streamNdjson(later.ex, options(), (_line, first, answer) => {
+    if (!first) return new ApiError('bad_request', 'ignored: not the first line')
+    answer({ status: 204 })
+    return undefined
+  })
+  later.push(lines(2), true)
+  t.equal(later.state.status, '200 OK')
+  const [first, second, summary] = answerLines(later.state.written)
+  t.equal(first, '{"status":204}')
+  t.match(second, /^\{"status":400,"error":\{.*ignored: not the first line/)
+  t.equal(summary, '{"done":2,"failed":1}')
+})
