@@ -8,7 +8,7 @@ import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { ApiError } from '../../../src/core/errors'
 import { Exchange } from '../../../src/http/exchange'
 import type { LineAnswer } from '../../../src/http/line-exchange'
-import { streamNdjson, type NdjsonStreamOptions } from '../../../src/http/ndjson-stream'
+import { streamNdjson, type LineHandler, type NdjsonStreamOptions } from '../../../src/http/ndjson-stream'
 
 /** The response as the stream uses it: what was written, pause and resume, and hooks to push body chunks and drain the socket. */
 function fakeResponse() {
@@ -45,13 +45,16 @@ const options = (o: Partial<NdjsonStreamOptions> = {}): NdjsonStreamOptions => (
 const lines = (n: number, from = 0): string => Array.from({ length: n }, (_, i) => `{"n":${from + i}}\n`).join('')
 const answerLines = (written: string): string[] => written.split('\n').filter((l) => l !== '')
 
+/** A handler that keeps each line's answer function, to answer later in any order. */
+function deferred(): { pending: ((a: LineAnswer) => void)[]; handle: LineHandler } {
+  const pending: ((a: LineAnswer) => void)[] = []
+  return { pending, handle: (_line, _first, answer) => { pending.push(answer); return undefined } }
+}
+
 t.test('answers are written in the lines\' order, whenever each arrives; the summary ends the answer', async (t) => {
   const { ex, state, push } = fakeResponse()
-  const pending: ((a: LineAnswer) => void)[] = []
-  streamNdjson(ex, options({ window: 10 }), (_line, _first, answer) => {
-    pending.push(answer)
-    return undefined
-  })
+  const { pending, handle } = deferred()
+  streamNdjson(ex, options({ window: 10 }), handle)
   push(lines(3), true)
   t.equal(pending.length, 3, 'all three handed on without waiting')
   pending[2]!({ status: 204 })
@@ -65,11 +68,8 @@ t.test('answers are written in the lines\' order, whenever each arrives; the sum
 
 t.test('the intake pauses while the window is full and resumes once half of it is answered', async (t) => {
   const { ex, state, push } = fakeResponse()
-  const pending: ((a: LineAnswer) => void)[] = []
-  streamNdjson(ex, options({ window: 4 }), (_line, _first, answer) => {
-    pending.push(answer)
-    return undefined
-  })
+  const { pending, handle } = deferred()
+  streamNdjson(ex, options({ window: 4 }), handle)
   push(lines(10))
   t.equal(pending.length, 4, 'only a window of lines is handed on')
   t.ok(state.paused, 'and the socket is paused')
