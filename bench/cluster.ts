@@ -166,7 +166,7 @@ async function main(): Promise<number> {
     log(`three nats-servers at ${nats.urls.join(', ')}`)
     const clusterDir = join(tmp, 'cluster')
     mkdirSync(clusterDir)
-    const hosts = await startClusterHosts(clusterDir, prepareService(clusterDir), nats.urls, o.workers, durability)
+    const hosts = await startClusterHosts(clusterDir, prepareService(clusterDir), nats.urls, o.workers, { durability })
     children.push(...hosts.hosts)
     log(`two hosts at ${hosts.hosts.map((h) => h.url).join(', ')}; shard owners ${JSON.stringify(hosts.owners)}`)
     const shard = shardOf(TENANTS[0]!.id, SHARDS)

@@ -4,9 +4,16 @@ import { UsageError, parseOptions, type Options } from './options'
 import { selectBulkScenarios, selectScenarios, type BulkScenario, type Scenario } from './scenarios'
 
 export function readCommandLine(argv: readonly string[]): { o: Options; scenarios: Scenario[]; bulk: BulkScenario[] } | undefined {
-  try {
+  return parseOrUsage(() => {
     const o = parseOptions(argv)
     return { o, scenarios: selectScenarios(o.only), bulk: selectBulkScenarios(o.only) }
+  })
+}
+
+/** What `parse` makes of the command line, or undefined once its usage error is printed. */
+export function parseOrUsage<T>(parse: () => T): T | undefined {
+  try {
+    return parse()
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
     console.error(err.message)

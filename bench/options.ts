@@ -82,7 +82,8 @@ const PROFILES: Record<'quick' | 'full', { warmupMs: number; durationMs: number;
   },
 }
 
-function positive(flag: string, raw: string | undefined, max: number): number {
+/** A number from 1 to `max` given to `flag`, or a usage error. */
+export function positive(flag: string, raw: string | undefined, max: number): number {
   const n = Number(raw)
   if (raw === undefined || !Number.isFinite(n) || n <= 0 || n > max) throw new UsageError(`${flag} needs a number from 1 to ${max}`)
   return n

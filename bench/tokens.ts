@@ -58,23 +58,28 @@ async function generatedClient(origin: string, adminToken: string, t: Tenant): P
   return basicTokenHeaders(`${t.clientId}-generated`, r.json.client_secret)
 }
 
-/** Headers for every tenant, in TENANTS order. */
-export async function fetchCredentials(origin: string): Promise<Credentials> {
+/** A token and a consent reference for each of `tenants`, in order. */
+export async function tenantCredentials(origin: string, tenants: readonly Tenant[]): Promise<Pick<Credentials, 'headers' | 'consents'>> {
   // One at a time: the server bounds the password checks (scrypt) waiting at once and answers 503 beyond that.
   const tokens: string[] = []
-  for (const t of TENANTS) tokens.push(await fetchToken(origin, t))
-  const refs = await Promise.all(TENANTS.map((t, i) => consentReference(origin, t, tokens[i]!)))
-  const issued = refs.every((r) => r !== undefined)
+  for (const t of tenants) tokens.push(await fetchToken(origin, t))
+  const refs = await Promise.all(tenants.map((t, i) => consentReference(origin, t, tokens[i]!)))
+  return {
+    headers: tenants.map((t, i) => tenantHeaders(t, tokens[i]!, refs[i] ?? `consent-${t.id}`)),
+    consents: refs.every((r) => r !== undefined) ? 'issued' : 'fixed',
+  }
+}
+
+/** Headers for every tenant, in TENANTS order. */
+export async function fetchCredentials(origin: string): Promise<Credentials> {
+  const { headers, consents } = await tenantCredentials(origin, TENANTS)
   const admin = await post(origin, TOKEN_PATH, basicTokenHeaders(ADMIN_CLIENT.id, ADMIN_CLIENT.secret), 'grant_type=client_credentials&scope=platform.admin')
   const adminToken = typeof admin.json.access_token === 'string' ? admin.json.access_token : undefined
   const generated = adminToken === undefined ? [] : await Promise.all(TENANTS.map((t) => generatedClient(origin, adminToken, t)))
   const allGenerated = generated.length === TENANTS.length && generated.every((g) => g !== undefined)
   return {
-    headers: TENANTS.map((t, i) => {
-      const h = tenantHeaders(t, tokens[i]!, refs[i] ?? `consent-${t.id}`)
-      return allGenerated ? { ...h, token: generated[i]! } : h
-    }),
-    consents: issued ? 'issued' : 'fixed',
+    headers: headers.map((h, i) => (allGenerated ? { ...h, token: generated[i]! } : h)),
+    consents,
     tokenClients: allGenerated ? 'generated' : 'bootstrap',
   }
 }
