@@ -74,15 +74,19 @@ export function streamNdjson(ex: Exchange, options: NdjsonStreamOptions, handle:
 
   const inFlight = (): number => queue.length - head
 
+  /** The status line and headers, before the first answer line. */
+  const start = (): void => {
+    if (started) return
+    started = true
+    res.writeStatus('200 OK').writeHeader('content-type', NDJSON).writeHeader('x-request-id', ex.requestId)
+    ex.writeLateHeaders()
+  }
+
   const write = (text: string): void => {
     let ok = true
     res.cork(() => {
-      if (!started) {
-        started = true
-        res.writeStatus('200 OK').writeHeader('content-type', NDJSON).writeHeader('x-request-id', ex.requestId)
-        ex.writeLateHeaders()
-      }
-      if (text !== '') ok = res.write(text)
+      start()
+      ok = res.write(text)
     })
     if (ok) return
     blocked = true
@@ -96,16 +100,12 @@ export function streamNdjson(ex: Exchange, options: NdjsonStreamOptions, handle:
   const finish = (): void => {
     over = true
     offDrain()
-    const summary = `{"done":${done},"failed":${failed}}\n`
+    if (paused) res.resume()
     ex.status = 200
     res.cork(() => {
-      if (!started) {
-        started = true
-        res.writeStatus('200 OK').writeHeader('content-type', NDJSON).writeHeader('x-request-id', ex.requestId)
-        ex.writeLateHeaders()
-      }
-      // A shutdown's answer closes its connection (the client learns from the summary how far it got).
-      res.end(summary, isDraining())
+      start()
+      // A shutdown's answer closes its connection.
+      res.end(`{"done":${done},"failed":${failed}}\n`, isDraining())
     })
     ex.finished = true
   }
@@ -166,22 +166,22 @@ export function streamNdjson(ex: Exchange, options: NdjsonStreamOptions, handle:
     if (over) return
     if (lines.exhausted) stopped = true
     if (stopped && inFlight() === 0) {
-      if (paused) res.resume()
       finish()
       return
     }
+    // Stopped by a shutdown, the rest of the body is not read either.
     const hungry = !stopped && !blocked && inFlight() < options.window && bytesInFlight < options.windowBytes
     if (hungry && paused) {
       paused = false
       res.resume()
-    } else if (!hungry && !paused && !stopped) {
+    } else if (!hungry && !paused) {
       paused = true
       res.pause()
     }
   }
 
   res.onData((chunk, isLast) => {
-    if (over) return
+    if (over || stopped) return
     // uWebSockets.js reclaims the chunk when this returns: the lines not taken now are kept in a copy.
     lines.push(Buffer.from(chunk.slice(0)))
     if (isLast) lines.end()
