@@ -32,11 +32,20 @@ export async function tokensServed(origins: readonly string[], target: Target, s
   return answers.every((s) => s === 200)
 }
 
-/** Milliseconds from `since` until `served()` holds (asked every 100 ms), or undefined if it has not after `giveUpMs`. */
-export async function recoveryMs(since: number, served: () => Promise<boolean>, giveUpMs: number): Promise<number | undefined> {
+/**
+ * Milliseconds from `since` until `served()` holds (asked every 100 ms) and
+ * keeps holding until `observeMs` after `since` (a fault's effects may start
+ * late: a NATS server's death stops lease renewals only seconds after it), or
+ * undefined if it does not hold after `giveUpMs`.
+ */
+export async function recoveryMs(since: number, served: () => Promise<boolean>, giveUpMs: number, observeMs = 0): Promise<number | undefined> {
+  let servedSince: number | undefined
   for (;;) {
-    if (await served()) return Date.now() - since
-    if (Date.now() - since > giveUpMs) return undefined
+    const ok = await served()
+    const now = Date.now()
+    servedSince = ok ? servedSince ?? now : undefined
+    if (servedSince !== undefined && now - since >= observeMs) return servedSince - since
+    if (servedSince === undefined && now - since > giveUpMs) return undefined
     await sleep(100)
   }
 }

@@ -47,6 +47,10 @@ const NATS_ELECTION_MS = 9000
 /** How long a probe keeps going past the goal before it says "not recovered". */
 const GIVE_UP_AFTER_GOAL_MS = 60_000
 
+/** Ms from `since` until `served()` holds and still does `goalMs` after `since` (so a late effect of the fault counts). */
+const untilServed = (since: number, served: () => Promise<boolean>, goalMs: number): Promise<number | undefined> =>
+  recoveryMs(since, served, goalMs + GIVE_UP_AFTER_GOAL_MS, goalMs)
+
 const origins = (c: ChaosCluster, nodes: Iterable<string> = c.live): string[] => [...nodes].map((n) => c.origin(n))
 
 /** The node owning the most shards now (the bucket asked again while it does not answer). */
@@ -83,7 +87,7 @@ const killOwner: ChaosScenario = {
   async fault(c) {
     const victim = await busiestOwner(c.kv)
     const at = await killHost(c, victim)
-    const ms = await recoveryMs(at, () => readsServed(origins(c), c.targets), twoLeases(c.leaseMs) + GIVE_UP_AFTER_GOAL_MS)
+    const ms = await untilServed(at, () => readsServed(origins(c), c.targets), twoLeases(c.leaseMs))
     return { victim, recoveryMs: ms, extra: {}, restore: restartHost(c, victim) }
   },
 }
@@ -100,16 +104,15 @@ const pauseOwner: ChaosScenario = {
     c.live.delete(victim)
     const at = Date.now()
     proc.kill('SIGSTOP')
-    const giveUp = twoLeases(c.leaseMs) + GIVE_UP_AFTER_GOAL_MS
     const [ms, resumed] = await Promise.all([
-      recoveryMs(at, () => readsServed(survivors, c.targets), giveUp),
+      untilServed(at, () => readsServed(survivors, c.targets), twoLeases(c.leaseMs)),
       (async () => {
         await sleep(2 * c.leaseMs + 1000)
         proc.kill('SIGCONT')
         forget()
         const contAt = Date.now()
         c.live.add(victim)
-        return recoveryMs(contAt, () => readsServed(origins(c), c.targets), giveUp)
+        return untilServed(contAt, () => readsServed(origins(c), c.targets), twoLeases(c.leaseMs))
       })(),
     ])
     return { victim, recoveryMs: ms, extra: { afterSigcontMs: resumed }, restore: async () => undefined }
@@ -124,7 +127,7 @@ const killMetaLeader: ChaosScenario = {
     if (victim === undefined) throw new Error('no nats-server names a JetStream meta leader')
     const at = Date.now()
     await c.nats.kill(victim)
-    const ms = await recoveryMs(at, () => readsServed(origins(c), c.targets), killMetaLeader.goalMs(c.leaseMs) + GIVE_UP_AFTER_GOAL_MS)
+    const ms = await untilServed(at, () => readsServed(origins(c), c.targets), killMetaLeader.goalMs(c.leaseMs))
     return {
       victim, recoveryMs: ms, extra: {},
       restore: () => c.nats.restart(victim),
@@ -145,9 +148,8 @@ const wipeHost: ChaosScenario = {
       listeningAt = Date.now()
       c.live.add(victim)
     })
-    const giveUp = twoLeases(c.leaseMs) + GIVE_UP_AFTER_GOAL_MS
     const [ms] = await Promise.all([
-      recoveryMs(at, async () => listeningAt !== undefined && readsServed(origins(c), c.targets), giveUp),
+      untilServed(at, async () => listeningAt !== undefined && readsServed(origins(c), c.targets), twoLeases(c.leaseMs)),
       restarted,
     ])
     return {
@@ -165,11 +167,10 @@ const killAuthOwner: ChaosScenario = {
     const victim = await authOwner(c.kv)
     if (victim === undefined) throw new Error('nobody holds the auth lease')
     const at = await killHost(c, victim)
-    const giveUp = twoLeases(c.leaseMs) + GIVE_UP_AFTER_GOAL_MS
     const tokenStatuses: Statuses = {}
     const [ms, tokensMs] = await Promise.all([
-      recoveryMs(at, () => readsServed(origins(c), c.targets), giveUp),
-      recoveryMs(at, () => tokensServed(origins(c), c.targets[0]!, tokenStatuses), giveUp),
+      untilServed(at, () => readsServed(origins(c), c.targets), twoLeases(c.leaseMs)),
+      untilServed(at, () => tokensServed(origins(c), c.targets[0]!, tokenStatuses), twoLeases(c.leaseMs)),
     ])
     return { victim, recoveryMs: ms, extra: { tokensMs }, tokenStatuses, restore: restartHost(c, victim) }
   },

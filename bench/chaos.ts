@@ -121,8 +121,9 @@ function summarize(s: ChaosScenario, leaseMs: number, runs: readonly RunRecord[]
   const all = runs.flatMap((r) => Object.values(r.others))
   const extraNames = [...new Set(runs.flatMap((r) => Object.keys(r.extra)))]
   const tokens = runs.flatMap((r) => (r.tokenStatuses === undefined ? [] : [r.tokenStatuses]))
+  const recovery = worstAndMedian(runs.map((r) => r.recoveryMs))
   return {
-    scenario: s.name, runs: runs.length, goalMs, ...(({ worst, median }) => ({ worstMs: worst, medianMs: median }))(worstAndMedian(runs.map((r) => r.recoveryMs))),
+    scenario: s.name, runs: runs.length, goalMs, worstMs: recovery.worst, medianMs: recovery.median,
     withinGoal: runs.filter((r) => r.recoveryMs !== undefined && r.recoveryMs <= goalMs).length,
     extra: Object.fromEntries([...extraNames.map((k) => [k, worstAndMedian(runs.map((r) => r.extra[k]))] as const), ['settledMs', worstAndMedian(runs.map((r) => r.settledMs))] as const]),
     status503: sum(all, (x) => x === 503), otherNon204: sum(all, (x) => x !== 503 && x !== 0), noAnswer: sum(all, (x) => x === 0),
