@@ -1,57 +1,17 @@
-// kill -9 during a bulk request: after a restart on the same data
-// directory, every line whose answer was received is stored, and each line
-// is whole (a node exists exactly when its CREATE event does).
-import t from 'tap'
-import { Readable } from 'node:stream'
-import { request } from 'undici'
+// A bulk request cut short by kill -9 or by a shutdown (SIGTERM): after a
+// restart on the same data directory, every line whose answer was received
+// is stored, and each line is whole (a node exists exactly when its CREATE
+// event does). A shutdown ends the request: the server exits, and a summary
+// that arrives counts exactly the lines answered.
+import t, { type Test } from 'tap'
 import { Graph, createConsent } from '../helpers/client'
-import { lineOf } from '../helpers/bulk'
-import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
+import { bulkUntilCut } from '../helpers/bulk'
+import { getToken, removeDir, startServer, tempDir, type Server } from '../helpers/server'
 
 type Body = Record<string, unknown>
 
-t.test('every answered bulk line survives SIGKILL', async (t) => {
-  const dir = tempDir()
-  t.teardown(() => removeDir(dir))
-  const first = await startServer({ dataDir: dir })
-  const token = await getToken(first.url)
-  const consent = await createConsent(first.url, 'demo', token, 'subject-1')
-
-  let sent = 0
-  // Lines made as the server takes them, without end: the kill ends the request.
-  async function* lines(): AsyncGenerator<string> {
-    for (;;) {
-      const i = sent++
-      yield lineOf({ method: 'PUT', path: `nodes/core/customer/k${i}`, headers: { 'consent-reference': consent }, body: { name: `N${i}`, age: i } })
-      if (i % 500 === 0) await new Promise((r) => setImmediate(r))
-    }
-  }
-  const res = await request(`${first.url}/graph/v1/demo/bulk`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
-    body: Readable.from(lines()),
-  })
-  t.equal(res.statusCode, 200)
-  let answered = 0
-  let rest = ''
-  let killed: Promise<void> | undefined
-  try {
-    for await (const chunk of res.body) {
-      rest += (chunk as Buffer).toString()
-      const parts = rest.split('\n')
-      rest = parts.pop()!
-      for (const p of parts) {
-        if ((JSON.parse(p) as Body).status !== 204) throw new Error(`line ${answered + 1} answered ${p}`)
-        answered++
-      }
-      if (answered >= 5000 && killed === undefined) killed = first.kill()
-    }
-  } catch (err) {
-    if (killed === undefined) throw err
-  }
-  await killed
-  t.ok(answered >= 5000, `${answered} lines answered of ${sent} sent before the kill`)
-
+/** Restarts on `dir` and checks that the first `answered` lines are stored and that nodes and their CREATE events match. */
+async function checkAfterRestart(t: Test, dir: string, answered: number): Promise<void> {
   const second = await startServer({ dataDir: dir })
   t.teardown(() => second.stop())
   const g = new Graph(second.url, 'demo', await getToken(second.url))
@@ -61,7 +21,6 @@ t.test('every answered bulk line survives SIGKILL', async (t) => {
     if (node.status !== 200 || node.json<Body>().age !== i) missing++
   }
   t.equal(missing, 0, 'every answered line is stored with its properties')
-
   const stored = new Set((await g.get('nodes/core/customer?limit=999999')).json<Body[]>().map((n) => n.id as string))
   const created = new Set<string>()
   let after = 0
@@ -74,4 +33,28 @@ t.test('every answered bulk line survives SIGKILL', async (t) => {
   t.ok(stored.size >= answered, `${stored.size} nodes stored`)
   t.same([...stored].filter((id) => !created.has(id)), [], 'no line without its event')
   t.same([...created].filter((id) => id.startsWith('k') && !stored.has(id)), [], 'no event without its line')
+}
+
+async function firstServer(t: Test): Promise<{ dir: string; server: Server; token: string; consent: string }> {
+  const dir = tempDir()
+  t.teardown(() => removeDir(dir))
+  const server = await startServer({ dataDir: dir })
+  const token = await getToken(server.url)
+  return { dir, server, token, consent: await createConsent(server.url, 'demo', token, 'subject-1') }
+}
+
+t.test('every answered bulk line survives SIGKILL', async (t) => {
+  const { dir, server, token, consent } = await firstServer(t)
+  const cut = await bulkUntilCut(server.url, 'demo', token, consent, 5000, () => server.kill())
+  t.ok(cut.answered >= 5000, `${cut.answered} lines answered before the kill`)
+  await checkAfterRestart(t, dir, cut.answered)
+})
+
+t.test('a shutdown ends a bulk request: the lines in flight are answered, the server exits', async (t) => {
+  const { dir, server, token, consent } = await firstServer(t)
+  const cut = await bulkUntilCut(server.url, 'demo', token, consent, 3000, () => server.stop())
+  t.equal(server.proc.exitCode, 0, 'the server exited on its own')
+  if (cut.summary !== undefined) t.same(cut.summary, { done: cut.answered, failed: 0 }, 'the summary counts the lines answered')
+  t.ok(cut.answered >= 3000, `${cut.answered} lines answered before the shutdown${cut.summary === undefined ? ' (the connection closed before the summary was read)' : ''}`)
+  await checkAfterRestart(t, dir, cut.answered)
 })

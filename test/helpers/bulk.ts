@@ -47,3 +47,52 @@ export async function single(base: string, tenant: string, token: string, op: Op
   if (res.statusCode >= 400) return { status: res.statusCode, error: JSON.parse(text) as unknown }
   return text === '' ? { status: res.statusCode } : { status: res.statusCode, body: JSON.parse(text) as unknown }
 }
+
+/** What an endless bulk request got before its server went away. */
+export interface CutShort {
+  /** Lines answered 204, in order from the first. */
+  answered: number
+  /** The summary line, if the answer got that far. */
+  summary: Record<string, unknown> | undefined
+}
+
+/**
+ * Streams node writes `k0`, `k1`, ... (each with its number as `age`) in one
+ * bulk request without end, reads the answers as they come, and calls `cut`
+ * (which stops or kills the server) once `after` lines are answered.
+ */
+export async function bulkUntilCut(base: string, tenant: string, token: string, consent: string, after: number, cut: () => Promise<void>): Promise<CutShort> {
+  let sent = 0
+  async function* lines(): AsyncGenerator<string> {
+    for (;;) {
+      const i = sent++
+      yield lineOf({ method: 'PUT', path: `nodes/core/customer/k${i}`, headers: { 'consent-reference': consent }, body: { name: `N${i}`, age: i } })
+      if (i % 500 === 0) await new Promise((r) => setImmediate(r))
+    }
+  }
+  const res = await request(`${base}/graph/v1/${encodeURIComponent(tenant)}/bulk`, {
+    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' }, body: Readable.from(lines()),
+  })
+  if (res.statusCode !== 200) throw new Error(`bulk answered ${res.statusCode}`)
+  let answered = 0
+  let summary: Record<string, unknown> | undefined
+  let rest = ''
+  let cutting: Promise<void> | undefined
+  try {
+    for await (const chunk of res.body) {
+      const parts = (rest + (chunk as Buffer).toString()).split('\n')
+      rest = parts.pop()!
+      for (const p of parts) {
+        const answer = JSON.parse(p) as Record<string, unknown>
+        if (answer.done !== undefined) summary = answer
+        else if (answer.status === 204) answered++
+        else throw new Error(`line ${answered + 1} answered ${p}`)
+      }
+      if (answered >= after && cutting === undefined) cutting = cut()
+    }
+  } catch (err) {
+    if (cutting === undefined) throw err
+  }
+  await cutting
+  return { answered, summary }
+}
