@@ -1,5 +1,6 @@
 // SIGTERM/SIGINT drain: stop accepting, answer what is in flight (bounded),
-// then close the actors and exit; a second signal exits at once.
+// then close the actors (in a cluster: hand their shards over), then the
+// cluster connections, and exit; a second signal exits at once.
 import { drain, inFlight } from '../http/in-flight'
 import type { DataDirLock } from '../start/data-dir-lock'
 import type { AuthParts } from '../start/auth-parts'
@@ -25,9 +26,12 @@ async function shutDown(signal: string, r: Running): Promise<void> {
     log.warn(`shutdown: ${inFlight()} requests still unanswered after ${r.shutdownTimeoutMs} ms; closing their connections`)
   }
   r.server.close()
+  // In a cluster the actors hand their shards over first, while this host still answers the calls other hosts
+  // forward: each is served, or refused as not run once its shard is handed over (the sender goes on to the next owner).
+  await r.shards.pool.close()
   await r.shards.cluster?.close()
   await r.shards.authCluster?.close()
-  await Promise.all([r.shards.pool.close(), r.auth.hasher.close(), r.auth.signing.close()])
+  await Promise.all([r.auth.hasher.close(), r.auth.signing.close()])
   await r.auth.authStore.env.close()
   r.lock.release()
 }

@@ -131,7 +131,7 @@ export async function startAuthReplica(o: AuthReplicaOptions): Promise<AuthRepli
   replicateWrites(o.store, () => batches.settle())
   await replica.start()
   // No placement for the auth store: any host claims a free lease at once, an expired one after a full lease period.
-  const beat = { preferredHere: true, handOver: false }
+  const beat = { preferredHere: true, handOverTo: undefined }
   await replica.beat(beat)
   const timer = setInterval(() => void replica.beat(beat), Math.max(50, Math.min(250, Math.floor(options.leaseMs / 4))))
   timer.unref()

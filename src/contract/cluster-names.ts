@@ -29,6 +29,8 @@ export interface LeaseValue {
   node: string
   url: string
   epoch: number
+  /** Written by an owner handing the shard over: the host that claims it at once (others wait for the lease to run out); nobody serves meanwhile. */
+  handTo?: string
 }
 
 /** The subject owners announce a tenant's new events on, so that long-polls and streams held by any host wake up. */

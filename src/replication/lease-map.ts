@@ -25,7 +25,8 @@ export class LeaseMap {
       if (revision < (this.revisions.get(shard) ?? 0)) return
       this.revisions.set(shard, revision)
     }
-    if (value === undefined) {
+    // A lease being handed over names nobody to send requests to: they wait for the claim of the host it names.
+    if (value === undefined || value.handTo !== undefined) {
       this.leases.delete(shard)
       return
     }
@@ -63,7 +64,9 @@ export function shardOfLeaseKey(key: string): number | undefined {
 export function parseLease(text: string): LeaseValue | undefined {
   try {
     const v = JSON.parse(text) as Partial<LeaseValue>
-    if (typeof v.node === 'string' && typeof v.url === 'string' && typeof v.epoch === 'number') return { node: v.node, url: v.url, epoch: v.epoch }
+    if (typeof v.node === 'string' && typeof v.url === 'string' && typeof v.epoch === 'number') {
+      return typeof v.handTo === 'string' ? { node: v.node, url: v.url, epoch: v.epoch, handTo: v.handTo } : { node: v.node, url: v.url, epoch: v.epoch }
+    }
   } catch {
     // not JSON: no lease
   }

@@ -97,8 +97,8 @@ type State = 'standby' | 'claiming' | 'serving' | 'resyncing' | 'releasing'
 export interface Beat {
   /** The unit prefers this host among the live ones: claim a free lease at once. */
   preferredHere: boolean
-  /** Another live host is preferred and has been live a full lease period: hand the unit over. */
-  handOver: boolean
+  /** Another live host is preferred and has been live a full lease period: hand the unit over to it. */
+  handOverTo: string | undefined
 }
 
 export class Replica {
@@ -172,7 +172,7 @@ export class Replica {
     try {
       if (this.held !== undefined) {
         // Not a unit just claimed: a dead preferred host still looks live for up to a lease period.
-        if (this.state === 'serving' && b.handOver && this.host.now() - this.claimedAt >= 2 * this.host.leaseMs) await this.release('it prefers another live host')
+        if (this.state === 'serving' && b.handOverTo !== undefined && this.host.now() - this.claimedAt >= 2 * this.host.leaseMs) await this.release(`it prefers ${b.handOverTo}`, b.handOverTo)
         else {
           if (this.host.now() >= this.renewDue) await this.renew()
           if (this.state === 'resyncing') await this.rejoin()
@@ -213,9 +213,11 @@ export class Replica {
     // Free since: when it was seen deleted or absent, or when the holder's last renewal ran out.
     const freeSince = !this.seen.present || this.seen.value === undefined ? this.seen.at : this.seen.at + this.host.leaseMs
     const freeFor = started - freeSince
-    // A deleted lease (a hand-over) waits a lease period for its preferred host; an expired one (its holder stopped) is anyone's.
+    // A lease handed to this host is claimed at once. A deleted lease waits a lease period for its preferred host;
+    // an expired one (its holder stopped, or the host it was handed to did not take it) is anyone's.
+    const handedHere = this.seen.value?.handTo === this.host.nodeId
     const expired = this.seen.present && this.seen.value !== undefined
-    if (freeFor < 0 || (!preferredHere && !expired && freeFor < this.host.leaseMs)) return
+    if (!handedHere && (freeFor < 0 || (!preferredHere && !expired && freeFor < this.host.leaseMs))) return
     await this.claim(entry === null ? undefined : revision)
   }
 
@@ -280,9 +282,10 @@ export class Replica {
   /**
    * A hand-over: tells the front first (new calls wait for the next owner),
    * still serves the writes already queued here, then stops serving and
-   * deletes the lease so that another host may claim it at once.
+   * writes the lease as handed to `to`, which claims it at once (without
+   * `to`, deletes it: any host may claim it).
    */
-  async release(why: string): Promise<void> {
+  async release(why: string, to?: string): Promise<void> {
     const held = this.held
     if (this.state !== 'serving' || held === undefined) return
     this.host.ownership(false, held.value.epoch)
@@ -295,7 +298,8 @@ export class Replica {
     this.state = 'releasing'
     await this.queue
     try {
-      await this.host.kv.delete(this.unit.leaseKey, { previousSeq: held.revision })
+      if (to === undefined) await this.host.kv.delete(this.unit.leaseKey, { previousSeq: held.revision })
+      else await this.host.kv.update(this.unit.leaseKey, JSON.stringify({ ...held.value, handTo: to }), held.revision)
     } catch (err) {
       this.host.warn(`cluster: ${this.unit.name}: its lease could not be deleted (it runs out instead)`, err)
     }
@@ -501,9 +505,9 @@ export class Replica {
     await this.applying
   }
 
-  /** A clean shutdown: the unit is handed over at once rather than left to run out. */
-  async close(): Promise<void> {
-    await this.release('this host is shutting down').catch(() => undefined)
+  /** A clean shutdown: the unit is handed over at once (to `successor` when given) rather than left to run out. */
+  async close(successor?: string): Promise<void> {
+    await this.release('this host is shutting down', successor).catch(() => undefined)
     this.state = 'standby'
     this.held = undefined
     await this.queue.catch(() => undefined)

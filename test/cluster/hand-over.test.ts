@@ -10,6 +10,7 @@ import { allSequences, gaps, readBack, startWriteLoad } from './helpers/write-lo
 import { sleep } from '../../bench/wait'
 import { shardOf } from '../../src/shards/tenant-hash'
 import { SHARDS } from './helpers/leases'
+import { clusterLines } from './helpers/recovery'
 
 const { skip, cluster, leases: clusterLeases } = clusterFile(t)
 
@@ -28,6 +29,7 @@ t.test('a shard handed over and back under write load answers no 503', { skip },
   await sleep(1500)
   t.comment(`+${Date.now() - loadStarted} ms: ${owner.nodeId} stops`)
   await owner.stop()
+  const stoppedLines = clusterLines([owner], loadStarted)
   await until(other.nodeId, `${other.nodeId} took the shard over from ${owner.nodeId}, which stopped`)
   await sleep(1000)
   t.comment(`+${Date.now() - loadStarted} ms: ${owner.nodeId} starts again`)
@@ -37,7 +39,7 @@ t.test('a shard handed over and back under write load answers no 503', { skip },
   await load.stop()
   t.ok(load.acknowledged.length > 100, `writes went on (${load.acknowledged.length} acknowledged)`)
   t.same(Object.fromEntries(load.others), {}, 'no answer but 204 through either hand-over')
-  if (load.samples.length > 0) t.comment(load.samples.join('\n'))
+  if (load.samples.length > 0) t.comment([...load.samples, ...stoppedLines, ...clusterLines([owner, other], loadStarted)].join('\n'))
   let missing = 0
   for (const id of load.acknowledged) if ((await readBack(viaOther, id)) !== 200) missing++
   t.equal(missing, 0, 'every acknowledged write is readable')

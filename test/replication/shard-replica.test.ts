@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto'
 import { ABORT, type Database } from 'lmdb'
 import { connect } from '@nats-io/transport-node'
 import { leaseBucket } from '../../src/replication/lease-bucket'
+import { parseLease } from '../../src/replication/lease-map'
+import { shardLeaseKey } from '../../src/contract/cluster-names'
 import { closeShard, openShard, type ShardStore } from '../../workers/store/shard-store'
 import type { Key } from '../../workers/store/keys'
 import { ShardUnavailable } from '../../workers/store/unavailable'
@@ -57,8 +59,8 @@ t.test('claim, follow, take over, fence', { skip: natsServerAvailable() ? false 
   let aFrozen = false
   const a = await replicaOf('a', () => (aFrozen ? aClock : (aClock = performance.now())))
   const b = await replicaOf('b', () => performance.now())
-  const beat = { preferredHere: true, handOver: false }
-  const notPreferred = { preferredHere: false, handOver: false }
+  const beat = { preferredHere: true, handOverTo: undefined }
+  const notPreferred = { preferredHere: false, handOverTo: undefined }
 
   await a.replica.beat(beat)
   // a's last renewal is its claim (it never beats again): b counts a lease period from when it first saw it, after this.
@@ -96,6 +98,21 @@ t.test('claim, follow, take over, fence', { skip: natsServerAvailable() ? false 
   await until('a to follow b', () => nodes(a.store).get(['demo', 'n2']) !== undefined)
   t.equal(nodes(b.store).get(['demo', 'stale']), undefined, 'the stream holds nothing of the fenced batch')
   t.equal(appliedSequence(a.store), appliedSequence(b.store), 'a, now a standby, is at the same sequence: the stream did not diverge')
+
+  // A planned hand-over: b hands the lease to a, which claims it at its next beat though it is not the preferred host.
+  await b.replica.release('a test hand-over', 'a')
+  t.notOk(b.replica.serves(), 'b stops serving once it handed the lease over')
+  t.equal(owned['b'], false, 'and tells its pool')
+  t.equal(parseLease((await kv.get(shardLeaseKey(0)))!.string())?.handTo, 'a', 'the lease names a as the host it goes to')
+  const handedAt = performance.now()
+  while (!a.replica.serves() && performance.now() - handedAt < 5000) {
+    await a.replica.beat(notPreferred)
+    await sleep(20)
+  }
+  t.ok(a.replica.serves(), 'a claims the lease handed to it')
+  t.ok(performance.now() - handedAt < LEASE_MS, `at once, not after a lease period (${Math.round(performance.now() - handedAt)} ms)`)
+  t.equal(await a.replica.write(() => { nodes(a.store).putSync(['demo', 'n3'], { v: 4 }); return 'done' }, ABORT), 'done', 'a writes')
+  await until('b to follow a', () => nodes(b.store).get(['demo', 'n3']) !== undefined)
 })
 
 t.test('a read on the owner while its batch is appended caches nothing stale: every event keeps its sequence', { skip: natsServerAvailable() ? false : 'nats-server not installed' }, async (t) => {
@@ -117,7 +134,7 @@ t.test('a read on the owner while its batch is appended caches nothing stale: ev
     await server.stop()
   })
   await replica.start()
-  await replica.beat({ preferredHere: true, handOver: false })
+  await replica.beat({ preferredHere: true, handOverTo: undefined })
   t.ok(replica.serves(), 'the replica serves')
   const seen: number[] = []
   for (let i = 1; i <= 3; i++) {
@@ -152,7 +169,7 @@ t.test("an owner's write is answered once LMDB synced it (local durability) or o
     const replica = new ShardReplica(store, await ShardLog.open(nc, 0, 1, 2000), new Recorder(store, ABORT), host)
     await replica.start()
     // The claim entry waits for its sync (nothing answers it): let it through, then hold the syncs again.
-    const claimed = replica.beat({ preferredHere: true, handOver: false })
+    const claimed = replica.beat({ preferredHere: true, handOverTo: undefined })
     release()
     await claimed
     t.ok(replica.serves(), `${durability}: the replica serves`)

@@ -71,7 +71,7 @@ t.test('snapshot, purge, restore on an empty host and on a standby the purge pas
 
   const a = await replicaOn('a', undefined)
   const b = await replicaOn('b', undefined)
-  await a.replica.beat({ preferredHere: true, handOver: false })
+  await a.replica.beat({ preferredHere: true, handOverTo: undefined })
   t.ok(a.replica.serves(), 'a owns the shard')
   const write = (id: string): Promise<unknown> => a.replica.write(() => db(a.store, 'nodes').putSync(['demo', id], { id }), ABORT)
   for (let i = 0; i < 5; i++) await write(`n${i}`)

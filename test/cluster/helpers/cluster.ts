@@ -64,7 +64,7 @@ export interface Cluster {
 async function startChildRetried(nodeId: string, args: string[], ns: Namespace): ReturnType<typeof startChild> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startChild(nodeId, ENTRY, args, { wrapper: inNamespace(ns), startTimeoutMs: 60_000, keepOutputChars: 200_000 })
+      return await startChild(nodeId, ENTRY, args, { wrapper: inNamespace(ns), startTimeoutMs: 60_000, keepOutputChars: 4_000_000 })
     } catch (err) {
       if (attempt >= 3 || !/cannot listen/.test((err as Error).message)) throw err
       await sleep(1000)

@@ -18,3 +18,15 @@ export async function servedEverywhereAfter(graphs: readonly Graph[], since: num
     await sleep(100)
   }
 }
+
+/** What each host logged of the cluster (lines with "cluster:") since `since`, for a failed scenario's comments. */
+export function clusterLines(hosts: readonly { nodeId: string; output(): string }[], since: number): string[] {
+  const out: string[] = []
+  for (const h of hosts) {
+    for (const line of h.output().split('\n')) {
+      const at = /"time":(\d+)/.exec(line)
+      if (at !== null && Number(at[1]) >= since && /cluster:/.test(line)) out.push(`${h.nodeId} +${Number(at[1]) - since} ms: ${line.replace(/"err":"[^"]*"/, '').slice(0, 300)}`)
+    }
+  }
+  return out
+}

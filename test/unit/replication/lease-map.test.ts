@@ -49,3 +49,13 @@ t.test('the watch and the poll both report: an older revision changes nothing', 
   map.seen(0, b, 0, 13)
   t.equal(map.owner(0), undefined, 'a put older than the delete does not bring it back')
 })
+
+t.test('a lease being handed over names nobody to send requests to', async (t) => {
+  const map = new LeaseMap(3000)
+  map.seen(0, { node: 'a', url: 'http://a', epoch: 1 }, 0, 5)
+  map.seen(0, { node: 'a', url: 'http://a', epoch: 1, handTo: 'b' }, 0, 6)
+  t.equal(map.owner(0), undefined, 'no owner while it moves')
+  map.seen(0, { node: 'b', url: 'http://b', epoch: 2 }, 0, 7)
+  t.same(map.owner(0), { node: 'b', url: 'http://b', epoch: 2 }, 'the host it went to, once it claimed it')
+  t.same(parseLease('{"node":"a","url":"u","epoch":3,"handTo":"b"}'), { node: 'a', url: 'u', epoch: 3, handTo: 'b' })
+})

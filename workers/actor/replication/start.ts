@@ -54,12 +54,21 @@ class Presence {
     for await (const k of await this.kv.keys('host.>')) keys.push(k)
     for (const key of keys) {
       const entry = await this.kv.get(key)
-      if (entry === null || entry.operation !== 'PUT') continue
+      if (entry === null || entry.operation !== 'PUT') {
+        // A host that shut down deleted its key: gone now, not after PRESENCE_PERIODS.
+        this.seen.delete(key)
+        continue
+      }
       const t = this.now()
       const before = this.seen.get(key)
       if (before === undefined) this.seen.set(key, { revision: entry.revision, at: t, since: t })
       else if (before.revision !== entry.revision) this.seen.set(key, { revision: entry.revision, at: t, since: t - before.at >= PRESENCE_PERIODS * this.leaseMs ? t : before.since })
     }
+  }
+
+  /** A clean shutdown: the key goes, so the other hosts prefer one another for this host's shards at once. */
+  async leave(): Promise<void> {
+    await this.kv.delete(hostPresenceKey(this.nodeId))
   }
 
   /** Node ids live now (this host always), each with how long it has been live. */
@@ -128,15 +137,16 @@ async function startOn(nc: NatsConnection, options: ClusterOptions, hostUrl: str
 
   let closed = false
   let presenceBusy = false
+  /** The presence beat under way: a shutdown waits for it, so that no beat writes the key after it was deleted. */
+  let presenceBeat: Promise<void> = presence.beat().catch(() => undefined)
   const presenceTimer = setInterval(() => {
     if (presenceBusy) return
     presenceBusy = true
-    presence.beat().catch(async (err: unknown) => {
+    presenceBeat = presence.beat().catch(async (err: unknown) => {
       hooks.warn('cluster: the host presence key could not be written', err)
       await ensureLeaseBucket(nc, options.servers.length)
     }).finally(() => { presenceBusy = false })
   }, Math.max(100, Math.floor(options.leaseMs / 3)))
-  void presence.beat().catch(() => undefined)
   // A few beats a second: an expired lease is seen within a fraction of a period.
   const beat = setInterval(() => {
     if (closed) return
@@ -150,7 +160,7 @@ async function startOn(nc: NatsConnection, options: ClusterOptions, hostUrl: str
       const preferred = preferredHost(r.shard, nodes)
       const handOver = !handedOver && preferred !== options.nodeId && (live.get(preferred!) ?? 0) >= options.leaseMs && r.serves()
       if (handOver) handedOver = true
-      void r.beat({ preferredHere: preferred === options.nodeId, handOver })
+      void r.beat({ preferredHere: preferred === options.nodeId, handOverTo: handOver ? preferred : undefined })
     }
   }, Math.max(50, Math.min(250, Math.floor(options.leaseMs / 4))))
 
@@ -165,7 +175,11 @@ async function startOn(nc: NatsConnection, options: ClusterOptions, hostUrl: str
       closed = true
       clearInterval(beat)
       clearInterval(presenceTimer)
-      for (const r of replicas.values()) await r.close()
+      await presenceBeat
+      await presence.leave().catch((err: unknown) => hooks.warn('cluster: the host presence key could not be deleted (it runs out instead)', err))
+      // Each shard goes to the host that prefers it among the others, which claims it at once.
+      const others = [...presence.live().keys()].filter((n) => n !== options.nodeId)
+      for (const r of replicas.values()) await r.close(preferredHost(r.shard, others))
       await nc.drain().catch(() => undefined)
     },
   }
