@@ -11,6 +11,7 @@ import { shardOf } from '../../../src/shards/tenant-hash'
 import type { Graph } from '../../helpers/client'
 import { clusterForFile, clusterSkip, type Cluster, type ClusterOptions, type Host } from './cluster'
 import { sleep } from '../../../bench/wait'
+import { clusterLines } from './recovery'
 
 /** The shard count the test hosts run with (the server's default). */
 export const SHARDS = 4
@@ -20,6 +21,8 @@ export interface Leases {
   kv: KV
   /** The node each shard's lease names now (undefined: none). */
   owners(): Promise<(string | undefined)[]>
+  /** Waits (up to 30 s) until every shard is owned by its preferred host among all the cluster's hosts. */
+  placed(): Promise<void>
   /** The host whose lease on the tenant's shard the bucket holds now (waits up to 20 s for one). */
   ownerOf(tenant: string): Promise<Host>
   stop(): Promise<void>
@@ -36,24 +39,27 @@ export async function leasesFor(cluster: Cluster, shards = SHARDS): Promise<Leas
   const kv = await new Kvm(nc).create(LEASE_BUCKET, leaseBucketOptions(3))
   const owners = async (): Promise<(string | undefined)[]> => Promise.all(Array.from({ length: shards }, (_, s) => leaseOwner(kv, s)))
   const nodes = cluster.hosts.map((h) => h.nodeId)
-  const placed = Array.from({ length: shards }, (_, s) => preferredHost(s, nodes))
-  const deadline = Date.now() + 30_000
-  try {
+  const wanted = Array.from({ length: shards }, (_, s) => preferredHost(s, nodes))
+  const placed = async (): Promise<void> => {
+    const since = Date.now()
     // A JetStream cluster just formed may time a read out while the bucket's stream elects its leader: asked again.
-    while (JSON.stringify(await owners().catch(() => undefined)) !== JSON.stringify(placed)) {
-      if (Date.now() > deadline) {
-        const outputs = process.env['CLUSTER_DEBUG'] === undefined ? '' : cluster.hosts.map((h) => `\n--- ${h.nodeId}\n${h.output()}`).join('')
-        throw new Error(`the shards are not placed after 30 s: ${JSON.stringify(await owners())} (expected ${JSON.stringify(placed)})${outputs}`)
+    while (JSON.stringify(await owners().catch(() => undefined)) !== JSON.stringify(wanted)) {
+      if (Date.now() > since + 30_000) {
+        const lines = clusterLines(cluster.hosts, since - 30_000).join('\n')
+        throw new Error(`the shards are not placed after 30 s: ${JSON.stringify(await owners())} (expected ${JSON.stringify(wanted)}); the hosts' cluster log:\n${lines}`)
       }
       await sleep(200)
     }
+  }
+  try {
+    await placed()
   } catch (err) {
     // Nobody gets this view to stop: its connection would keep the test process alive until tap's timeout.
     await nc.close()
     throw err
   }
   return {
-    nc, kv, owners,
+    nc, kv, owners, placed,
     async ownerOf(tenant) {
       const until = Date.now() + 20_000
       for (;;) {

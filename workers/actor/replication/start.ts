@@ -46,7 +46,7 @@ const PRESENCE_PERIODS = 2
 class Presence {
   private readonly seen = new Map<string, { revision: number; at: number; since: number }>()
 
-  constructor(private readonly kv: KV, private readonly nodeId: string, private readonly leaseMs: number, private readonly now: () => number) {}
+  constructor(private readonly kv: KV, private readonly nodeId: string, private readonly leaseMs: number, private readonly now: () => number, private readonly info: (message: string) => void) {}
 
   async beat(): Promise<void> {
     await this.kv.put(hostPresenceKey(this.nodeId), String(Date.now()))
@@ -56,12 +56,15 @@ class Presence {
       const entry = await this.kv.get(key)
       if (entry === null || entry.operation !== 'PUT') {
         // A host that shut down deleted its key: gone now, not after PRESENCE_PERIODS.
-        this.seen.delete(key)
+        if (this.seen.delete(key)) this.info(`cluster: ${this.nodeId} sees ${key.slice('host.'.length)} leave`)
         continue
       }
       const t = this.now()
       const before = this.seen.get(key)
-      if (before === undefined) this.seen.set(key, { revision: entry.revision, at: t, since: t })
+      if (before === undefined) {
+        if (key !== hostPresenceKey(this.nodeId)) this.info(`cluster: ${this.nodeId} sees ${key.slice('host.'.length)} live`)
+        this.seen.set(key, { revision: entry.revision, at: t, since: t })
+      }
       else if (before.revision !== entry.revision) this.seen.set(key, { revision: entry.revision, at: t, since: t - before.at >= PRESENCE_PERIODS * this.leaseMs ? t : before.since })
     }
   }
@@ -109,7 +112,7 @@ async function startOn(nc: NatsConnection, options: ClusterOptions, hostUrl: str
   const now = (): number => performance.now()
   const timeoutMs = Math.max(1000, options.leaseMs)
   const kv = await leaseBucket(nc, options.servers.length)
-  const presence = new Presence(kv, options.nodeId, options.leaseMs, now)
+  const presence = new Presence(kv, options.nodeId, options.leaseMs, now, hooks.info)
   const startedAt = now()
   const replicas = new Map<number, ShardReplica>()
   /** Each shard's group-commit batches, joined while its replica writes (src/replication/coalesced-writes.ts). */
@@ -134,6 +137,7 @@ async function startOn(nc: NatsConnection, options: ClusterOptions, hostUrl: str
     for (const r of replicas.values()) await r.close().catch(() => undefined)
     throw err
   }
+  hooks.info(`cluster: ${options.nodeId} follows the streams of shards ${[...stores.keys()].join(', ')}`)
 
   let closed = false
   let presenceBusy = false
