@@ -17,7 +17,7 @@ import { lostWrites, startWriteLoad, type Statuses, type Target } from './chaos-
 import { recoveryMs } from './chaos-probe'
 import { parseChaosOptions } from './chaos-options'
 import { runCleanups, runMain } from './cleanup'
-import { SHARDS, isPlaced, startClusterHosts } from './cluster-hosts'
+import { SHARDS, isPlaced, preferredOwners, shardOwners, startClusterHosts } from './cluster-hosts'
 import { parseOrUsage } from './command-line'
 import { TENANTS, type Tenant } from './fixture'
 import { startLocalNats } from './nats-local'
@@ -39,6 +39,8 @@ interface RunRecord {
   extra: Record<string, number | undefined>
   /** Ms from the victim's return until every shard's lease named its preferred host. */
   settledMs: number | undefined
+  /** Each shard's owner when the wait for placement gave up (only then). */
+  ownersWhenGivenUp?: (string | undefined)[]
   /** The load's answers other than 204, by phase (before, fault, restore). */
   others: Record<string, Statuses>
   tokenStatuses?: Statuses
@@ -72,6 +74,7 @@ async function runOnce(c: ChaosCluster, s: ChaosScenario, run: number): Promise<
   load.phase = 'before'
   let result: FaultResult
   let settledMs: number | undefined
+  let ownersWhenGivenUp: (string | undefined)[] | undefined
   try {
     await sleep(WARM_MS)
     load.phase = 'fault'
@@ -80,22 +83,24 @@ async function runOnce(c: ChaosCluster, s: ChaosScenario, run: number): Promise<
     await result.restore()
     const back = Date.now()
     settledMs = await recoveryMs(back, () => isPlaced(c.kv, c.hosts.nodes), SETTLE_GIVE_UP_MS)
+    if (settledMs === undefined) ownersWhenGivenUp = await shardOwners(c.kv)
   } finally {
     await load.stop()
   }
   const lost = await lostWrites(c.hosts.nodes.map((n) => c.origin(n)), c.targets, load.acknowledged)
   return {
-    victim: result.victim, recoveryMs: result.recoveryMs, extra: result.extra, settledMs, others: load.others,
+    victim: result.victim, recoveryMs: result.recoveryMs, extra: result.extra, settledMs,
+    ...(ownersWhenGivenUp === undefined ? {} : { ownersWhenGivenUp }), others: load.others,
     ...(result.tokenStatuses === undefined ? {} : { tokenStatuses: result.tokenStatuses }),
     acknowledged: load.acknowledged.length, lost,
   }
 }
 
-function runLine(s: ChaosScenario, run: number, runs: number, leaseMs: number, r: RunRecord): string {
+function runLine(s: ChaosScenario, run: number, runs: number, c: ChaosCluster, r: RunRecord): string {
   const all = Object.values(r.others)
   const extra = Object.entries(r.extra).map(([k, v]) => `, ${k} ${ms(v)}`).join('')
   const tokens = r.tokenStatuses === undefined ? '' : `, token answers ${JSON.stringify(r.tokenStatuses)}`
-  return `${s.name} ${run}/${runs}: ${r.victim} hit, recovery ${ms(r.recoveryMs)} (goal ${s.goalMs(leaseMs)} ms)${extra}, placement settled ${ms(r.settledMs)} after its return; `
+  return `${s.name} ${run}/${runs}: ${r.victim} hit, recovery ${ms(r.recoveryMs)} (goal ${s.goalMs(c.leaseMs)} ms)${extra}, placement settled ${ms(r.settledMs)} after its return${r.ownersWhenGivenUp === undefined ? '' : ` (shard owners then ${JSON.stringify(r.ownersWhenGivenUp)}, preferred ${JSON.stringify(preferredOwners(c.hosts.nodes))})`}; `
     + `load: ${r.acknowledged} acknowledged, 503 ${sum(all, (x) => x === 503)}, other non-204 ${sum(all, (x) => x !== 503 && x !== 0)}, no answer ${sum(all, (x) => x === 0)} `
     + `${JSON.stringify(r.others)}${tokens}; lost ${r.lost}`
 }
@@ -181,7 +186,7 @@ async function main(): Promise<number> {
         for (let run = 1; run <= o.runs; run++) {
           const r = await runOnce(c, s, run)
           runs.push(r)
-          console.log(runLine(s, run, o.runs, o.leaseMs, r))
+          console.log(runLine(s, run, o.runs, c, r))
         }
       }
     } finally {

@@ -54,16 +54,17 @@ export async function authOwner(kv: KV): Promise<string | undefined> {
   return e?.operation === 'PUT' ? parseLease(e.string())?.node : undefined
 }
 
-const preferred = (nodes: readonly string[]): string[] => Array.from({ length: SHARDS }, (_, s) => preferredHost(s, nodes)!)
+/** Each shard's preferred host among `nodes` (src/replication/placement.ts). */
+export const preferredOwners = (nodes: readonly string[]): string[] => Array.from({ length: SHARDS }, (_, s) => preferredHost(s, nodes)!)
 
 /** Does every shard's lease name its preferred host among `nodes` now? */
 export async function isPlaced(kv: KV, nodes: readonly string[]): Promise<boolean> {
-  return JSON.stringify(await shardOwners(kv)) === JSON.stringify(preferred(nodes))
+  return JSON.stringify(await shardOwners(kv)) === JSON.stringify(preferredOwners(nodes))
 }
 
 /** Waits until every shard's lease names its preferred host among `nodes`; returns those owners. */
 export async function waitForPlacement(kv: KV, nodes: readonly string[], timeoutMs = 90_000): Promise<string[]> {
-  const wanted = preferred(nodes)
+  const wanted = preferredOwners(nodes)
   const by = Date.now() + timeoutMs
   for (;;) {
     const owners = await shardOwners(kv)
