@@ -15,6 +15,7 @@ import { jetstream } from '@nats-io/jetstream'
 import type { KV } from '@nats-io/kv'
 import { Objm, StorageType, type ObjectStore } from '@nats-io/obj'
 import { openBucket } from './lease-bucket'
+import { withTimeout } from './with-timeout'
 import { untilItWorks } from './start-retry'
 import { SNAPSHOT_BUCKET, SNAPSHOT_OBJECTS, snapshotObject } from '../contract/cluster-names'
 
@@ -222,13 +223,4 @@ function sequenceOf(unit: SnapshotUnit, name: string): number | undefined {
   if (!name.startsWith(prefix)) return undefined
   const rest = name.slice(prefix.length)
   return /^\d+$/.test(rest) ? Number(rest) : undefined
-}
-
-async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  try {
-    return await Promise.race([work, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms) })])
-  } finally {
-    clearTimeout(timer)
-  }
 }

@@ -12,6 +12,7 @@ import type { KV } from '@nats-io/kv'
 import type { ClusterOptions } from '../../../src/config/cluster-options'
 import { hostPresenceKey } from '../../../src/contract/cluster-names'
 import { ensureLeaseBucket, leaseBucket } from '../../../src/replication/lease-bucket'
+import { withTimeout } from '../../../src/replication/with-timeout'
 import { preferredHost } from '../../../src/replication/placement'
 import type { ShardStore } from '../../store/shard-store'
 import { CoalescedWrites } from '../../../src/replication/coalesced-writes'
@@ -48,12 +49,18 @@ class Presence {
 
   constructor(private readonly kv: KV, private readonly nodeId: string, private readonly leaseMs: number, private readonly now: () => number, private readonly info: (message: string) => void) {}
 
+  /** Every step bounded by a lease period: a beat that never settled (a listing whose consumer stalled) stopped every later one, and with them this actor's hand-overs. */
   async beat(): Promise<void> {
-    await this.kv.put(hostPresenceKey(this.nodeId), String(Date.now()))
+    await withTimeout(this.kv.put(hostPresenceKey(this.nodeId), String(Date.now())), this.leaseMs, 'writing the presence key')
     const keys: string[] = []
-    for await (const k of await this.kv.keys('host.>')) keys.push(k)
+    const listing = await withTimeout(this.kv.keys('host.>'), this.leaseMs, 'listing the presence keys')
+    try {
+      await withTimeout((async () => { for await (const k of listing) keys.push(k) })(), this.leaseMs, 'listing the presence keys')
+    } finally {
+      listing.stop()
+    }
     for (const key of keys) {
-      const entry = await this.kv.get(key)
+      const entry = await withTimeout(this.kv.get(key), this.leaseMs, 'reading a presence key')
       if (entry === null || entry.operation !== 'PUT') {
         // A host that shut down deleted its key: gone now, not after PRESENCE_PERIODS.
         if (this.seen.delete(key)) this.info(`cluster: ${this.nodeId} sees ${key.slice('host.'.length)} leave`)
