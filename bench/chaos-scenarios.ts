@@ -41,7 +41,7 @@ export interface ChaosScenario {
 }
 
 /** The goal of the issue: two lease periods and 2 s. */
-const twoLeases = (leaseMs: number): number => 2 * leaseMs + 2000
+const recoveryGoal = (leaseMs: number): number => 2 * leaseMs + 2000
 /** NATS 2.9's own stream leader elections, not configurable, on top where a NATS server died. */
 const NATS_ELECTION_MS = 9000
 /** How long a probe keeps going past the goal before it says "not recovered". */
@@ -83,18 +83,18 @@ function restartHost(c: ChaosCluster, node: string): () => Promise<void> {
 
 const killOwner: ChaosScenario = {
   name: 'kill-owner',
-  goalMs: twoLeases,
+  goalMs: recoveryGoal,
   async fault(c) {
     const victim = await busiestOwner(c.kv)
     const at = await killHost(c, victim)
-    const ms = await untilServed(at, () => readsServed(origins(c), c.targets), twoLeases(c.leaseMs))
+    const ms = await untilServed(at, () => readsServed(origins(c), c.targets), recoveryGoal(c.leaseMs))
     return { victim, recoveryMs: ms, extra: {}, restore: restartHost(c, victim) }
   },
 }
 
 const pauseOwner: ChaosScenario = {
   name: 'pause-owner',
-  goalMs: twoLeases,
+  goalMs: recoveryGoal,
   async fault(c) {
     const victim = await busiestOwner(c.kv)
     const proc = c.hosts.hosts[c.hosts.nodes.indexOf(victim)]!.proc
@@ -105,14 +105,14 @@ const pauseOwner: ChaosScenario = {
     const at = Date.now()
     proc.kill('SIGSTOP')
     const [ms, resumed] = await Promise.all([
-      untilServed(at, () => readsServed(survivors, c.targets), twoLeases(c.leaseMs)),
+      untilServed(at, () => readsServed(survivors, c.targets), recoveryGoal(c.leaseMs)),
       (async () => {
         await sleep(2 * c.leaseMs + 1000)
         proc.kill('SIGCONT')
         forget()
         const contAt = Date.now()
         c.live.add(victim)
-        return untilServed(contAt, () => readsServed(origins(c), c.targets), twoLeases(c.leaseMs))
+        return untilServed(contAt, () => readsServed(origins(c), c.targets), recoveryGoal(c.leaseMs))
       })(),
     ])
     return { victim, recoveryMs: ms, extra: { afterSigcontMs: resumed }, restore: async () => undefined }
@@ -121,7 +121,7 @@ const pauseOwner: ChaosScenario = {
 
 const killMetaLeader: ChaosScenario = {
   name: 'kill-meta-leader',
-  goalMs: (leaseMs) => twoLeases(leaseMs) + NATS_ELECTION_MS,
+  goalMs: (leaseMs) => recoveryGoal(leaseMs) + NATS_ELECTION_MS,
   async fault(c) {
     const victim = await c.nats.metaLeader()
     if (victim === undefined) throw new Error('no nats-server names a JetStream meta leader')
@@ -137,7 +137,7 @@ const killMetaLeader: ChaosScenario = {
 
 const wipeHost: ChaosScenario = {
   name: 'wipe-host',
-  goalMs: twoLeases,
+  goalMs: recoveryGoal,
   async fault(c) {
     const victim = await busiestOwner(c.kv)
     c.live.delete(victim)
@@ -149,7 +149,7 @@ const wipeHost: ChaosScenario = {
       c.live.add(victim)
     })
     const [ms] = await Promise.all([
-      untilServed(at, async () => listeningAt !== undefined && readsServed(origins(c), c.targets), twoLeases(c.leaseMs)),
+      untilServed(at, async () => listeningAt !== undefined && readsServed(origins(c), c.targets), recoveryGoal(c.leaseMs)),
       restarted,
     ])
     return {
@@ -162,15 +162,15 @@ const wipeHost: ChaosScenario = {
 
 const killAuthOwner: ChaosScenario = {
   name: 'kill-auth-owner',
-  goalMs: twoLeases,
+  goalMs: recoveryGoal,
   async fault(c) {
     const victim = await authOwner(c.kv)
     if (victim === undefined) throw new Error('nobody holds the auth lease')
     const at = await killHost(c, victim)
     const tokenStatuses: Statuses = {}
     const [ms, tokensMs] = await Promise.all([
-      untilServed(at, () => readsServed(origins(c), c.targets), twoLeases(c.leaseMs)),
-      untilServed(at, () => tokensServed(origins(c), c.targets[0]!, tokenStatuses), twoLeases(c.leaseMs)),
+      untilServed(at, () => readsServed(origins(c), c.targets), recoveryGoal(c.leaseMs)),
+      untilServed(at, () => tokensServed(origins(c), c.targets[0]!, tokenStatuses), recoveryGoal(c.leaseMs)),
     ])
     return { victim, recoveryMs: ms, extra: { tokensMs }, tokenStatuses, restore: restartHost(c, victim) }
   },
