@@ -6,7 +6,6 @@
 // the typed values. Any ApiError thrown on the way becomes the error answer.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { authorize, bearerToken, permits, requireBearer, requireLive, requireScope } from '../auth/helpers/bearer'
-import type { AuthCluster } from '../cluster/auth-seam'
 import { checkOAuthCapture } from '../auth/routes'
 import { rootWellKnownPath } from '../auth/endpoints/discovery'
 import { answerCors } from './cors-policy'
@@ -16,6 +15,7 @@ import type { AccessTokenRecord } from '../auth/models/auth-store'
 import { forward } from '../gateway/forward'
 import { tenantSegment } from '../graph/validate'
 import { bodyTooLarge, readBody } from '../http/body'
+import { BodyIntake } from '../http/body-intake'
 import { Exchange } from '../http/exchange'
 import { isDraining } from '../http/in-flight'
 import { checkJsonLimits } from '../http/json-limits'
@@ -119,8 +119,13 @@ function graph(s: Services, ex: Exchange, segments: string[]): void {
   ex.route = graphTemplate(found.route.pattern)
   const m = found.route.methods[ex.method as Method]
   if (m === undefined) throw methodNotAllowed(ex, found.route)
-  if (s.authCluster?.servesHere() === false) {
-    graphCheckedElsewhere(s, s.authCluster, ex, m, found.route.pattern, tenant, found.params)
+  const cluster = s.authCluster
+  const elsewhere = cluster !== undefined && !cluster.servesHere()
+  // A streamed body takes this way on every host; where this host checks tokens itself, the verdict is in at once.
+  if (elsewhere || m.spec.body === 'ndjson') {
+    const bearer = requireBearer(bearerToken(ex.headers.authorization))
+    const verdict = elsewhere ? cluster.verify(bearer) : Promise.resolve(s.tokens.verify(bearer))
+    graphOnVerdict(s, ex, m, found.route.pattern, tenant, found.params, verdict)
     return
   }
   const token = authorize(s.tokens, ex.headers.authorization, m.spec.scope!, tenant, m.spec.allowSubject === true)
@@ -129,30 +134,38 @@ function graph(s: Services, ex: Exchange, segments: string[]): void {
 }
 
 /**
- * Cluster mode, on a host that does not serve the authorization service: its
- * owner checks the token while the body arrives (uWebSockets.js hands the body
- * only to a reader set now); the answers keep their order (401/403 before
- * 415, 413 and 400), as run() gives them.
+ * A graph request whose token is checked while its body arrives: in cluster
+ * mode on a host that does not serve the authorization service (its owner
+ * answers `verdict` over NATS), and a streamed request on every host.
+ * uWebSockets.js hands the body only to a reader set now: a body read whole
+ * is read meanwhile, a streamed one is held (its socket paused) until the
+ * route reads it, so no line runs before the verdict. The answers keep
+ * run()'s order: 401/403 before 415, 413 and 400.
  */
-function graphCheckedElsewhere(s: Services, cluster: AuthCluster, ex: Exchange, m: CompiledMethod<Services, GraphCaller>, pattern: string, tenant: string, params: Record<string, string>): void {
+function graphOnVerdict(s: Services, ex: Exchange, m: CompiledMethod<Services, GraphCaller>, pattern: string, tenant: string, params: Record<string, string>, verdict: Promise<AccessTokenRecord | undefined>): void {
   const kind = m.spec.body
-  // The body would have to wait, unread, for the owner's check: a bulk request goes to the host that serves the authorization service.
-  if (kind === 'ndjson') throw new ApiError('service_unavailable', 'this host does not check tokens itself: send streamed requests to the host serving the authorization service')
   let bodyFailed = false
-  const body = kind === 'none' ? Promise.resolve(NO_BODY) : new Promise<Buffer>((resolve, reject) => {
+  const intake = kind === 'ndjson' ? new BodyIntake(ex) : undefined
+  ex.intake = intake
+  const body = kind === 'none' || kind === 'ndjson' ? Promise.resolve(NO_BODY) : new Promise<Buffer>((resolve, reject) => {
     readBody(ex.res, s.maxBody, ex.headers['content-length'], resolve, (err) => {
       bodyFailed = true
       reject(err)
     })
   })
   body.catch(() => undefined)
-  const bearer = requireBearer(bearerToken(ex.headers.authorization))
-  cluster.verify(bearer).then(async (record) => {
+  verdict.then(async (record) => {
     const token = permits(requireLive(record), m.spec.scope!, tenant, m.spec.allowSubject === true)
     ex.audit = graphAudit(pattern, ex.method, tenant, token)
     if (kind !== 'none') requireMediaType(ex.headers['content-type'], kind)
-    runWith(s, ex, m, graphInput(tenant, token, params), await body)
-  }).catch((err: unknown) => ex.error(err, { closeConnection: bodyFailed }))
+    const raw = await body
+    // A stream whose client left meanwhile has no response left to read it with.
+    if (intake !== undefined && ex.aborted) return
+    runWith(s, ex, m, graphInput(tenant, token, params), raw)
+  }).catch((err: unknown) => {
+    intake?.drop()
+    ex.error(err, { closeConnection: bodyFailed })
+  })
 }
 
 /**

@@ -10,6 +10,7 @@ import { CLIENT_CLOSED, exchangeFinished, type PendingAudit } from './access-log
 import { givenRequestId, idStem, nextIdSeq, REQUEST_ID_HEADER, requestIdBytes, requestIdText, type RequestIdParts } from '../telemetry/request-id'
 import { exchangeEnded, exchangeStarted, isDraining } from './in-flight'
 import { decodePath, decodeQuery } from './path'
+import type { BodyIntake } from './body-intake'
 
 const STATUS_LINE: Record<number, string> = {
   200: '200 OK', 201: '201 Created', 204: '204 No Content',
@@ -144,6 +145,8 @@ export class Exchange implements RequestIdParts {
   status = 200
   /** Written as an audit line if the answer is a success. */
   audit: PendingAudit | undefined
+  /** A streamed body held by the dispatcher until its route reads it (src/http/body-intake.ts). */
+  intake: BodyIntake | undefined
 
   constructor(readonly res: HttpResponse, req: RequestSource, readonly publicUrl: string) {
     this.method = upperMethod(req.getMethod())

@@ -5,7 +5,10 @@
 // lines (or `windowBytes` of them) wait for their answers, or while the
 // client does not read what was written, the body's intake is paused
 // (uWebSockets.js stops reading the socket); it resumes when both clear.
+// No line is taken before the route runs, so none before the token's
+// verdict (src/app/dispatch.ts holds the body until then).
 import { ApiError } from '../core/errors'
+import { BodyIntake } from './body-intake'
 import type { Exchange } from './exchange'
 import { isDraining, onDrain } from './in-flight'
 import { lineError, type LineAnswer } from './line-exchange'
@@ -180,10 +183,11 @@ export function streamNdjson(ex: Exchange, options: NdjsonStreamOptions, handle:
     }
   }
 
-  res.onData((chunk, isLast) => {
+  // The body the dispatcher held while the token was checked; else read from now on.
+  const intake = ex.intake ?? new BodyIntake(ex)
+  intake.read((chunk, isLast) => {
     if (over || stopped) return
-    // uWebSockets.js reclaims the chunk when this returns: the lines not taken now are kept in a copy.
-    lines.push(Buffer.from(chunk.slice(0)))
+    lines.push(chunk)
     if (isLast) lines.end()
     pump()
   })

@@ -3,12 +3,16 @@
 // The first host holds the auth lease and serves every OAuth request; the
 // other hands them over and asks the owner about every bearer token, so
 // tokens, revocations, lock-out counts and single-use codes are one state.
+// A bulk request sent to the other host is served as on the owner: its lines
+// wait for the owner's verdict, a refused token gets the request's 401/403.
 import t from 'tap'
 import { copyFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadOrCreateMasterKey } from '../../src/crypto/master-key'
 import { natsServerAvailable, startNatsServer, type NatsServer } from '../helpers/nats-server'
-import { call, codeFor, postForm, startOAuthServer, tokenOk, VIEW, WEB_AUTH, type Json, type OAuthServer } from '../helpers/oauth'
+import { call, codeFor, MANAGE, postForm, startOAuthServer, tokenOk, VIEW, WEB_AUTH, type Json, type OAuthServer } from '../helpers/oauth'
+import { bulk, lineOf, type Op } from '../helpers/bulk'
+import { createConsent } from '../helpers/client'
 import { removeDir, tempDir } from '../helpers/server'
 
 const skip = natsServerAvailable() ? false : 'nats-server is not installed (/usr/sbin/nats-server)'
@@ -45,6 +49,14 @@ async function startHosts(): Promise<[OAuthServer, OAuthServer]> {
 async function tokenCheck(host: OAuthServer, token: string): Promise<number> {
   const res = await call('GET', `${host.url}/graph/v1/demo/nodes/core/customer?limit=many`, { authorization: `Bearer ${token}` })
   return res.status
+}
+
+const putNode = (id: string, body: Json, consent: string): Op => ({ method: 'PUT', path: `nodes/core/customer/${id}`, headers: { 'consent-reference': consent }, body })
+
+/** The node's status and body, read through `host`. */
+async function readNode(host: OAuthServer, token: string, id: string): Promise<{ status: number; body: Json | undefined }> {
+  const res = await call('GET', `${host.url}/graph/v1/demo/nodes/core/customer/${id}`, { authorization: `Bearer ${token}` })
+  return { status: res.status, body: res.status === 200 ? res.json<Json>() : undefined }
 }
 
 const password = (issuer: string, pw: string): Promise<{ status: number; json: <T>() => T }> =>
@@ -91,6 +103,40 @@ t.test('one authorization service across two hosts', { skip }, async (t) => {
     t.equal(again.status, 400)
     t.equal(again.json<Json>().error, 'invalid_grant')
     t.equal(await tokenCheck(b, first.access_token), 401, 'the first exchange\'s token is revoked on host B')
+  })
+
+  t.test('a bulk request to host B: its lines wait for the owner\'s verdict and are answered as on the owner', async (t) => {
+    const { access_token: token } = await tokenOk(a.issuer, { grant_type: 'client_credentials', scope: `${VIEW} ${MANAGE}` }, WEB_AUTH)
+    const consent = await createConsent(b.url, 'demo', token, 'bulk-through-b')
+    const res = await bulk(b.url, 'demo', token, [putNode('bk1', { name: 'Ann' }, consent), putNode('bk2', { name: 'Bo' }, consent)].map(lineOf).join(''))
+    t.equal(res.status, 200)
+    t.same(res.lines, [{ status: 204 }, { status: 204 }, { done: 2, failed: 0 }])
+    for (const host of [a, b]) t.same((await readNode(host, token, 'bk1')).body?.name, 'Ann', `written through B, read through ${host === a ? 'A' : 'B'}`)
+    // More than the socket holds at once: the intake is paused while the owner answers, then streams.
+    const n = 3000
+    const many = Array.from({ length: n }, (_, i) => lineOf(putNode(`bm${i % 100}`, { name: `N${i}` }, consent)))
+    const big = await bulk(b.url, 'demo', token, many)
+    t.equal(big.status, 200)
+    t.same(big.lines[n], { done: n, failed: 0 }, 'every line answered')
+    t.equal((await readNode(a, token, 'bm99')).body?.name, `N${n - 1}`, 'applied in order')
+  })
+
+  t.test('a bulk request to host B with a refused token: 401 or 403 for the request, nothing stored', async (t) => {
+    const { access_token: token } = await tokenOk(a.issuer, { grant_type: 'client_credentials', scope: `${VIEW} ${MANAGE}` }, WEB_AUTH)
+    const consent = await createConsent(a.url, 'demo', token, 'bulk-refused')
+    const body = lineOf(putNode('bx1', { name: 'X' }, consent))
+    const bad = await bulk(b.url, 'demo', 'not-a-token', body)
+    t.equal(bad.status, 401, 'an unknown token')
+    t.match(bad.text, /invalid, expired or revoked/)
+    t.equal((await bulk(b.url, 'demo', 'not-a-token', body, '', 'application/json')).status, 401, '401 before 415')
+    // A user token of tenant acme, with the manage scope there.
+    const { code } = await codeFor(a.issuer, { client_id: 'web-app', scope: 'platform.tenant=acme' }, 'bob', 'bob-password')
+    const acme = await tokenOk(b.issuer, { grant_type: 'authorization_code', code }, WEB_AUTH)
+    const other = await bulk(b.url, 'demo', acme.access_token, body)
+    t.equal(other.status, 403, 'a token of another tenant')
+    t.equal(other.lines.length, 0, 'no line answered')
+    t.equal((await bulk(b.url, 'demo', token, '', '?answers=some')).status, 400, 'an unknown answers mode is a 400 once the token passes')
+    for (const host of [a, b]) t.equal((await readNode(host, token, 'bx1')).status, 404, 'nothing stored')
   })
 
   t.test('discovery through host B is the owner\'s', async (t) => {
