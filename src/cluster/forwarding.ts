@@ -48,8 +48,11 @@ export class Forwarding implements RemoteShards {
 
   constructor(private readonly o: ForwardingOptions) {}
 
-  private unavailable(why: string): ActorReply & { kind: 'error' } {
-    return { kind: 'error', id: 0, type: 'service_unavailable', message: why, retryAfter: this.o.leases.retryAfterSeconds() }
+  /** The 503 of a call without an owner; `notRun`: refused before any of it ran, so the sender may go on to the next owner. */
+  private unavailable(why: string, notRun = false): ActorReply & { kind: 'error' } {
+    const reply: ActorReply & { kind: 'error' } = { kind: 'error', id: 0, type: 'service_unavailable', message: why, retryAfter: this.o.leases.retryAfterSeconds() }
+    if (notRun) reply.notRun = true
+    return reply
   }
 
   elsewhere(shard: number): boolean {
@@ -131,7 +134,7 @@ export class Forwarding implements RemoteShards {
       if (answered) return
       // Nobody listens on the owner's subject (it is shutting down, or not started yet): the call was not run.
       if (err instanceof RequestError && err.isNoResponders()) {
-        finish({ ...this.unavailable(`the owner of shard ${shard} did not take the call; retry after the lease period`), notRun: true })
+        finish(this.unavailable(`the owner of shard ${shard} did not take the call; retry after the lease period`, true))
         return
       }
       clusterForwarded.inc({ outcome: 'unanswered' })
@@ -222,7 +225,7 @@ export class Forwarding implements RemoteShards {
     }
     // Owned by the time it arrives, or refused: never a second forward (no loops), never a standby's answer.
     if (!this.o.ownedLocally(call.shard)) {
-      msg.respond(encodeReply({ ...this.unavailable(`shard ${call.shard} is not served by ${this.o.nodeId} any more; retry after the lease period`), notRun: true }))
+      msg.respond(encodeReply(this.unavailable(`shard ${call.shard} is not served by ${this.o.nodeId} any more; retry after the lease period`, true)))
       return
     }
     const respond = (reply: ActorReply): void => { msg.respond(encodeReply(reply)) }

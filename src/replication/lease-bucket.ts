@@ -31,11 +31,13 @@ export function leaseBucketOptions(servers: number): Partial<KvOptions> {
   return { replicas: Math.min(3, servers), history: 1, storage: StorageType.Memory }
 }
 
+const openLeaseBucket = (nc: NatsConnection, servers: number): Promise<KV> => openBucket(nc, LEASE_BUCKET, Math.min(3, servers), leaseBucketOptions(servers))
+
 export function leaseBucket(nc: NatsConnection, servers: number): Promise<KV> {
-  return untilItWorks(() => openBucket(nc, LEASE_BUCKET, Math.min(3, servers), leaseBucketOptions(servers)), () => nc.isClosed())
+  return untilItWorks(() => openLeaseBucket(nc, servers), () => nc.isClosed())
 }
 
 /** After a lease operation failed: makes the bucket again if it is gone (every NATS server restarted); other failures change nothing. */
 export async function ensureLeaseBucket(nc: NatsConnection, servers: number): Promise<void> {
-  await openBucket(nc, LEASE_BUCKET, Math.min(3, servers), leaseBucketOptions(servers)).catch(() => undefined)
+  await openLeaseBucket(nc, servers).catch(() => undefined)
 }

@@ -7,7 +7,7 @@ import { busiestStreamLeader } from './helpers/nats-cluster'
 import { clusterFile } from './helpers/leases'
 import { allSequences, gaps, startWriteLoad, readBack } from './helpers/write-load'
 import { sleep } from '../../bench/wait'
-import { recoveryLimitMs, servedEverywhereAfter } from './helpers/recovery'
+import { clusterLines, recoveryLimitMs, servedEverywhereAfter } from './helpers/recovery'
 
 /** What Debian's nats-server 2.9.10 may take to elect a stream's new leader. */
 const NATS_ELECTION_MS = 9000
@@ -48,14 +48,7 @@ t.test('kill -9 of the NATS server leading the most streams', { skip }, async (t
   const readBackMs = Date.now() - readingFrom
   t.comment(`read-back of ${load.acknowledged.length} writes took ${readBackMs} ms`)
   // A slow read-back is a shard without an owner for a while: what the hosts said of their shards since the kill tells why.
-  if (readBackMs > 10_000) {
-    for (const h of cluster.hosts) {
-      for (const line of h.output().split('\n')) {
-        const at = /"time":(\d+)/.exec(line)
-        if (at !== null && Number(at[1]) >= killedAt && /cluster:/.test(line)) t.comment(`${h.nodeId} +${Number(at[1]) - killedAt} ms: ${line.slice(0, 300)}`)
-      }
-    }
-  }
+  if (readBackMs > 10_000) for (const line of clusterLines(cluster.hosts, killedAt)) t.comment(line)
   t.same(missing.slice(0, 10), [], `every one of ${load.acknowledged.length} acknowledged writes is readable (${missing.length} not)`)
   t.same(gaps(await allSequences(graphs[0]!)), [], 'event sequences dense')
   await cluster.restartNats(victim)
