@@ -10,6 +10,7 @@ import { checkOAuthCapture } from '../auth/routes'
 import { rootWellKnownPath } from '../auth/endpoints/discovery'
 import { answerCors } from './cors-policy'
 import { ApiError, ERROR_TYPES } from '../core/errors'
+import type { LineBody } from '../graph/bulk-line'
 import type { GraphCaller } from '../graph/params'
 import type { AccessTokenRecord } from '../auth/models/auth-store'
 import { forward } from '../gateway/forward'
@@ -68,8 +69,11 @@ const graphInput = (tenant: string, token: AccessTokenRecord, params: Record<str
   ({ tenant, token, params, query: NO_QUERY, body: NO_BODY })
 const oauthInput = (params: Record<string, string>): HandlerInput<object> => ({ params, query: NO_QUERY, body: NO_BODY })
 
-/** Validates params, query and body in this order and runs the handler with them. */
-function handle<C>(s: Services, ex: Exchange, m: CompiledMethod<Services, C>, input: HandlerInput<C>, raw: Buffer): void {
+/**
+ * Validates params, query and body in this order and runs the handler with
+ * them. `parsed`: a JSON body parsed already (a bulk line's), else `raw` is.
+ */
+function handle<C>(s: Services, ex: Exchange, m: CompiledMethod<Services, C>, input: HandlerInput<C>, raw: Buffer, parsed?: { value: unknown }): void {
   m.params?.(input.params)
   if (m.query !== undefined) {
     const query = queryObject(ex.query)
@@ -77,7 +81,7 @@ function handle<C>(s: Services, ex: Exchange, m: CompiledMethod<Services, C>, in
     input.query = query
   }
   if (m.json !== undefined) {
-    const body = parseJson(raw)
+    const body = parsed !== undefined ? parsed.value : parseJson(raw)
     m.json(body)
     input.body = body
   } else input.body = raw
@@ -175,7 +179,7 @@ function graphOnVerdict(s: Services, ex: Exchange, m: CompiledMethod<Services, G
  * limit, the JSON limits, the schemas, the handler. Only the routes declared
  * `inBulk` are served; any other method or path is a 405 on the line.
  */
-export function dispatchLine(s: Services, ex: Exchange, tenant: string, record: AccessTokenRecord, body: Buffer): void {
+export function dispatchLine(s: Services, ex: Exchange, tenant: string, record: AccessTokenRecord, body: LineBody | undefined): void {
   try {
     const found = GRAPH.match(ex.segments, 3)
     const m = found?.route.methods[ex.method as Method]
@@ -187,9 +191,19 @@ export function dispatchLine(s: Services, ex: Exchange, tenant: string, record: 
     ex.route = graphTemplate(found.route.pattern)
     const token = permits(record, m.spec.scope!, tenant, m.spec.allowSubject === true)
     ex.audit = graphAudit(found.route.pattern, ex.method, tenant, token)
-    if (m.spec.body === 'none') body = NO_BODY
-    else if (body.length > s.maxBody) throw bodyTooLarge(s.maxBody)
-    runWith(s, ex, m, graphInput(tenant, token, found.params), body)
+    const input = graphInput(tenant, token, found.params)
+    if (m.spec.body === 'none' || body === undefined) {
+      runWith(s, ex, m, input, NO_BODY)
+      return
+    }
+    // The body's own text only where the line does not settle its size and limits (src/graph/bulk-line.ts).
+    const text = body.lineBytes > s.maxBody || !body.fitsLimits || m.spec.body !== 'json' ? Buffer.from(JSON.stringify(body.value)) : undefined
+    if (text !== undefined && text.length > s.maxBody) throw bodyTooLarge(s.maxBody)
+    if (m.spec.body !== 'json') handle(s, ex, m, input, text!)
+    else {
+      if (text !== undefined && !body.fitsLimits) checkJsonLimits(text, s.jsonLimits)
+      handle(s, ex, m, input, NO_BODY, body)
+    }
   } catch (err) {
     ex.error(err)
   }

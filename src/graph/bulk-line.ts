@@ -1,14 +1,26 @@
 // One line of a bulk request read as the request it stands for:
-// {"method","path","headers"?,"body"?}. The body is handed on as JSON text,
-// so the dispatcher holds it to the limits and schemas of a single request's
+// {"method","path","headers"?,"body"?}. The line is parsed once, here; the
+// dispatcher holds its body to the limits and schemas of a single request's
 // body; only the headers a graph write reads are taken from a line.
 import { ApiError } from '../core/errors'
 import { checkJsonLimits, type JsonLimits } from '../http/json-limits'
 import type { LineRequest } from '../http/line-exchange'
 
+/**
+ * A line's body, parsed. `fitsLimits`: the whole line is within the JSON
+ * limits of a body, one level and one element (the line's own object) aside,
+ * so its body is too; else the dispatcher checks the body's own text.
+ * `lineBytes`: the line's size, which bounds the body's.
+ */
+export interface LineBody {
+  value: unknown
+  fitsLimits: boolean
+  lineBytes: number
+}
+
 export interface BulkLine extends LineRequest {
-  /** The body as compact JSON text; empty when the line has none. */
-  body: Buffer
+  /** Undefined when the line has none. */
+  body: LineBody | undefined
 }
 
 /** The line, or why not; `notJson`: the line is not a JSON value at all (on the first line, the body is not NDJSON). */
@@ -25,7 +37,6 @@ const ENVELOPE_DEPTH = 1
 const ENVELOPE_ELEMENTS = 64
 
 const SHAPE = 'a bulk line must be a JSON object {"method": "PUT", "path": "nodes/...", "headers"?: {...}, "body"?: ...}'
-const EMPTY = Buffer.alloc(0)
 
 const fail = (message: string, notJson = false): ParsedLine => ({ ok: false, error: new ApiError('bad_request', message), notJson })
 
@@ -43,14 +54,16 @@ function headersOf(value: unknown): [string, string][] | undefined {
 
 export function parseBulkLine(bytes: Buffer, limits: JsonLimits): ParsedLine {
   // Bounds the parse below; a body past the limits fails with the single request's message, by the check of the whole line.
+  let measured: JsonLimits
   try {
-    checkJsonLimits(bytes, { maxDepth: limits.maxDepth + ENVELOPE_DEPTH, maxElements: limits.maxElements + ENVELOPE_ELEMENTS })
-  } catch {
+    measured = checkJsonLimits(bytes, { maxDepth: limits.maxDepth + ENVELOPE_DEPTH, maxElements: limits.maxElements + ENVELOPE_ELEMENTS })
+  } catch (loose) {
     try {
       checkJsonLimits(bytes, limits)
     } catch (err) {
       if (err instanceof ApiError) return { ok: false, error: err, notJson: false }
     }
+    return { ok: false, error: loose as ApiError, notJson: false }
   }
   let value: unknown
   try {
@@ -63,5 +76,6 @@ export function parseBulkLine(bytes: Buffer, limits: JsonLimits): ParsedLine {
   if (typeof method !== 'string' || typeof path !== 'string') return fail(SHAPE)
   const given = headersOf(headers)
   if (given === undefined) return fail('a bulk line\'s "headers" must be an object of strings')
-  return { ok: true, line: { method, path, headers: given, body: body === undefined ? EMPTY : Buffer.from(JSON.stringify(body)) } }
+  const fitsLimits = measured.maxDepth <= limits.maxDepth + 1 && measured.maxElements <= limits.maxElements + 1
+  return { ok: true, line: { method, path, headers: given, body: body === undefined ? undefined : { value: body, fitsLimits, lineBytes: bytes.length } } }
 }

@@ -10,6 +10,7 @@ import type { StreamBuffers } from '../http/stream'
 import type { Metamodel } from '../model/metamodel'
 import type { WebhookPolicy } from '../net/webhook-policy'
 import type { ActorPool } from '../shards/actor-pool'
+import type { LineBody } from './bulk-line'
 import type { GraphCaller } from './params'
 
 export interface GraphServices {
@@ -27,8 +28,8 @@ export interface GraphServices {
   webhookPolicy: WebhookPolicy
   /** Origins whose pages may call the graph API and open the event stream (--cors-origins). */
   corsOrigins: ReadonlySet<string>
-  /** Dispatches one line of a bulk request as the single request it stands for (src/app/dispatch.ts; `body`: its JSON text, empty without one). */
-  dispatchLine(ex: Exchange, tenant: string, token: AccessTokenRecord, body: Buffer): void
+  /** Dispatches one line of a bulk request as the single request it stands for (src/app/dispatch.ts). */
+  dispatchLine(ex: Exchange, tenant: string, token: AccessTokenRecord, body: LineBody | undefined): void
   /** Depth and element bounds of every JSON request body, checked before it is parsed. */
   jsonLimits: JsonLimits
   /** The body limit of a single request, which a bulk line's body is held to too. */

@@ -25,10 +25,12 @@ const isSpace = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d |
 /**
  * Throws 400 naming the limit when the body nests deeper than `maxDepth` or
  * holds more than `maxElements` elements. Malformed JSON is left to the parser
- * (a stray byte is counted conservatively, never skipped).
+ * (a stray byte is counted conservatively, never skipped). Returns the depth
+ * and element count found, for a caller that bounds a part of the body.
  */
-export function checkJsonLimits(body: Uint8Array, limits: JsonLimits): void {
+export function checkJsonLimits(body: Uint8Array, limits: JsonLimits): JsonLimits {
   let depth = 0
+  let deepest = 0
   let elements = 0
   let inString = false
   let escaped = false
@@ -54,7 +56,8 @@ export function checkJsonLimits(body: Uint8Array, limits: JsonLimits): void {
     }
     if (b === QUOTE) inString = true
     else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
-      if (++depth > limits.maxDepth) {
+      if (++depth > deepest) deepest = depth
+      if (depth > limits.maxDepth) {
         throw new ApiError('bad_request', `the JSON body is nested deeper than ${limits.maxDepth} levels (the limit, --max-json-depth)`)
       }
       afterOpen = true
@@ -65,4 +68,5 @@ export function checkJsonLimits(body: Uint8Array, limits: JsonLimits): void {
       throw new ApiError('bad_request', `the JSON body has more than ${limits.maxElements} elements (the limit, --max-json-elements)`)
     }
   }
+  return { maxDepth: deepest, maxElements: elements }
 }

@@ -132,6 +132,19 @@ export function streamNdjson(ex: Exchange, options: NdjsonStreamOptions, handle:
     if (out !== '') write(out)
   }
 
+  // Answers come in batches (one actor message carries many): one write and one pump per batch, not per answer.
+  let scheduled = false
+  const later = (): void => {
+    if (scheduled) return
+    scheduled = true
+    queueMicrotask(() => {
+      scheduled = false
+      if (over) return
+      flush()
+      pump()
+    })
+  }
+
   const take = (line: SplitLine): boolean => {
     const slot: Slot = { number: line.number, bytes: line.kind === 'line' ? line.bytes.length : 0, answer: undefined }
     const wasFirst = first
@@ -141,8 +154,7 @@ export function streamNdjson(ex: Exchange, options: NdjsonStreamOptions, handle:
       if (slot.answer !== undefined || over) return
       slot.answer = a
       if (sync) return
-      flush()
-      pump()
+      later()
     })
     sync = false
     if (refused !== undefined && wasFirst) {

@@ -11,7 +11,8 @@ import { getToken, serverForFile } from '../helpers/server'
 import { until } from '../../bench/wait'
 
 const MAX_BODY = 64 * 1024
-const fixture = serverForFile(t, { args: ['--max-body', String(MAX_BODY)] })
+const MAX_ELEMENTS = 64
+const fixture = serverForFile(t, { args: ['--max-body', String(MAX_BODY), '--max-json-elements', String(MAX_ELEMENTS), '--max-json-depth', '6'] })
 type Body = Record<string, unknown>
 
 const put = (path: string, body: unknown, consent?: string): Op => ({ method: 'PUT', path, body, ...(consent === undefined ? {} : { headers: { 'consent-reference': consent } }) })
@@ -155,6 +156,23 @@ t.test('body limits per line: a body over --max-body is 413, a line too long to 
   t.same(res.lines.map((l) => l.status), [413, 413, 204, undefined])
   t.equal((res.lines[0]!.error as Body).type, 'payload_too_large')
   t.same(res.lines[0], await single(server.url, 'demo', token, lines[0]!), 'as the single request')
+})
+
+t.test('JSON limits per line: a body at the limits passes and one past them fails, as single requests', async (t) => {
+  const { server, token, consent } = fixture
+  // Elements: the body itself and its members. The line adds its own object and members around it.
+  const members = (n: number): Body => Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, i]))
+  const nest = (levels: number): unknown => levels === 0 ? 1 : [nest(levels - 1)]
+  const lines = [
+    put('nodes/core/customer/j1', members(MAX_ELEMENTS - 1), consent),
+    put('nodes/core/customer/j2', members(MAX_ELEMENTS), consent),
+    put('nodes/core/customer/j3', { deep: nest(5) }, consent),
+    put('nodes/core/customer/j4', { deep: nest(6) }, consent),
+  ]
+  const res = await bulk(server.url, 'demo', token, lines.map(lineOf).join(''))
+  for (const [i, op] of lines.entries()) t.same(res.lines[i], await single(server.url, 'demo', token, op), op.path)
+  t.same(res.lines.slice(0, 4).map((l) => l.status), [204, 400, 204, 400])
+  t.match((res.lines[1]!.error as Body).detail ?? JSON.stringify(res.lines[1]), /more than 64 elements/)
 })
 
 t.test('a large body streams through: every line answered, in order', async (t) => {

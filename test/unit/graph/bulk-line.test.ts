@@ -1,6 +1,6 @@
 // A bulk line read as the request it stands for: its shape, the headers it
-// may carry, its body as compact JSON text, and the JSON limits named as a
-// single request's body would name them.
+// may carry, its body parsed once, whether the line settles the body's JSON
+// limits, and the limits named as a single request's body would name them.
 import t from 'tap'
 import { parseBulkLine } from '../../../src/graph/bulk-line'
 
@@ -14,14 +14,27 @@ t.test('a line with method, path, headers and body', async (t) => {
   t.equal(p.line.method, 'PUT')
   t.equal(p.line.path, 'nodes/core/customer/a%2Fb')
   t.same(p.line.headers, [['consent-reference', 'c1']], 'names in lower case; headers a write does not read are dropped')
-  t.equal(p.line.body.toString(), '{"name":"A"}', 'the body as compact JSON text')
+  t.same(p.line.body?.value, { name: 'A' }, 'the body, parsed')
+  t.equal(p.line.body?.fitsLimits, true)
 })
 
-t.test('no body is an empty body; null is a body', async (t) => {
+t.test('no body is no body; null is a body', async (t) => {
   const none = parse('{"method":"DELETE","path":"nodes/a/b/c"}')
-  t.equal(none.ok && none.line.body.length, 0)
-  const nul = parse('{"method":"PUT","path":"nodes/a/b/c","body":null}')
-  t.equal(nul.ok && nul.line.body.toString(), 'null')
+  t.equal(none.ok && none.line.body, undefined)
+  const text = '{"method":"PUT","path":"nodes/a/b/c","body":null}'
+  const nul = parse(text)
+  t.same(nul.ok && nul.line.body, { value: null, fitsLimits: true, lineBytes: text.length })
+})
+
+t.test('a line near the limits leaves the body\'s own check to the dispatcher', async (t) => {
+  // The limit is 20 elements: the first line has 1 + 3 members + 16 items; the second 1 + 4 + 1 header + 19 items, its body alone 1 + 19.
+  const items = (n: number): string => JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i])))
+  const within = parse(`{"method":"PUT","path":"x","body":${items(16)}}`)
+  t.ok(within.ok && within.line.body?.fitsLimits, 'the whole line within the limits: so is its body')
+  const near = parse(`{"method":"PUT","path":"x","headers":{"consent-reference":"c"},"body":${items(19)}}`)
+  t.ok(near.ok && near.line.body?.fitsLimits === false, 'the line past them: the body is checked on its own')
+  const deepLine = parse('{"method":"PUT","path":"x","body":[[[[1]]]]}')
+  t.ok(deepLine.ok && deepLine.line.body?.fitsLimits, 'the envelope\'s level is allowed for')
 })
 
 t.test('not JSON at all is told apart from a JSON value of the wrong shape', async (t) => {

@@ -3,7 +3,7 @@ import { ApiError } from '../../../src/core/errors'
 import { checkJsonLimits } from '../../../src/http/json-limits'
 
 const limits = { maxDepth: 4, maxElements: 10 }
-const check = (text: string, l = limits): void => checkJsonLimits(Buffer.from(text), l)
+const check = (text: string, l = limits) => checkJsonLimits(Buffer.from(text), l)
 /** The 400's message, or 'passed'. */
 const refusal = (text: string, l = limits): string => {
   try {
@@ -46,4 +46,9 @@ t.test('elements: array items and object members plus the body itself', async (t
 
 t.test('multibyte text is scanned byte-wise without confusion', async () => {
   check('{"name":"Zoë ☃ [{"}')
+})
+
+t.test('what passes is measured: the deepest level and the elements', async (t) => {
+  t.same(check('{"a":[1,[2]],"b":{}}'), { maxDepth: 3, maxElements: 6 })
+  t.same(check('7'), { maxDepth: 0, maxElements: 1 })
 })

@@ -1,5 +1,6 @@
 // src/http/ndjson-stream.ts against a stand-in for uWebSockets.js's
-// response: answers in the lines' order whatever order they arrive in, the
+// response: answers in the lines' order whatever order they arrive in (those
+// of one turn in one write), the
 // intake paused while the window is full or the socket has not drained and
 // resumed when both clear, answers=errors, and the first line refusing the
 // request.
@@ -12,7 +13,7 @@ import { streamNdjson, type LineHandler, type NdjsonStreamOptions } from '../../
 
 /** The response as the stream uses it: what was written, pause and resume, and hooks to push body chunks and drain the socket. */
 function fakeResponse() {
-  const state = { written: '', status: '', ended: false, paused: false, pauses: 0, resumes: 0, writable: true }
+  const state = { written: '', writes: 0, status: '', ended: false, paused: false, pauses: 0, resumes: 0, writable: true }
   let onData: ((chunk: ArrayBuffer, isLast: boolean) => void) | undefined
   let onWritable: ((offset: number) => boolean) | undefined
   const res = {
@@ -22,7 +23,7 @@ function fakeResponse() {
     cork: (fn: () => void) => { fn(); return res },
     writeStatus: (s: string | Buffer) => { state.status = String(s); return res },
     writeHeader: () => res,
-    write: (text: string) => { state.written += text; return state.writable },
+    write: (text: string) => { state.written += text; state.writes++; return state.writable },
     end: (text: string | Buffer) => { state.written += String(text); state.ended = true; return res },
     endWithoutBody: () => { state.ended = true; return res },
     pause: () => { state.paused = true; state.pauses++ },
@@ -44,6 +45,8 @@ function fakeResponse() {
 const options = (o: Partial<NdjsonStreamOptions> = {}): NdjsonStreamOptions => ({ window: 4, windowBytes: 1 << 20, maxLine: 1000, onlyFailures: false, ...o })
 const lines = (n: number, from = 0): string => Array.from({ length: n }, (_, i) => `{"n":${from + i}}\n`).join('')
 const answerLines = (written: string): string[] => written.split('\n').filter((l) => l !== '')
+/** Answers that arrive later are written once the turn that brought them is over. */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 /** A handler that keeps each line's answer function, to answer later in any order. */
 function deferred(): { pending: ((a: LineAnswer) => void)[]; handle: LineHandler } {
@@ -59,8 +62,10 @@ t.test('answers are written in the lines\' order, whenever each arrives; the sum
   t.equal(pending.length, 3, 'all three handed on without waiting')
   pending[2]!({ status: 204 })
   pending[1]!({ status: 400, error: '{"status":400}' })
+  await settle()
   t.equal(state.written, '', 'nothing before the first line is answered')
   pending[0]!({ status: 201, body: '{"a":1}' })
+  await settle()
   t.same(answerLines(state.written), ['{"status":201,"body":{"a":1}}', '{"status":400,"error":{"status":400}}', '{"status":204}', '{"done":3,"failed":1}'])
   t.ok(state.ended)
   t.equal(state.status, '200 OK')
@@ -74,15 +79,21 @@ t.test('the intake pauses while the window is full and resumes once half of it i
   t.equal(pending.length, 4, 'only a window of lines is handed on')
   t.ok(state.paused, 'and the socket is paused')
   pending[0]!({ status: 204 })
+  await settle()
   t.equal(pending.length, 5, 'an answered line lets the next one in from what was received')
   t.ok(state.paused, 'the window is still full')
+  const writes = state.writes
   for (let i = 1; i < 5; i++) pending[i]!({ status: 204 })
+  await settle()
   t.equal(pending.length, 9)
+  t.equal(state.writes, writes + 1, 'answers that arrive in one turn are written at once')
   for (let i = 5; i < 9; i++) pending[i]!({ status: 204 })
+  await settle()
   t.equal(pending.length, 10, 'every received line handed on')
   t.notOk(state.paused, 'resumed: room in the window and nothing left to take')
   push('', true)
   pending[9]!({ status: 204 })
+  await settle()
   t.ok(state.ended)
   t.equal(answerLines(state.written).at(-1), '{"done":10,"failed":0}')
 })

@@ -33,6 +33,19 @@ function random(seed: number): () => number {
 t.test('CRC-32C: the standard check values', async (t) => {
   t.equal(crc32c(Buffer.from('123456789')), 0xe3069283)
   t.equal(crc32c(Buffer.alloc(32)), 0x8a9136aa)
+  // Eight bytes a step: every length and offset agrees with the byte-wise sum.
+  const bytewise = (d: Uint8Array, from: number, to: number): number => {
+    let crc = 0xffffffff
+    for (let i = from; i < to; i++) {
+      crc ^= d[i]!
+      for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1
+    }
+    return (crc ^ 0xffffffff) >>> 0
+  }
+  const data = Uint8Array.from({ length: 80 }, (_, i) => (i * 151 + 7) & 0xff)
+  let agree = 0
+  for (let from = 0; from < 9; from++) for (let to = from; to <= data.length; to++) if (crc32c(data, from, to) === bytewise(data, from, to)) agree++
+  t.equal(agree, Array.from({ length: 9 }, (_, from) => data.length - from + 1).reduce((a, b) => a + b), 'every slice')
 })
 
 t.test('a segment cut at any byte reads as a prefix of whole records, its tail torn', async (t) => {
