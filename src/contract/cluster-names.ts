@@ -45,6 +45,9 @@ export const AUTH_FORWARDED_HEADER = 'platform-auth-forwarded'
 /** A host's presence key in the lease bucket, rewritten every third of a lease period: the shard actors count live hosts by it for their fair share. */
 export const hostPresenceKey = (nodeId: string): string => `host.${nodeId}`
 
+/** Where a host reports how far it has followed a shard's stream (src/replication/catch-up.ts): not under `shard.` or `host.`, which the lease watch and the presence listing read. */
+export const followReportKey = (shard: number, nodeId: string): string => `follow.${shard}.${nodeId}`
+
 /** The JetStream object store holding the snapshots, one object each (src/replication/snapshot-store.ts); its stream is OBJ_<name>. */
 export const SNAPSHOT_OBJECTS = 'platform_snapshot_files'
 

@@ -18,9 +18,11 @@
 //   younger than LEASE_TRUST of a period. Each batch is appended with the
 //   expected last sequence before LMDB commits it.
 //   A refused append (fenced) or a lost renewal drops the unit back to standby.
-//   When the unit prefers another live host, the owner hands it over: it
-//   stops serving, finishes the batch under way and deletes its lease, which
-//   frees it at once for the preferred host (also on a clean shutdown).
+//   When the unit prefers another live host, and that host's follow report
+//   says it has nearly caught up with the stream (catch-up.ts), the owner
+//   hands it over: it stops serving, finishes the batches queued and writes
+//   its lease as handed to that host, which claims it at its next beat (a
+//   clean shutdown does the same without waiting for a report).
 //
 // What only a shard does (key grants and their erasure, the KEK re-wrap,
 // snapshots) is its subclass's (workers/actor/replication/shard-replica.ts),
@@ -36,9 +38,14 @@ import { flushOfQueuedWrites } from '../contract/commit-flush'
 import { parseLease } from './lease-map'
 import { decodeEntry, encodeEntry, type Effect, type StreamEntry } from './effects'
 import { Fenced, type StreamLog } from './stream-log'
+import { OwnerTrail, parseFollowReport, type FollowReport } from './catch-up'
+import { withTimeout } from './with-timeout'
 
 /** The part of a lease period an owner trusts its last renewal for: the rest is margin for the successor's clock and poll. */
 export const LEASE_TRUST = 0.8
+
+/** Stream entries a standby applies in one transaction at most. */
+const FOLLOW_BATCH = 1000
 
 /** What is replicated: a store with its lease key, its applied sequence, its recorder and its apply. */
 export interface ReplicatedUnit {
@@ -57,6 +64,8 @@ export interface ReplicatedUnit {
   apply(appended: readonly Appended[]): (() => void) | undefined
   /** Forgets cached reads that may hold a rolled-back batch's values or predate applied entries. */
   forget(): void
+  /** Where `node` reports how far it has followed this unit's stream (catch-up.ts); without one, hand-overs do not wait for reports. */
+  followKey?(node: string): string
   /** What the claim entry of an empty stream carries (the auth store's snapshot of what it held before); none when absent. */
   snapshot?(): Effect[]
   /** The stream entries a batch's effects become, appended in turn (default: one entry; a shard's new keys are grant messages of their own). */
@@ -97,8 +106,10 @@ type State = 'standby' | 'claiming' | 'serving' | 'resyncing' | 'releasing'
 export interface Beat {
   /** The unit prefers this host among the live ones: claim a free lease at once. */
   preferredHere: boolean
-  /** Another live host is preferred and has been live a full lease period: hand the unit over to it. */
+  /** Another live host is preferred: hand the unit over to it once its follow report says it has nearly caught up. */
   handOverTo: string | undefined
+  /** In the host's first lease period: only a lease handed to this host by name is claimed (nothing else is looked at yet). */
+  handedOnly?: boolean
 }
 
 export class Replica {
@@ -118,9 +129,14 @@ export class Replica {
   private busy = false
   /** Set while follow() is starting a tail (and what comes before it, a snapshot's restore): one at a time. */
   private startingTail = false
+  /** The stream's last sequence as the tail last saw it (a delivered entry's sequence plus the entries pending after it). */
+  private streamEnd = 0
+  /** While serving: the claim's and renewals' revisions, against which follow reports are judged. */
+  private readonly trail: OwnerTrail
 
   constructor(private readonly unit: ReplicatedUnit, private readonly log: StreamLog, private readonly host: UnitHost) {
     this.applied = unit.appliedSequence()
+    this.trail = new OwnerTrail(host.leaseMs)
   }
 
   /** The epoch of the lease this host holds (0: none). */
@@ -143,6 +159,12 @@ export class Replica {
   /** A tail met an entry after `applied` with sequences missing between them: whether the stream was purged past this host (else the hole is one the unit expects: a shard's erased grant). */
   protected async purgedPast(_applied: number): Promise<boolean> {
     return false
+  }
+
+  /** What this host reports of the unit while it follows the stream (undefined otherwise: serving, handing over, restoring). */
+  progress(): FollowReport | undefined {
+    if (this.state !== 'standby' || this.tail === undefined) return undefined
+    return { applied: this.applied, end: Math.max(this.applied, this.streamEnd) }
   }
 
   serves(): boolean {
@@ -171,14 +193,11 @@ export class Replica {
     this.busy = true
     try {
       if (this.held !== undefined) {
-        // Not a unit just claimed: a dead preferred host still looks live for up to a lease period.
-        if (this.state === 'serving' && b.handOverTo !== undefined && this.host.now() - this.claimedAt >= 2 * this.host.leaseMs) await this.release(`it prefers ${b.handOverTo}`, b.handOverTo)
-        else {
-          if (this.host.now() >= this.renewDue) await this.renew()
-          if (this.state === 'resyncing') await this.rejoin()
-          if (this.state === 'serving') this.ownerBeat()
-        }
-      } else await this.watchOrClaim(b.preferredHere)
+        if (this.host.now() >= this.renewDue) await this.renew()
+        if (this.state === 'resyncing') await this.rejoin()
+        if (this.state === 'serving' && b.handOverTo !== undefined && await this.caughtUp(b.handOverTo)) await this.release(`it prefers ${b.handOverTo}`, b.handOverTo)
+        else if (this.state === 'serving') this.ownerBeat()
+      } else await this.watchOrClaim(b.preferredHere, b.handedOnly === true)
     } catch (err) {
       this.host.warn(`cluster: ${this.unit.name}: the lease beat failed`, err)
     } finally {
@@ -187,28 +206,61 @@ export class Replica {
   }
 
   private renewDue = 0
-  private claimedAt = 0
+
+  /**
+   * Whether `to` has nearly caught up with the stream, by its follow report
+   * (catch-up.ts): a unit handed to a host far behind has no owner until that
+   * host has applied the rest. A report that cannot be read now is "not yet"
+   * (bounded, so the next renewal is not held up).
+   */
+  private async caughtUp(to: string): Promise<boolean> {
+    const key = this.unit.followKey?.(to)
+    if (key === undefined) return true
+    let lag: number | undefined
+    try {
+      const entry = await withTimeout(this.host.kv.get(key), this.host.leaseMs / 4, 'reading a follow report')
+      const report = entry?.operation === 'PUT' ? parseFollowReport(entry.string()) : undefined
+      lag = report === undefined ? undefined : this.trail.lag(report, entry!.revision)
+    } catch {
+      lag = undefined
+    }
+    const allowed = this.trail.allowedLag()
+    if (lag !== undefined && lag <= allowed) return true
+    // Once a lease period while it waits: why a shard stays where placement does not want it.
+    if (this.host.now() - this.waitLoggedAt >= this.host.leaseMs) {
+      this.waitLoggedAt = this.host.now()
+      this.host.info(`cluster: ${this.unit.name}: ${this.host.nodeId} waits to hand it to ${to}, ${lag === undefined ? 'which has no recent follow report' : `which lacks ${lag} stream entries (at most ${allowed} for a hand-over)`}`)
+    }
+    return false
+  }
+
+  private waitLoggedAt = Number.NEGATIVE_INFINITY
 
   private async renew(): Promise<void> {
     const held = this.held!
     const started = this.host.now()
+    const applied = this.applied
     try {
       const revision = await this.host.kv.update(this.unit.leaseKey, JSON.stringify(held.value), held.revision)
       if (this.held !== held) return
       this.held = { value: held.value, revision }
       this.validUntil = started + LEASE_TRUST * this.host.leaseMs
       this.renewDue = started + this.host.leaseMs / 3
+      this.trail.note(started, revision, applied)
     } catch (err) {
       if (/wrong last sequence/i.test(String(err))) this.lose('another host wrote its lease')
       else throw err
     }
   }
 
-  private async watchOrClaim(preferredHere: boolean): Promise<void> {
+  private async watchOrClaim(preferredHere: boolean, handedOnly: boolean): Promise<void> {
     const started = this.host.now()
     const entry = await this.host.kv.get(this.unit.leaseKey)
     const revision = entry?.revision ?? 0
     const present = entry !== null && entry.operation === 'PUT'
+    // In the first lease period only a lease named for this host counts; what else was read is not noted, so that
+    // the free and expired leases are timed as before from the first look after it.
+    if (handedOnly && (!present || parseLease(entry!.string())?.handTo !== this.host.nodeId)) return
     if (revision !== this.seen.revision) this.seen = { revision, at: started, value: present ? parseLease(entry!.string()) : undefined, present }
     // Free since: when it was seen deleted or absent, or when the holder's last renewal ran out.
     const freeSince = !this.seen.present || this.seen.value === undefined ? this.seen.at : this.seen.at + this.host.leaseMs
@@ -235,7 +287,8 @@ export class Replica {
     this.validUntil = started + LEASE_TRUST * this.host.leaseMs
     this.renewDue = started + this.host.leaseMs / 3
     this.state = 'claiming'
-    this.claimedAt = started
+    this.trail.reset()
+    this.trail.note(started, newRevision, this.applied)
     await this.enter(value, 'a former owner appended after it caught up')
   }
 
@@ -471,28 +524,56 @@ export class Replica {
     this.tailDone = (async () => {
       // Set once an entry of this tail failed to apply: those after it wait for the next follow, which reads it again.
       let broken = false
+      // Entries delivered while the apply before them ran: applied together (one transaction and one sync per run
+      // of them: one each per entry kept a standby that was catching up at a few hundred entries a second).
+      let delivered: Appended[] = []
       for await (const m of tail) {
         const sequence = m.seq
+        // The follow report's end: what the stream held when this entry was delivered (pending: those after it).
+        this.streamEnd = Math.max(this.streamEnd, sequence + Math.max(0, m.info.pending))
         if (sequence <= this.applied) continue
-        const entry = decodeEntry(m.data)
-        // Queued in order; lmdb-js commits queued transactions together. A sequence may be skipped
-        // (a shard's erased grant message: the ordered consumer never skips any other).
+        delivered.push({ entry: decodeEntry(m.data), sequence })
+        // An apply is queued already, and takes this entry with the others when it runs.
+        if (delivered.length > 1) continue
         this.applying = this.applying.then(async () => {
-          if (broken || sequence <= this.applied) return
-          if (sequence > this.applied + 1 && await this.purgedPast(this.applied)) {
-            throw new StreamGap(`entry ${sequence} follows ${this.applied}: the stream was purged past what this host applied`)
-          }
-          await this.commit([{ entry, sequence }])
+          const batch = delivered
+          delivered = []
+          if (!broken) await this.applyFollowed(batch)
         }).catch((err: unknown) => {
           // The entries queued behind a failed one return at once (broken): one warning, one new follow.
           broken = true
           if (this.tail !== tail) return
           if (err instanceof StreamGap) this.host.warn(`cluster: ${this.unit.name}: ${err.message}; restoring a snapshot`)
-          else this.host.warn(`cluster: ${this.unit.name}: applying stream entry ${sequence} failed; following again from it`, err)
+          else this.host.warn(`cluster: ${this.unit.name}: applying the stream entries after ${this.applied} failed; following again from there`, err)
           void this.stopFollowing().then(() => setTimeout(() => void this.follow(), 1000).unref())
         })
       }
     })().catch((err: unknown) => this.host.warn(`cluster: ${this.unit.name}: following the stream stopped`, err))
+  }
+
+  /**
+   * A standby's apply of entries delivered in order: each run of consecutive
+   * sequences in one transaction (at most FOLLOW_BATCH entries). A sequence
+   * may be skipped (a shard's erased grant message: the ordered consumer
+   * never skips any other); a skip the unit does not expect is a purge that
+   * passed this host (StreamGap).
+   */
+  private async applyFollowed(batch: readonly Appended[]): Promise<void> {
+    let run: Appended[] = []
+    let last = this.applied
+    for (const a of batch) {
+      if (a.sequence <= last) continue
+      if (a.sequence > last + 1 || run.length >= FOLLOW_BATCH) {
+        if (run.length > 0) await this.commit(run)
+        run = []
+        if (a.sequence > this.applied + 1 && await this.purgedPast(this.applied)) {
+          throw new StreamGap(`entry ${a.sequence} follows ${this.applied}: the stream was purged past what this host applied`)
+        }
+      }
+      run.push(a)
+      last = a.sequence
+    }
+    if (run.length > 0) await this.commit(run)
   }
 
   private async stopFollowing(): Promise<void> {

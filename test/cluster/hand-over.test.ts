@@ -1,9 +1,15 @@
 // Scenario: planned hand-overs under write load. The owner of the tenant's
 // shard stops cleanly (it hands the shard over), then starts again and, once
-// it has been live a lease period, gets the shard back (placement prefers
-// it). Writes through the other host go on all along: no answer but 204,
-// every acknowledged write readable, event sequences dense.
+// its follow report says it has caught up with the stream, gets the shard
+// back (placement prefers it). Writes through the other host go on all
+// along: no answer but 204, every acknowledged write readable, event
+// sequences dense. Then the owner is killed (kill -9) and restarted, and
+// killed again and restarted with its data directory wiped: from each
+// restart on, no answer but 204 through either host, and the shards are
+// placed again within two lease periods (and a margin for a loaded machine).
 import t from 'tap'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { graphsThroughEveryHost } from './helpers/graphs'
 import { clusterFile, ownerAndOther } from './helpers/leases'
 import { allSequences, gaps, readBack, startWriteLoad } from './helpers/write-load'
@@ -11,6 +17,8 @@ import { sleep } from '../../bench/wait'
 import { shardOf } from '../../src/shards/tenant-hash'
 import { SHARDS } from './helpers/leases'
 import { clusterLines } from './helpers/recovery'
+import type { WriteLoad } from './helpers/write-load'
+import type { Host } from './helpers/cluster'
 
 const { skip, cluster, leases: clusterLeases } = clusterFile(t)
 
@@ -44,4 +52,55 @@ t.test('a shard handed over and back under write load answers no 503', { skip },
   for (const id of load.acknowledged) if ((await readBack(viaOther, id)) !== 200) missing++
   t.equal(missing, 0, 'every acknowledged write is readable')
   t.same(gaps(await allSequences(viaOther)), [], 'event sequences dense')
+})
+
+/** The load's answers other than 204 since `before` (a copy of its counts then). */
+function othersSince(load: WriteLoad, before: ReadonlyMap<number, number>): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const [status, n] of load.others) if (n > (before.get(status) ?? 0)) out[status] = n - (before.get(status) ?? 0)
+  return out
+}
+
+/** Seconds of margin over two lease periods for placement to settle after a rejoin: the machine may be loaded. */
+const SETTLE_MARGIN_MS = 4000
+
+t.test('a host rejoining after kill -9, and after its data directory was wiped, gets its shards back with no 503', { skip }, async (t) => {
+  const leases = await clusterLeases()
+  const graphs = await graphsThroughEveryHost(cluster)
+  const { owner, other, viaOther } = await ownerAndOther(cluster, leases, graphs)
+  const shard = shardOf('demo', SHARDS)
+  const settleLimit = 2 * cluster.leaseMs + SETTLE_MARGIN_MS
+  // Writes through both hosts: through the victim too once it is back (while it is down they fail, before the counts that matter).
+  const load = startWriteLoad(graphs, 16, 'rejoin')
+  const loadStarted = Date.now()
+  const rejoin = async (victim: Host, how: string, wipe: boolean): Promise<void> => {
+    await sleep(1500)
+    t.comment(`+${Date.now() - loadStarted} ms: ${victim.nodeId} killed${wipe ? ', its data directory wiped' : ''}`)
+    await victim.kill()
+    if (wipe) rmSync(join(victim.dataDir, 'data'), { recursive: true, force: true })
+    const deadline = Date.now() + 30_000
+    while ((await leases.owners().catch(() => []))[shard] !== other.nodeId && Date.now() < deadline) await sleep(100)
+    await sleep(1000)
+    await victim.restart()
+    const back = Date.now()
+    const before = new Map(load.others)
+    t.comment(`+${back - loadStarted} ms: ${victim.nodeId} listens again`)
+    await leases.placed()
+    const settled = Date.now() - back
+    t.ok(settled <= settleLimit, `${how}: placement settled ${settled} ms after the return (at most ${settleLimit})`)
+    await sleep(1500)
+    const since = othersSince(load, before)
+    t.same(since, {}, `${how}: no answer but 204 from the return on`)
+    const lines = clusterLines([victim, other], back - 5000)
+    t.comment((Object.keys(since).length > 0 || settled > settleLimit ? lines : lines.filter((l) => /handed it|serves it|waits to hand/.test(l))).join('\n'))
+  }
+  await rejoin(owner, 'killed and restarted', false)
+  await rejoin(owner, 'killed, wiped and restarted', true)
+  await load.stop()
+  t.ok(load.acknowledged.length > 100, `writes went on (${load.acknowledged.length} acknowledged)`)
+  let missing = 0
+  for (const id of load.acknowledged) if ((await readBack(viaOther, id)) !== 200) missing++
+  t.equal(missing, 0, 'every acknowledged write is readable')
+  t.same(gaps(await allSequences(viaOther)), [], 'event sequences dense')
+  t.same(gaps(await allSequences(graphs[cluster.hosts.indexOf(owner)]!)), [], 'event sequences dense through the rejoined host')
 })

@@ -18,7 +18,7 @@
 //   restores one before it follows, and one that meets a purge while
 //   following (a hole that a newer snapshot explains; other holes are erased
 //   grants) starts over from there.
-import { shardLeaseKey } from '../../../src/contract/cluster-names'
+import { followReportKey, shardLeaseKey } from '../../../src/contract/cluster-names'
 import type { Effect, StreamEntry } from '../../../src/replication/effects'
 import { Replica, type UnitHost } from '../../../src/replication/replica'
 import { forgetUncommitted, type ShardStore } from '../../store/shard-store'
@@ -73,6 +73,7 @@ export class ShardReplica extends Replica {
       },
       forget: () => forgetUncommitted(store),
       entries: entriesOf,
+      followKey: (node) => followReportKey(store.shard, node),
     }, shardLog, {
       ...shardHost,
       ownership: (owned, epoch) => shardHost.ownership(store.shard, owned, epoch),

@@ -10,10 +10,11 @@ import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/nats-core'
 import type { KV } from '@nats-io/kv'
 import type { ClusterOptions } from '../../../src/config/cluster-options'
-import { hostPresenceKey } from '../../../src/contract/cluster-names'
+import { followReportKey, hostPresenceKey } from '../../../src/contract/cluster-names'
 import { ensureLeaseBucket, leaseBucket } from '../../../src/replication/lease-bucket'
 import { withTimeout } from '../../../src/replication/with-timeout'
 import { preferredHost } from '../../../src/replication/placement'
+import { writeFollowReports } from '../../../src/replication/catch-up'
 import type { ShardStore } from '../../store/shard-store'
 import { CoalescedWrites } from '../../../src/replication/coalesced-writes'
 import { Recorder } from './recorder'
@@ -43,9 +44,9 @@ export interface Replication {
  */
 const PRESENCE_PERIODS = 2
 
-/** Live hosts: presence keys whose revision changed within PRESENCE_PERIODS lease periods, by this host's clock; and since when each has been live. */
+/** Live hosts: presence keys whose revision changed within PRESENCE_PERIODS lease periods, by this host's clock. */
 class Presence {
-  private readonly seen = new Map<string, { revision: number; at: number; since: number }>()
+  private readonly seen = new Map<string, { revision: number; at: number }>()
 
   constructor(private readonly kv: KV, private readonly nodeId: string, private readonly leaseMs: number, private readonly now: () => number, private readonly info: (message: string) => void) {}
 
@@ -70,9 +71,9 @@ class Presence {
       const before = this.seen.get(key)
       if (before === undefined) {
         if (key !== hostPresenceKey(this.nodeId)) this.info(`cluster: ${this.nodeId} sees ${key.slice('host.'.length)} live`)
-        this.seen.set(key, { revision: entry.revision, at: t, since: t })
+        this.seen.set(key, { revision: entry.revision, at: t })
       }
-      else if (before.revision !== entry.revision) this.seen.set(key, { revision: entry.revision, at: t, since: t - before.at >= PRESENCE_PERIODS * this.leaseMs ? t : before.since })
+      else if (before.revision !== entry.revision) this.seen.set(key, { revision: entry.revision, at: t })
     }
   }
 
@@ -81,13 +82,13 @@ class Presence {
     await this.kv.delete(hostPresenceKey(this.nodeId))
   }
 
-  /** Node ids live now (this host always), each with how long it has been live. */
-  live(): Map<string, number> {
+  /** Node ids live now (this host always). */
+  live(): string[] {
     const t = this.now()
-    const out = new Map<string, number>([[this.nodeId, Number.POSITIVE_INFINITY]])
-    for (const [key, { at, since }] of this.seen) {
+    const out = [this.nodeId]
+    for (const [key, { at }] of this.seen) {
       const node = key.slice('host.'.length)
-      if (node !== this.nodeId && t - at < PRESENCE_PERIODS * this.leaseMs) out.set(node, t - since)
+      if (node !== this.nodeId && t - at < PRESENCE_PERIODS * this.leaseMs) out.push(node)
     }
     return out
   }
@@ -148,12 +149,21 @@ async function startOn(nc: NatsConnection, options: ClusterOptions, hostUrl: str
 
   let closed = false
   let presenceBusy = false
+  // With the presence key, how far this host has followed each shard it does not serve: owners hand a shard over only to a host nearly caught up.
+  const followReports = (): [string, { applied: number; end: number }][] => [...replicas.values()].flatMap((r) => {
+    const p = r.progress()
+    return p === undefined ? [] : [[followReportKey(r.shard, options.nodeId), p] as [string, { applied: number; end: number }]]
+  })
+  const presenceAndReports = async (): Promise<void> => {
+    await presence.beat()
+    await writeFollowReports(kv, followReports(), options.leaseMs)
+  }
   /** The presence beat under way: a shutdown waits for it, so that no beat writes the key after it was deleted. */
-  let presenceBeat: Promise<void> = presence.beat().catch(() => undefined)
+  let presenceBeat: Promise<void> = presenceAndReports().catch(() => undefined)
   const presenceTimer = setInterval(() => {
     if (presenceBusy) return
     presenceBusy = true
-    presenceBeat = presence.beat().catch(async (err: unknown) => {
+    presenceBeat = presenceAndReports().catch(async (err: unknown) => {
       hooks.warn('cluster: the host presence key could not be written', err)
       await ensureLeaseBucket(nc, options.servers.length)
     }).finally(() => { presenceBusy = false })
@@ -161,17 +171,16 @@ async function startOn(nc: NatsConnection, options: ClusterOptions, hostUrl: str
   // A few beats a second: an expired lease is seen within a fraction of a period.
   const beat = setInterval(() => {
     if (closed) return
-    // Before claiming or handing over anything, one lease period to see who else is there and what they hold.
-    if (now() - startedAt < options.leaseMs) return
-    const live = presence.live()
-    const nodes = [...live.keys()]
-    // One hand-over per beat at most, and only to a host that has been live a full lease period.
-    let handedOver = false
+    // In the first lease period, to see who else is there and what they hold, only leases handed to this host by name are claimed.
+    if (now() - startedAt < options.leaseMs) {
+      for (const r of replicas.values()) void r.beat({ preferredHere: false, handOverTo: undefined, handedOnly: true })
+      return
+    }
+    const nodes = presence.live()
+    // Each shard another host prefers is handed over once that host's follow report says it has nearly caught up (the replica reads it).
     for (const r of replicas.values()) {
       const preferred = preferredHost(r.shard, nodes)
-      const handOver = !handedOver && preferred !== options.nodeId && (live.get(preferred!) ?? 0) >= options.leaseMs && r.serves()
-      if (handOver) handedOver = true
-      void r.beat({ preferredHere: preferred === options.nodeId, handOverTo: handOver ? preferred : undefined })
+      void r.beat({ preferredHere: preferred === options.nodeId, handOverTo: preferred !== options.nodeId ? preferred : undefined })
     }
   }, Math.max(50, Math.min(250, Math.floor(options.leaseMs / 4))))
 
@@ -189,7 +198,7 @@ async function startOn(nc: NatsConnection, options: ClusterOptions, hostUrl: str
       await presenceBeat
       await presence.leave().catch((err: unknown) => hooks.warn('cluster: the host presence key could not be deleted (it runs out instead)', err))
       // Each shard goes to the host that prefers it among the others, which claims it at once.
-      const others = [...presence.live().keys()].filter((n) => n !== options.nodeId)
+      const others = presence.live().filter((n) => n !== options.nodeId)
       for (const r of replicas.values()) await r.close(preferredHost(r.shard, others))
       await nc.drain().catch(() => undefined)
     },
