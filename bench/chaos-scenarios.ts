@@ -37,6 +37,8 @@ export interface ChaosScenario {
   name: string
   /** The recovery goal for this lease period. */
   goalMs(leaseMs: number): number
+  /** A product host comes back: the restore phase must answer no 503 and placement settle in time (chaos-goals.ts). */
+  rejoins: boolean
   fault(c: ChaosCluster): Promise<FaultResult>
 }
 
@@ -84,6 +86,7 @@ function restartHost(c: ChaosCluster, node: string): () => Promise<void> {
 const killOwner: ChaosScenario = {
   name: 'kill-owner',
   goalMs: recoveryGoal,
+  rejoins: true,
   async fault(c) {
     const victim = await busiestOwner(c.kv)
     const at = await killHost(c, victim)
@@ -95,6 +98,7 @@ const killOwner: ChaosScenario = {
 const pauseOwner: ChaosScenario = {
   name: 'pause-owner',
   goalMs: recoveryGoal,
+  rejoins: false,
   async fault(c) {
     const victim = await busiestOwner(c.kv)
     const proc = c.hosts.hosts[c.hosts.nodes.indexOf(victim)]!.proc
@@ -122,6 +126,7 @@ const pauseOwner: ChaosScenario = {
 const killMetaLeader: ChaosScenario = {
   name: 'kill-meta-leader',
   goalMs: (leaseMs) => recoveryGoal(leaseMs) + NATS_ELECTION_MS,
+  rejoins: false,
   async fault(c) {
     const victim = await c.nats.metaLeader()
     if (victim === undefined) throw new Error('no nats-server names a JetStream meta leader')
@@ -138,6 +143,7 @@ const killMetaLeader: ChaosScenario = {
 const wipeHost: ChaosScenario = {
   name: 'wipe-host',
   goalMs: recoveryGoal,
+  rejoins: true,
   async fault(c) {
     const victim = await busiestOwner(c.kv)
     c.live.delete(victim)
@@ -163,6 +169,7 @@ const wipeHost: ChaosScenario = {
 const killAuthOwner: ChaosScenario = {
   name: 'kill-auth-owner',
   goalMs: recoveryGoal,
+  rejoins: true,
   async fault(c) {
     const victim = await authOwner(c.kv)
     if (victim === undefined) throw new Error('nobody holds the auth lease')

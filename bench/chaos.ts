@@ -5,7 +5,9 @@
 // hosts. Per scenario it prints the worst and median recovery time (fault
 // until every live host serves every shard) beside the goal, the 503s and
 // other non-204 answers of the load, and the acknowledged writes lost (every
-// one is read back after each run: must be 0); writes
+// one is read back after each run: must be 0); where the victim host comes
+// back, the 503s after its return (must be 0) and whether placement settled
+// within two lease periods and a margin (bench/chaos-goals.ts); writes
 // bench/results/<ISO date>-chaos.json.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -15,6 +17,7 @@ import { shardOf } from '../src/shards/tenant-hash'
 import { CHAOS_SCENARIOS, type ChaosCluster, type ChaosScenario, type FaultResult } from './chaos-scenarios'
 import { lostWrites, startWriteLoad, type Statuses, type Target } from './chaos-load'
 import { recoveryMs } from './chaos-probe'
+import { rejoinMissed, settleGoalMs } from './chaos-goals'
 import { parseChaosOptions } from './chaos-options'
 import { runCleanups, runMain } from './cleanup'
 import { SHARDS, isPlaced, preferredOwners, shardOwners, startClusterHosts } from './cluster-hosts'
@@ -46,6 +49,8 @@ interface RunRecord {
   tokenStatuses?: Statuses
   acknowledged: number
   lost: number
+  /** What a rejoin missed of its goals (rejoining scenarios only). */
+  rejoinMissed?: string[]
 }
 
 /** The first tenant of each shard: the load and the probes cover every shard. */
@@ -91,6 +96,7 @@ async function runOnce(c: ChaosCluster, s: ChaosScenario, run: number): Promise<
   return {
     victim: result.victim, recoveryMs: result.recoveryMs, extra: result.extra, settledMs,
     ...(ownersWhenGivenUp === undefined ? {} : { ownersWhenGivenUp }), others: load.others,
+    ...(s.rejoins ? { rejoinMissed: rejoinMissed({ settledMs, others: load.others }, c.leaseMs) } : {}),
     ...(result.tokenStatuses === undefined ? {} : { tokenStatuses: result.tokenStatuses }),
     acknowledged: load.acknowledged.length, lost,
   }
@@ -103,6 +109,7 @@ function runLine(s: ChaosScenario, run: number, runs: number, c: ChaosCluster, r
   return `${s.name} ${run}/${runs}: ${r.victim} hit, recovery ${ms(r.recoveryMs)} (goal ${s.goalMs(c.leaseMs)} ms)${extra}, placement settled ${ms(r.settledMs)} after its return${r.ownersWhenGivenUp === undefined ? '' : ` (shard owners then ${JSON.stringify(r.ownersWhenGivenUp)}, preferred ${JSON.stringify(preferredOwners(c.hosts.nodes))})`}; `
     + `load: ${r.acknowledged} acknowledged, 503 ${sum(all, (x) => x === 503)}, other non-204 ${sum(all, (x) => x !== 503 && x !== 0)}, no answer ${sum(all, (x) => x === 0)} `
     + `${JSON.stringify(r.others)}${tokens}; lost ${r.lost}`
+    + (r.rejoinMissed === undefined ? '' : r.rejoinMissed.length === 0 ? '; rejoin goals met' : `; REJOIN GOALS MISSED: ${r.rejoinMissed.join(', ')}`)
 }
 
 interface Summary {
@@ -119,6 +126,8 @@ interface Summary {
   tokenNon200?: number
   acknowledged: number
   lost: number
+  /** 503s after the victim's return, and runs whose placement settled within settleGoalMs (rejoining scenarios). */
+  rejoin?: { status503: number; settledWithin: number; settleGoalMs: number }
 }
 
 function summarize(s: ChaosScenario, leaseMs: number, runs: readonly RunRecord[]): Summary {
@@ -134,6 +143,11 @@ function summarize(s: ChaosScenario, leaseMs: number, runs: readonly RunRecord[]
     status503: sum(all, (x) => x === 503), otherNon204: sum(all, (x) => x !== 503 && x !== 0), noAnswer: sum(all, (x) => x === 0),
     ...(tokens.length === 0 ? {} : { tokenNon200: sum(tokens, (x) => x !== 200) }),
     acknowledged: runs.reduce((n, r) => n + r.acknowledged, 0), lost: runs.reduce((n, r) => n + r.lost, 0),
+    ...(s.rejoins ? { rejoin: {
+      status503: sum(runs.map((r) => r.others['restore'] ?? {}), (x) => x === 503),
+      settledWithin: runs.filter((r) => r.settledMs !== undefined && r.settledMs <= settleGoalMs(leaseMs)).length,
+      settleGoalMs: settleGoalMs(leaseMs),
+    } } : {}),
   }
 }
 
@@ -146,6 +160,7 @@ function table(rows: readonly Summary[]): string {
     const also = [
       ...Object.entries(r.extra).map(([k, v]) => `${k} ${ms(v.worst)} / ${ms(v.median)}`),
       ...(r.tokenNon200 === undefined ? [] : [`token answers other than 200: ${r.tokenNon200}`]),
+      ...(r.rejoin === undefined ? [] : [`after the return: ${r.rejoin.status503} 503s, settled within ${r.rejoin.settleGoalMs} ms ${r.rejoin.settledWithin}/${r.runs}`]),
     ].join('; ')
     lines.push(`| ${r.scenario} | ${r.runs} | ${ms(r.worstMs)} | ${ms(r.medianMs)} | ${r.goalMs} ms | ${r.withinGoal}/${r.runs} | ${r.status503} | ${r.otherNon204} | ${r.noAnswer} | ${r.acknowledged} | ${r.lost} | ${also} |`)
   }
@@ -207,6 +222,7 @@ async function main(): Promise<number> {
     notes: [
       'recovery: ms from the fault until every live host answered a read (200 or 404) for every shard, probed every 100 ms.',
       'goal: 2 x lease + 2 s; + 9 s where a NATS server died (kill-meta-leader).',
+      'rejoin (kill-owner, wipe-host, kill-auth-owner): no 503 in the restore phase, placement settled within 2 x lease + 2 s of the return.',
       'everything (three nats-servers, three hosts, the load) on one machine\'s loopback.',
     ],
   }
@@ -215,7 +231,8 @@ async function main(): Promise<number> {
   console.log(table(summaries))
   console.log('')
   console.log(`results: ${file}`)
-  return failure === undefined && summaries.every((s) => s.lost === 0) ? 0 : 1
+  const rejoinsMet = Object.values(records).every((runs) => runs.every((r) => (r.rejoinMissed ?? []).length === 0))
+  return failure === undefined && rejoinsMet && summaries.every((s) => s.lost === 0) ? 0 : 1
 }
 
 runMain(main)

@@ -1,8 +1,9 @@
-// The chaos bench's pure parts: its command line, and how a recovery is
-// timed (an outage that starts late still counts to its end).
+// The chaos bench's pure parts: its command line, how a recovery is timed
+// (an outage that starts late still counts to its end), and a rejoin's goals.
 import t from 'tap'
 import { parseChaosOptions } from '../../../bench/chaos-options'
 import { recoveryMs } from '../../../bench/chaos-probe'
+import { rejoinMissed } from '../../../bench/chaos-goals'
 
 t.test('the command line: defaults, values, unknown scenarios refused', async (t) => {
   t.same(parseChaosOptions([], ['a', 'b']), { runs: 3, leaseMs: 3000, only: [], workers: 2 })
@@ -30,4 +31,11 @@ t.test('an outage starting within the observed time counts to its end', async (t
 
 t.test('no recovery within the give-up time is undefined', async (t) => {
   t.equal(await recoveryMs(Date.now(), answers(false), 300), undefined)
+})
+
+t.test('a rejoin misses its goals with a 503 after the return, or placement settled late', async (t) => {
+  t.same(rejoinMissed({ settledMs: 7000, others: { fault: { 503: 40 }, restore: { 0: 2 } } }, 3000), [], '503s of the fault itself do not count')
+  t.same(rejoinMissed({ settledMs: 8000, others: { restore: { 503: 3 } } }, 3000), ['3 503s after the victim\'s return'])
+  t.same(rejoinMissed({ settledMs: 8001, others: {} }, 3000), ['placement settled 8001 ms after the return (goal 8000 ms)'])
+  t.same(rejoinMissed({ settledMs: undefined, others: {} }, 3000), ['placement settled never after the return (goal 8000 ms)'])
 })
