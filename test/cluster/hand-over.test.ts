@@ -94,9 +94,13 @@ t.test('a host rejoining after kill -9, and after its data directory was wiped, 
     const lines = clusterLines([victim, other], back - 5000)
     t.comment((Object.keys(since).length > 0 || settled > settleLimit ? lines : lines.filter((l) => /handed it|serves it|waits to hand/.test(l))).join('\n'))
   }
-  await rejoin(owner, 'killed and restarted', false)
-  await rejoin(owner, 'killed, wiped and restarted', true)
-  await load.stop()
+  try {
+    await rejoin(owner, 'killed and restarted', false)
+    await rejoin(owner, 'killed, wiped and restarted', true)
+  } finally {
+    // A rejoin that failed must not leave the writers running: they would keep the test process alive.
+    await load.stop()
+  }
   t.ok(load.acknowledged.length > 100, `writes went on (${load.acknowledged.length} acknowledged)`)
   let missing = 0
   for (const id of load.acknowledged) if ((await readBack(viaOther, id)) !== 200) missing++
