@@ -10,8 +10,9 @@ import { GRAPH_ROUTES } from '../graph/routes'
 import { GRAPH_CHECKS } from '../graph/validate'
 
 export const SERVICES: readonly ApiService[] = [
-  { tag: 'graph', prefix: '/graph/v1/{tenant}', prefixParams: { tenant: Type.String({ description: 'the tenant (not starting with "@")' }) }, routes: GRAPH_ROUTES },
-  { tag: 'oauth2', prefix: '/oauth2/v1', prefixParams: {}, routes: OAUTH_ROUTES },
+  { tag: 'graph', prefix: '/graph/v1/{tenant}', prefixParams: { tenant: Type.String({ description: 'the tenant (not starting with "@")' }) }, routes: GRAPH_ROUTES,
+    errors: ['bad_request', 'forbidden', 'service_unavailable', 'internal_error'] },
+  { tag: 'oauth2', prefix: '/oauth2/v1', prefixParams: {}, routes: OAUTH_ROUTES, errors: ['service_unavailable', 'internal_error'] },
 ]
 
 export const EXTRAS: readonly ApiExtra[] = [

@@ -50,7 +50,7 @@ export const bulkWrite = graphMethod({
   body: 'ndjson',
   query: BulkQuery,
   documented: LineSchema,
-  answers: { media: 'application/x-ndjson', schema: AnswerSchema },
+  answers: { 200: { content: { 'application/x-ndjson': AnswerSchema } } },
   summary: 'Many writes in one streamed request: one per NDJSON line, answered per line in order (not a transaction)',
   handle(s, ex, { tenant, token, query }) {
     // The lines' paths are under the tenant as this request spelled it.

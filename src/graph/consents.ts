@@ -10,6 +10,8 @@ import { answer } from '../http/answer'
 import { ConsentBody, ConsentParams, ConsentRefParams, PropertyNames } from './params'
 import { checkKeyBytes } from '../http/key-length'
 import { MAX_ID_BYTES, MAX_PROPERTY_BYTES } from './validate'
+import { ConsentView, CreatedConsent, NO_BODY } from './answers'
+import type { Answers } from '../http/route'
 
 function caller(token: AccessTokenRecord): ConsentCaller {
   if (token.scopes.includes(MANAGE_SCOPE) || token.sub === undefined) return { kind: 'tenant' }
@@ -19,7 +21,8 @@ function caller(token: AccessTokenRecord): ConsentCaller {
 export const createConsent = graphMethod({
   body: 'json',
   json: ConsentBody,
-  status: 201,
+  answers: { 201: CreatedConsent },
+  errors: ['insufficient_storage'],
   summary: 'Create a consent reference for an end customer',
   handle(s, ex, { tenant, body: { subject } }) {
     if (Buffer.byteLength(subject) > MAX_ID_BYTES) throw new ApiError('bad_request', `subject is longer than ${MAX_ID_BYTES} bytes`)
@@ -29,10 +32,12 @@ export const createConsent = graphMethod({
 })
 
 /** The bodiless calls on one consent reference: read, revoke, grant again. */
-function onConsent(op: 'getConsent' | 'revokeConsent' | 'grantConsent', summary: string): GraphHandler {
+function onConsent(op: 'getConsent' | 'revokeConsent' | 'grantConsent', answers: Answers, summary: string): GraphHandler {
   return graphMethod({
     body: 'none',
     params: ConsentParams,
+    answers,
+    errors: ['element_not_found', 'forbidden', 'insufficient_storage'],
     summary,
     handle(s, ex, { tenant, params: { ref }, token }) {
       s.pool.call(tenant, { op, tenant, ref, caller: caller(token) }, answer(ex))
@@ -40,14 +45,16 @@ function onConsent(op: 'getConsent' | 'revokeConsent' | 'grantConsent', summary:
   })
 }
 
-export const getConsent = onConsent('getConsent', 'Read a consent')
-export const revokeConsent = onConsent('revokeConsent', 'Revoke a whole consent')
-export const grantConsent = onConsent('grantConsent', 'Grant a revoked consent again')
+export const getConsent = onConsent('getConsent', { 200: ConsentView }, 'Read a consent')
+export const revokeConsent = onConsent('revokeConsent', { 204: NO_BODY }, 'Revoke a whole consent')
+export const grantConsent = onConsent('grantConsent', { 204: NO_BODY }, 'Grant a revoked consent again')
 
 export const setRevokedProperties = graphMethod({
   body: 'json',
   params: ConsentRefParams,
   json: PropertyNames,
+  answers: { 204: NO_BODY },
+  errors: ['element_not_found', 'forbidden', 'insufficient_storage'],
   summary: 'Set the properties a consent no longer covers',
   handle(s, ex, { tenant, params, token, body: names }) {
     if (!names.every((n) => Buffer.byteLength(n) <= MAX_PROPERTY_BYTES)) throw new ApiError('bad_request', 'the body must be a JSON array of property names')

@@ -3,9 +3,11 @@
 import { ApiError } from '../core/errors'
 import { graphMethod } from './services'
 import { MetamodelNodeParams, MetamodelRelationParams } from './params'
+import { NodeTypeDefinition, RelationTypeDefinition, TenantMetamodel } from './answers'
 
 export const getMetamodel = graphMethod({
   body: 'none',
+  answers: { 200: TenantMetamodel },
   summary: "The tenant's metamodel",
   handle(s, ex, { tenant }) {
     ex.json(200, JSON.stringify(s.metamodel.forTenant(tenant)))
@@ -15,6 +17,8 @@ export const getMetamodel = graphMethod({
 export const getNodeType = graphMethod({
   body: 'none',
   params: MetamodelNodeParams,
+  answers: { 200: NodeTypeDefinition },
+  errors: ['element_not_found'],
   summary: 'The definition of a node type',
   handle(s, ex, { tenant, params: { ns, type } }) {
     const def = s.metamodel.nodeType(tenant, ns, type)
@@ -26,6 +30,8 @@ export const getNodeType = graphMethod({
 export const getRelationType = graphMethod({
   body: 'none',
   params: MetamodelRelationParams,
+  answers: { 200: RelationTypeDefinition },
+  errors: ['element_not_found'],
   summary: 'The definition of a relation type',
   handle(s, ex, { tenant, params: p }) {
     const parts = [p.fromNs, p.fromType, p.toNs, p.toType, p.relNs, p.relType] as const

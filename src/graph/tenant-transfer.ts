@@ -15,6 +15,7 @@ import { graphMethod } from './services'
 import { MAX_ID_BYTES, MAX_PROPERTY_BYTES, nodeRef } from './validate'
 import { checkNodeWrite, checkRelationWrite, nodeTypeOf, relationTypeOf } from './metamodel-check'
 import type { Metamodel } from '../model/metamodel'
+import { ExportStream, ImportResult } from './answers'
 
 type Fields = Record<string, unknown>
 
@@ -93,6 +94,7 @@ function importLine(n: number, raw: unknown, mm: Metamodel, tenant: string): Imp
 
 export const exportTenant = graphMethod({
   body: 'none',
+  answers: { 200: ExportStream },
   summary: "Export the tenant's metamodel, consents, nodes and relations (NDJSON; locked data stays sealed)",
   handle(s, ex, { tenant }) {
     streamScan(ex, 'ndjson', s.streamBuffers, (onReply) => s.pool.openStream(tenant, { op: 'exportTenant', tenant, format: 'ndjson' }, onReply))
@@ -101,6 +103,8 @@ export const exportTenant = graphMethod({
 
 export const importTenant = graphMethod({
   body: 'json',
+  answers: { 200: ImportResult },
+  errors: ['validation_violation', 'insufficient_storage'],
   summary: 'Import a batch of export lines (a JSON array), sealed again under this installation\'s keys',
   handle(s, ex, { tenant, body }) {
     const doc = parseJson(body)

@@ -8,6 +8,7 @@ import { ApiError } from '../core/errors'
 import { graphMethod } from './services'
 import { answer } from '../http/answer'
 import { WebhookBody, WebhookParams } from './params'
+import { CreatedWebhook, NO_BODY, WebhookList, WebhookView } from './answers'
 import type { WebhookPolicy } from '../net/webhook-policy'
 
 export const MAX_URL_BYTES = 2048
@@ -32,7 +33,8 @@ export function webhookUrl(url: string, policy: WebhookPolicy): string {
 export const createWebhook = graphMethod({
   body: 'json',
   json: WebhookBody,
-  status: 201,
+  answers: { 201: CreatedWebhook },
+  errors: ['insufficient_storage'],
   summary: 'Register a webhook',
   handle(s, ex, { tenant, body }) {
     s.pool.call(tenant, { op: 'createWebhook', tenant, url: webhookUrl(body.url, s.webhookPolicy) }, answer(ex))
@@ -41,6 +43,7 @@ export const createWebhook = graphMethod({
 
 export const listWebhooks = graphMethod({
   body: 'none',
+  answers: { 200: WebhookList },
   summary: "The tenant's webhooks",
   handle(s, ex, { tenant }) {
     s.pool.call(tenant, { op: 'listWebhooks', tenant, id: undefined }, answer(ex))
@@ -50,6 +53,8 @@ export const listWebhooks = graphMethod({
 export const getWebhook = graphMethod({
   body: 'none',
   params: WebhookParams,
+  answers: { 200: WebhookView },
+  errors: ['element_not_found'],
   summary: 'Read a webhook',
   handle(s, ex, { tenant, params: { id } }) {
     s.pool.call(tenant, { op: 'listWebhooks', tenant, id }, answer(ex))
@@ -59,7 +64,8 @@ export const getWebhook = graphMethod({
 export const deleteWebhook = graphMethod({
   body: 'none',
   params: WebhookParams,
-  status: 204,
+  answers: { 204: NO_BODY },
+  errors: ['element_not_found', 'insufficient_storage'],
   summary: 'Delete a webhook',
   handle(s, ex, { tenant, params: { id } }) {
     s.pool.call(tenant, { op: 'deleteWebhook', tenant, id }, answer(ex))
@@ -69,6 +75,8 @@ export const deleteWebhook = graphMethod({
 /** GET .../events/stream without `Upgrade: websocket` (upgrades never reach the HTTP routes). */
 export const streamWithoutUpgrade = graphMethod({
   body: 'none',
+  // Its success is the WebSocket upgrade (101), which never reaches the routes.
+  answers: { 101: { description: 'Switching Protocols: the WebSocket event stream (docs/manual/events.md)' } },
   summary: 'The event stream: a WebSocket endpoint (Upgrade: websocket); a plain GET is a 400',
   handle() {
     throw new ApiError('bad_request', 'events/stream is a WebSocket endpoint: connect with a WebSocket client (Upgrade: websocket); for plain HTTP use GET events?after=&wait=')

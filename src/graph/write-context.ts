@@ -1,11 +1,29 @@
 // What every graph write carries to its shard actor: the consent reference,
 // the client, the trace id and the scheduling and decay headers, read once.
+import { Type } from '@sinclair/typebox'
 import type { AccessTokenRecord } from '../auth/models/auth-store'
 import { now } from '../core/clock'
 import type { Exchange } from '../http/exchange'
 import type { WriteContext } from '../contract/messages'
 import { timing } from './timing'
 import { consentReference } from './validate'
+
+const TRACE = {
+  'platform-context-trace-id': Type.Optional(Type.String({ description: 'the business transaction\'s trace id: the id of the events this call causes' })),
+}
+
+/** The headers a delete reads (its events' id). */
+export const DELETE_HEADERS = Type.Object(TRACE)
+
+/** The headers writeContext reads: the owner's consent reference (required), the trace id, scheduling and decay. */
+export const WRITE_HEADERS = Type.Object({
+  'consent-reference': Type.String({ description: 'a granted consent reference of the tenant: the owner of what is written', example: 'cr_AAAAAAAAAAAAAAAAAAAAAA' }),
+  ...TRACE,
+  'platform-schedule-event-at': Type.Optional(Type.String({ description: 'when to send a scheduled event: ISO 8601 time or a duration (days, hours, minutes, seconds)' })),
+  'platform-schedule-event-parameter': Type.Optional(Type.String({ description: 'the data the scheduled event carries' })),
+  'platform-decay-at': Type.Optional(Type.String({ description: 'when to send a decay event: ISO 8601 time or a duration' })),
+  'platform-decay-parameters': Type.Optional(Type.String({ description: 'the data the decay event carries' })),
+})
 
 export function traceId(ex: Exchange): string | undefined {
   const t = ex.headers['platform-context-trace-id'].trim()

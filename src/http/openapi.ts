@@ -2,10 +2,10 @@
 // path, query and body schemas, its scope, and the error shape
 // (src/core/errors.ts). Built from the same declarations the router runs
 // (src/http/router.ts), so it lists exactly the routes there are.
-import { Type, type TSchema } from '@sinclair/typebox'
+import { Kind, Type, type TSchema } from '@sinclair/typebox'
 import { ERRORS, type ErrorType } from '../core/errors'
 import { MEDIA } from './media-type'
-import type { Method, RouteMethod, RouteTable } from './route'
+import type { Answer, AnswerSpec, Method, RouteMethod, RouteTable } from './route'
 
 /** One service: its prefix (with {captures}), the prefix's parameters, and its routes. */
 export interface ApiService {
@@ -13,6 +13,8 @@ export interface ApiService {
   prefix: string
   prefixParams: Record<string, TSchema>
   routes: RouteTable<never, never>
+  /** Error types every route of the service may answer (its prefix's checks, a full queue, a bug). */
+  errors: readonly ErrorType[]
 }
 
 /** A route outside the services (GET /errors, GET /openapi.json). */
@@ -55,10 +57,12 @@ function parameters(prefixParams: Record<string, TSchema>, pattern: string, spec
   const path = [...pattern.matchAll(/:([^/]+)/g)].map((m) => m[1]!)
   const query = spec.query ?? spec.documentedQuery
   const required = new Set((query as { required?: string[] } | undefined)?.required ?? [])
+  const requiredHeaders = new Set(spec.headers?.required ?? [])
   return [
     ...Object.entries(prefixParams).map(([name, schema]) => ({ name, in: 'path', required: true, schema: plain(schema) })),
     ...path.map((name) => ({ name, in: 'path', required: true, schema: plain(declared.get(name) ?? Type.String()) })),
     ...properties(query).map(([name, schema]) => ({ name, in: 'query', required: required.has(name), ...withExample(schema) })),
+    ...properties(spec.headers).map(([name, schema]) => ({ name, in: 'header', required: requiredHeaders.has(name), ...withExample(schema) })),
   ]
 }
 
@@ -77,6 +81,52 @@ function requestBody(spec: RouteMethod<never, never>): unknown {
   return { required: true, content: { [MEDIA[spec.body]]: withExample(schema ?? fallback) } }
 }
 
+const isSchema = (answer: Answer): answer is TSchema => Kind in answer
+
+const headerObjects = (headers: Readonly<Record<string, TSchema>>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(headers).map(([name, schema]) => [name, { required: true, schema: plain(schema) }]))
+
+function response(answer: Answer): Record<string, unknown> {
+  const spec: AnswerSpec = isSchema(answer) ? { content: { 'application/json': answer } } : answer
+  const out: Record<string, unknown> = { description: spec.description ?? 'Success' }
+  if (spec.content !== undefined) {
+    out.content = Object.fromEntries(Object.entries(spec.content).map(([media, schema]) => [media, withExample(schema)]))
+  }
+  if (spec.headers !== undefined) out.headers = headerObjects(spec.headers)
+  return out
+}
+
+function successes(spec: RouteMethod<never, never>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(spec.answers).flatMap(([status, answer]) => (answer === undefined ? [] : [[status, response(answer)]])))
+}
+
+/** The errors a declaration implies: its authentication, its input, its body's media type and size. */
+function impliedErrors(spec: RouteMethod<never, never>): ErrorType[] {
+  const types: ErrorType[] = []
+  if (spec.scope !== undefined) types.push('insufficient_credentials', 'insufficient_scope')
+  else if (spec.authenticates !== undefined) types.push('insufficient_credentials')
+  if (spec.params !== undefined || spec.query !== undefined || spec.json !== undefined) types.push('bad_request')
+  if (spec.body !== 'none') types.push('bad_request', 'payload_too_large', 'unsupported_media_type')
+  return types
+}
+
+/** Waits the client is told about (src/http/exchange.ts sets Retry-After on these). */
+const RETRY_AFTER = new Set([429, 503, 507])
+
+/** One response per error status, naming the types that answer with it; the body is always the shared error shape. */
+function failures(types: readonly ErrorType[], pages: boolean): Record<string, unknown> {
+  const byStatus = new Map<number, Set<ErrorType>>()
+  for (const type of types) {
+    const status = ERRORS[type].status
+    byStatus.set(status, (byStatus.get(status) ?? new Set()).add(type))
+  }
+  return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, named]) => [String(status), {
+    description: `Error: ${[...named].join(', ')} (GET /errors)`,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } }, ...(pages ? { 'text/html': { schema: { type: 'string' } } } : {}) },
+    ...(RETRY_AFTER.has(status) ? { headers: headerObjects({ 'retry-after': Type.String({ description: 'seconds to wait' }) }) } : {}),
+  }]))
+}
+
 const operationId = (method: string, path: string): string =>
   `${method.toLowerCase()}${path.replace(/[{}.]/g, '').split(/[/_-]/).map((w) => (w === '' ? '' : w[0]!.toUpperCase() + w.slice(1))).join('')}`
 
@@ -88,12 +138,7 @@ function operation(service: ApiService, pattern: string, method: Method, spec: R
     summary: spec.summary ?? `${method} ${path}`,
     parameters: parameters(service.prefixParams, pattern, spec),
     security: security(spec),
-    responses: {
-      [String(spec.status ?? 200)]: spec.answers === undefined
-        ? { description: 'Success' }
-        : { description: 'Success', content: { [spec.answers.media]: withExample(spec.answers.schema) } },
-      default: { description: 'Error (GET /errors lists the types)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-    },
+    responses: { ...successes(spec), ...failures([...service.errors, ...impliedErrors(spec), ...(spec.errors ?? [])], spec.errorPages === true) },
   }
   const body = requestBody(spec)
   if (body !== undefined) op.requestBody = body

@@ -6,7 +6,8 @@
 // and hands the handler the typed values. `S` is what the handler is handed
 // (the services), `C` what the service's authentication adds (the graph's
 // tenant and token): the edge does not know its users.
-import type { Static, TSchema } from '@sinclair/typebox'
+import type { Static, TObject, TSchema } from '@sinclair/typebox'
+import type { ErrorType } from '../core/errors'
 import type { Exchange } from './exchange'
 import type { BodyKind } from './media-type'
 
@@ -39,11 +40,33 @@ export interface Input<D extends SchemaSlots> {
   body: Of<D['json'], Buffer>
 }
 
+/** A success answer other than a bare JSON body: its bodies by media type (none: no body) and the headers it always carries. */
+export interface AnswerSpec {
+  content?: Readonly<Record<string, TSchema>>
+  headers?: Readonly<Record<string, TSchema>>
+  description?: string
+}
+
+/** One success answer: the schema of its JSON body, or an AnswerSpec. */
+export type Answer = TSchema | AnswerSpec
+
+/** An answer without a body (204, a redirect without headers worth naming). */
+export const NO_BODY: AnswerSpec = {}
+
+/** The success answers of a route method by status, each stated once: what the server sends and the document lists. */
+export type Answers = Readonly<Partial<Record<number, Answer>>>
+
 /** Words for the API description (GET /openapi.json). */
 export interface RouteDoc {
   summary?: string
-  /** The status of a successful answer (200 unless said). */
-  status?: number
+  /** Every success answer (the document's 2xx and 3xx; the contract test holds the server to them). */
+  answers: Answers
+  /** Error types the method answers besides those its declaration implies (src/http/openapi.ts, impliedErrors). */
+  errors?: readonly ErrorType[]
+  /** Errors may be HTML pages (for a browser: Accept text/html) as well as the JSON error body. */
+  errorPages?: boolean
+  /** Request headers the handler reads (an object of strings; `required` ones must be sent). */
+  headers?: TObject
   /** How a route without `scope` authenticates, if it does: a bearer token, or the client (HTTP Basic or form). */
   authenticates?: 'bearer' | 'client'
   /**
@@ -55,8 +78,6 @@ export interface RouteDoc {
   documented?: TSchema
   /** Query parameters for the document only, where the handler reads them itself (repeated ones are an error there). */
   documentedQuery?: TSchema
-  /** A success's body where it is not JSON: its media type and the shape of what it carries (a bulk request's answer lines). */
-  answers?: { media: string; schema: TSchema }
 }
 
 export interface RouteMethod<S, C> extends InputSchemas, RouteDoc {

@@ -5,6 +5,7 @@
 import type { OAuthMethod } from '../route-types'
 import { GRANT_TYPES } from '../helpers/client-rules'
 import { NO_TENANT_SCOPE, OIDC_SCOPES } from '../helpers/scopes'
+import { Discovery, Jwks } from './answers'
 
 export const JWKS_PATH = '.well-known/jwks.json'
 
@@ -57,6 +58,8 @@ const CACHE = { 'cache-control': 'public, max-age=300' }
 
 export const discoveryEndpoint: OAuthMethod = {
   body: 'none',
+  answers: { 200: Discovery },
+  summary: 'OpenID Connect Discovery / RFC 8414 metadata',
   handle(s, ex) {
     const scopes = new Set<string>()
     for (const value of s.oauth.packages.all()) for (const service of value.includedServices) for (const sc of service.scopes) scopes.add(sc)
@@ -67,6 +70,8 @@ export const discoveryEndpoint: OAuthMethod = {
 /** Keys may change at a rotation: clients refetch on an unknown kid, and may cache a minute. */
 export const jwksEndpoint: OAuthMethod = {
   body: 'none',
+  answers: { 200: Jwks },
+  summary: 'The public keys ID tokens are signed with (JWKS)',
   handle(s, ex) {
     ex.json(200, JSON.stringify(s.oauth.keys.jwks()), { 'cache-control': 'public, max-age=60' })
   },

@@ -21,6 +21,8 @@ import { nameTooLong } from '../../model/name-limit'
 import { single } from '../helpers/oauth-errors'
 import { queryOrForm } from '../route-types'
 import { SESSION_COOKIE } from '../models/sessions'
+import { NO_BODY } from '../../http/route'
+import { HtmlPage, Redirect } from './answers'
 
 const badRequest = (message: string): ApiError => new ApiError('bad_request', message, { oauth: { error: 'invalid_request', error_description: message } })
 
@@ -83,4 +85,4 @@ function answer(s: AuthServices, ex: Exchange, params: URLSearchParams): void {
 }
 
 /** RP-Initiated Logout allows the same request as a form post; the confirmation page posts here too. */
-export const endSessionEndpoint = queryOrForm(answer, 'RP-initiated logout (OpenID Connect)', END_SESSION_PARAMS)
+export const endSessionEndpoint = queryOrForm(answer, 'RP-initiated logout (OpenID Connect)', END_SESSION_PARAMS, { 200: HtmlPage, 204: NO_BODY, 302: Redirect })

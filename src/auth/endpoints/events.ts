@@ -6,9 +6,13 @@ import { ApiError } from '../../core/errors'
 import { serveEventPage } from '../../events/cursor-read'
 import { AUTH_EVENT_LOG, CREATED_SCHEMAS, rewritePage, type CreatedSchema } from '../../events/subscription-events'
 import { admin } from './admin/common'
+import { SubscriptionEventPage } from './answers'
 
 export const eventsEndpoint = admin({
   body: 'none',
+  answers: { 200: SubscriptionEventPage },
+  errors: ['bad_request', 'cursor_expired'],
+  summary: 'The subscription events (spec section 6), after a cursor (long-poll with wait)',
   handle(s, ex) {
     const asked = ex.query.get('schema') ?? 'subscriptionCreated_v3'
     if (!(CREATED_SCHEMAS as readonly string[]).includes(asked)) {

@@ -19,6 +19,7 @@ import { IdTokenRefused, verifyUpstreamIdToken } from '../federation/id-token'
 import { LinkRefused, linkedUser } from '../federation/link-user'
 import { exchangeCode } from '../federation/token-exchange'
 import { UpstreamError } from '../federation/upstream-http'
+import { Redirect } from './answers'
 
 /** Upstream errors (OIDC Core 3.1.2.6) that mean the user was not let in, rather than a failure. */
 const REFUSALS = new Set(['access_denied', 'login_required', 'consent_required', 'interaction_required', 'account_selection_required'])
@@ -71,6 +72,9 @@ async function finish(s: AuthServices, ex: Exchange, providerId: string, cookies
 export const idpCallbackEndpoint = oauthMethod({
   body: 'none',
   params: IdParams,
+  answers: { 302: Redirect },
+  errors: ['element_not_found', 'forbidden'],
+  errorPages: true,
   summary: 'Where an upstream identity provider returns the browser (federated sign-in)',
   handle(s, ex, { params: { id } }) {
     settleAuthorization(s, ex, (cookies) => finish(s, ex, id, cookies))

@@ -15,6 +15,7 @@ import { requireClientOrigin } from '../helpers/client-cors'
 import { invalidRequest, single } from '../helpers/oauth-errors'
 import { NO_STORE } from '../helpers/token-response'
 import { tokenInfo } from './tokeninfo'
+import { Introspection } from './answers'
 
 const INACTIVE = JSON.stringify({ active: false })
 
@@ -62,6 +63,8 @@ async function introspect(s: AuthServices, ex: Exchange, form: URLSearchParams):
 export const introspectEndpoint = oauthMethod({
   body: 'form',
   authenticates: 'client',
+  answers: { 200: Introspection },
+  errors: ['forbidden', 'too_many_requests'],
   summary: 'Token introspection (RFC 7662)',
   handle(s, ex, { body }) {
     introspect(s, ex, new URLSearchParams(body.toString('utf8'))).catch((err: unknown) => ex.error(err))

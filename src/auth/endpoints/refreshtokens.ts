@@ -11,6 +11,8 @@ import { single } from '../helpers/oauth-errors'
 import type { OAuthMethod } from '../route-types'
 import type { StoredRefreshToken } from '../models/refresh-tokens'
 import { NO_STORE } from '../helpers/token-response'
+import { NO_BODY } from '../../http/route'
+import { RefreshTokenList } from './answers'
 
 function selected(s: AuthServices, ex: Exchange): StoredRefreshToken[] {
   const { record } = liveBearer(s.tokens, ex.headers.authorization)
@@ -24,6 +26,9 @@ function selected(s: AuthServices, ex: Exchange): StoredRefreshToken[] {
 export const listRefreshTokens: OAuthMethod = {
   body: 'none',
   authenticates: 'bearer',
+  answers: { 200: RefreshTokenList },
+  errors: ['bad_request'],
+  summary: "The user's refresh tokens",
   handle(s, ex) {
     const list = selected(s, ex).map(({ record }) => ({
       id: record.id,
@@ -39,6 +44,9 @@ export const listRefreshTokens: OAuthMethod = {
 export const deleteRefreshTokens: OAuthMethod = {
   body: 'none',
   authenticates: 'bearer',
+  answers: { 204: NO_BODY },
+  errors: ['bad_request'],
+  summary: "Delete the user's refresh tokens",
   handle(s, ex) {
     const tokens = selected(s, ex)
     Promise.all(tokens.map((t) => s.oauth.refreshTokens.revokeHash(t.hash)))

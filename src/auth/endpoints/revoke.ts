@@ -15,6 +15,7 @@ import { authenticateClient, invalidClient, presentedCredentials } from '../help
 import { invalidRequest, oauthError } from '../helpers/oauth-errors'
 import { requireClientOrigin } from '../helpers/client-cors'
 import { NO_STORE } from '../helpers/token-response'
+import { NO_BODY } from '../../http/route'
 
 /** `hash`: the key the token is stored under (an access token's tokenKey, a refresh token's SHA-256). */
 type Found = { kind: 'access' | 'refresh'; hash: string; record: GrantFields }
@@ -65,6 +66,8 @@ export const revokeEndpoint = oauthMethod({
   body: 'form',
   authenticates: 'client',
   documented: REVOKE_FORM,
+  answers: { 200: NO_BODY },
+  errors: ['too_many_requests'],
   summary: 'Revoke an access or refresh token (RFC 7009)',
   handle(s, ex, { body }) {
     revoke(s, ex, new URLSearchParams(body.toString('utf8'))).catch((err: unknown) => ex.error(err))

@@ -10,6 +10,7 @@ import { invalidRequest, oauthError, single } from '../helpers/oauth-errors'
 import { requireClientOrigin } from '../helpers/client-cors'
 import { sendTokenResponse, type TokenResponse } from '../helpers/token-response'
 import { tokensIssued } from '../../telemetry/metrics'
+import { TokenAnswer } from './answers'
 
 type GrantHandler = (s: AuthServices, ex: Exchange, form: URLSearchParams) => Promise<TokenResponse>
 
@@ -24,6 +25,8 @@ export const tokenEndpoint = oauthMethod({
   body: 'form',
   authenticates: 'client',
   documented: TOKEN_FORM,
+  answers: { 200: TokenAnswer },
+  errors: ['too_many_attempts', 'too_many_requests', 'forbidden'],
   summary: 'The token endpoint: authorization_code, refresh_token, client_credentials and password grants',
   handle(s, ex, { body }) {
     const form = new URLSearchParams(body.toString('utf8'))

@@ -11,6 +11,7 @@ import type { OAuthMethod } from '../route-types'
 import { plainScopes } from '../helpers/scopes'
 import { NO_STORE } from '../helpers/token-response'
 import { now } from '../../core/clock'
+import { TokenInfo } from './answers'
 
 export interface AllowedService {
   id: string
@@ -42,6 +43,9 @@ export const tokeninfoEndpoint: OAuthMethod = {
   body: 'none',
   authenticates: 'bearer',
   documentedQuery: TOKENINFO_QUERY,
+  answers: { 200: TokenInfo },
+  errors: ['bad_request'],
+  summary: 'What an access token carries: tenant, scopes, allowedServices',
   handle(s, ex) {
     const query = ex.query
     if (query.getAll('access_token').length > 1) throw invalidRequest('access_token must be given once')

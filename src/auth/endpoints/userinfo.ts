@@ -11,6 +11,7 @@ import { invalidRequest, invalidToken } from '../helpers/oauth-errors'
 import type { OAuthMethod } from '../route-types'
 import { OPENID_SCOPE } from '../helpers/scopes'
 import { NO_STORE } from '../helpers/token-response'
+import { UserInfo } from './answers'
 
 function answer(s: AuthServices, ex: Exchange, authorization: string): void {
   const { record } = liveBearer(s.tokens, authorization)
@@ -23,6 +24,9 @@ function answer(s: AuthServices, ex: Exchange, authorization: string): void {
 export const userinfoGet: OAuthMethod = {
   body: 'none',
   authenticates: 'bearer',
+  answers: { 200: UserInfo },
+  errors: ['forbidden'],
+  summary: 'Claims about the signed-in user (OpenID Connect UserInfo)',
   handle(s, ex) {
     answer(s, ex, ex.headers.authorization)
   },
@@ -32,6 +36,9 @@ export const userinfoGet: OAuthMethod = {
 export const userinfoPost: OAuthMethod = {
   body: 'none',
   authenticates: 'bearer',
+  answers: { 200: UserInfo },
+  errors: ['bad_request', 'forbidden', 'unsupported_media_type'],
+  summary: 'Claims about the signed-in user (OpenID Connect UserInfo)',
   handle(s, ex) {
     if (ex.headers['content-type'] === '' && (ex.headers['content-length'] === '' || ex.headers['content-length'] === '0')) {
       answer(s, ex, ex.headers.authorization)

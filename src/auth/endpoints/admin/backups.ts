@@ -6,6 +6,7 @@ import { ConfigError } from '../../../config/load-config'
 import { bodyReader } from '../../helpers/json-body'
 import { BackupBody } from './bodies'
 import { admin, reply, settle } from './common'
+import { ADMIN } from '../answers'
 
 const readBackup = bodyReader(BackupBody)
 
@@ -13,7 +14,8 @@ export const createBackup = admin({
   body: 'json',
   documented: BackupBody,
   summary: 'Take an online backup of the data directory',
-  status: 201,
+  answers: { 201: ADMIN.backup },
+  errors: ['validation_violation'],
   handle(s, ex, { body }) {
     const { to } = readBackup(body)
     settle(ex, async () => {

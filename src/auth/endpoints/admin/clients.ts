@@ -12,6 +12,7 @@ import { ClientBody, ClientUpdateBody } from './bodies'
 import { endTokensOfClientTenant } from '../../helpers/tenant-change'
 import { admin, IdParams, deleteOne, findOr404, getOne, listOf, reply, settle } from './common'
 import { bodyReader, violation } from '../../helpers/json-body'
+import { ADMIN } from '../answers'
 
 const readClient = bodyReader(ClientBody)
 const readUpdate = bodyReader(ClientUpdateBody)
@@ -54,12 +55,14 @@ const NEW: Omit<Settings, 'tenant'> = { redirect_uris: [], scopes: [], grant_typ
 const clients = (s: AuthServices): AuthServices['oauth']['clients'] => s.oauth.clients
 const save = (s: AuthServices, c: ClientRecord): Promise<void> => s.oauth.clients.save(c.client_id, c)
 
-export const listClients = listOf(clients, clientView)
-export const getClient = getOne('client', clients, clientView)
+export const listClients = listOf(clients, ADMIN.clients, clientView)
+export const getClient = getOne('client', clients, ADMIN.client, clientView)
 
 export const createClient = admin({
   body: 'json',
   documented: ClientBody,
+  answers: { 201: ADMIN.clientWithSecret },
+  errors: ['validation_violation'],
   handle(s, ex, { body }) {
     const given = readClient(body)
     const clientId = given.client_id ?? randomBytes(16).toString('base64url')
@@ -78,6 +81,8 @@ export const createClient = admin({
 export const updateClient = admin({
   body: 'json',
   documented: ClientUpdateBody,
+  answers: { 200: ADMIN.client },
+  errors: ['validation_violation', 'element_not_found'],
   params: IdParams,
   handle(s, ex, { params: { id }, body }) {
     const existing = findOr404(s.oauth.clients, 'client', id)
@@ -93,6 +98,8 @@ export const updateClient = admin({
 /** A new generated secret; the old one stops working at once. */
 export const rotateClientSecret = admin({
   body: 'none',
+  answers: { 200: ADMIN.clientWithSecret },
+  errors: ['validation_violation', 'element_not_found'],
   params: IdParams,
   handle(s, ex, { params: { id } }) {
     const existing = findOr404(s.oauth.clients, 'client', id)

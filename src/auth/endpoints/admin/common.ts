@@ -3,7 +3,8 @@
 // completion (durable) before answering.
 import { ApiError } from '../../../core/errors'
 import type { Exchange } from '../../../http/exchange'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
+import { NO_BODY } from '../../../http/route'
 import { oauthMethod, type AuthServices, type OAuthMethod } from '../../services'
 import { NO_STORE } from '../../helpers/token-response'
 import { violation } from '../../helpers/json-body'
@@ -47,9 +48,10 @@ export interface Collection<T> {
 }
 
 /** GET of a collection: every record, shown through `view`. */
-export function listOf<T>(model: (s: AuthServices) => Collection<T>, view: (v: T) => unknown = (v) => v): OAuthMethod {
+export function listOf<T>(model: (s: AuthServices) => Collection<T>, answer: TSchema, view: (v: T) => unknown = (v) => v): OAuthMethod {
   return admin({
     body: 'none',
+    answers: { 200: answer },
     summary: 'List them',
     handle(s, ex) {
       reply(ex, 200, model(s).all().map(view))
@@ -58,9 +60,11 @@ export function listOf<T>(model: (s: AuthServices) => Collection<T>, view: (v: T
 }
 
 /** GET of one record by the path's id. */
-export function getOne<T>(kind: string, model: (s: AuthServices) => Collection<T>, view: (v: T) => unknown = (v) => v): OAuthMethod {
+export function getOne<T>(kind: string, model: (s: AuthServices) => Collection<T>, answer: TSchema, view: (v: T) => unknown = (v) => v): OAuthMethod {
   return admin({
     body: 'none',
+    answers: { 200: answer },
+    errors: ['element_not_found'],
     params: IdParams,
     handle(s, ex, { params: { id } }) {
       reply(ex, 200, view(findOr404(model(s), kind, id)))
@@ -76,6 +80,8 @@ export function deleteOne<T>(
   return admin({
     body: 'none',
     params: IdParams,
+    answers: { 204: NO_BODY },
+    errors: ['element_not_found', 'validation_violation'],
     handle(s, ex, { params: { id } }) {
       const value = findOr404(model(s), kind, id)
       const refusal = options.refuse?.(s, id)

@@ -8,6 +8,7 @@ import { callbackUrl } from '../../federation/federation'
 import { ProviderBody, providerProblem, readProviderFields, refuseBuiltIn } from '../../federation/provider-fields'
 import type { IdentityProviderRecord } from '../../models/identity-providers'
 import { bodyReader, violation } from '../../helpers/json-body'
+import { ADMIN } from '../answers'
 import { admin, IdParams, deleteOne, getOne, listOf, reply, settle } from './common'
 
 const readProvider = bodyReader(ProviderBody)
@@ -21,8 +22,8 @@ function view(s: AuthServices): (p: IdentityProviderRecord) => Record<string, un
   }
 }
 
-export const listIdentityProviders = admin({ body: 'none', handle: (s, ex, input) => listOf(providers, view(s)).handle(s, ex, input) })
-export const getIdentityProvider = admin({ body: 'none', params: IdParams, handle: (s, ex, input) => getOne('identity provider', providers, view(s)).handle(s, ex, input) })
+export const listIdentityProviders = admin({ body: 'none', answers: { 200: ADMIN.identityProviders }, handle: (s, ex, input) => listOf(providers, ADMIN.identityProviders, view(s)).handle(s, ex, input) })
+export const getIdentityProvider = admin({ body: 'none', params: IdParams, answers: { 200: ADMIN.identityProvider }, errors: ['element_not_found'], handle: (s, ex, input) => getOne('identity provider', providers, ADMIN.identityProvider, view(s)).handle(s, ex, input) })
 
 export const deleteIdentityProvider = deleteOne('identity provider', providers, {
   async cascade(s, p) {
@@ -34,6 +35,8 @@ export const deleteIdentityProvider = deleteOne('identity provider', providers, 
 export const replaceIdentityProvider = admin({
   body: 'json',
   documented: ProviderBody,
+  answers: { 200: ADMIN.identityProvider, 201: ADMIN.identityProvider },
+  errors: ['validation_violation'],
   params: IdParams,
   handle(s, ex, { params: { id }, body }) {
     const fed = s.oauth.federation

@@ -7,6 +7,7 @@ import type { AuthServices } from '../../services'
 import { PackageBody } from './bodies'
 import { admin, IdParams, deleteOne, getOne, listOf, reply, settle } from './common'
 import { bodyReader, violation } from '../../helpers/json-body'
+import { ADMIN } from '../answers'
 
 const readPackage = bodyReader(PackageBody)
 
@@ -30,13 +31,15 @@ const withProxyUrls = (s: AuthServices) => (pkg: PackageDecl): PackageDecl => ({
   includedServices: pkg.includedServices.map((svc) => (svc.sourceUrl === undefined ? svc : { ...svc, proxyUrl: proxyUrlOf(s.publicUrl, pkg.id, svc.id) })),
 })
 
-export const listPackages = admin({ body: 'none', handle: (s, ex, input) => listOf(packages, withProxyUrls(s)).handle(s, ex, input) })
-export const getPackage = admin({ body: 'none', params: IdParams, handle: (s, ex, input) => getOne('package', packages, withProxyUrls(s)).handle(s, ex, input) })
+export const listPackages = admin({ body: 'none', answers: { 200: ADMIN.packages }, handle: (s, ex, input) => listOf(packages, ADMIN.packages, withProxyUrls(s)).handle(s, ex, input) })
+export const getPackage = admin({ body: 'none', params: IdParams, answers: { 200: ADMIN.package }, errors: ['element_not_found'], handle: (s, ex, input) => getOne('package', packages, ADMIN.package, withProxyUrls(s)).handle(s, ex, input) })
 export const deletePackage = deleteOne('package', packages, { refuse: subscribed })
 
 export const replacePackage = admin({
   body: 'json',
   documented: PackageBody,
+  answers: { 200: ADMIN.package, 201: ADMIN.package },
+  errors: ['validation_violation'],
   params: IdParams,
   handle(s, ex, { params: { id }, body }) {
     const given = readPackage(body)

@@ -2,6 +2,7 @@
 // state only) and, with POST, a rotation (the same as the rotation command).
 import type { SigningKeyRecord } from '../../models/auth-store'
 import { admin, iso, reply, settle } from './common'
+import { ADMIN } from '../answers'
 
 function keyView(k: SigningKeyRecord, published: Set<string>): Record<string, unknown> {
   return {
@@ -12,6 +13,7 @@ function keyView(k: SigningKeyRecord, published: Set<string>): Record<string, un
 
 export const listSigningKeys = admin({
   body: 'none',
+  answers: { 200: ADMIN.signingKeys },
   handle(s, ex) {
     const published = new Set(s.oauth.keys.published().map((k) => k.kid))
     reply(ex, 200, s.oauth.keys.stored().map((k) => keyView(k, published)).sort((a, b) => String(b.created).localeCompare(String(a.created))))
@@ -20,6 +22,7 @@ export const listSigningKeys = admin({
 
 export const rotateSigningKeys = admin({
   body: 'none',
+  answers: { 201: ADMIN.signingKey },
   handle(s, ex) {
     settle(ex, async () => {
       const key = await s.oauth.keys.rotate()

@@ -10,22 +10,26 @@ import type { AuthServices } from '../../services'
 import { SubscriptionBody } from './bodies'
 import { admin, deleteOne, getOne, iso, reply, settle } from './common'
 import { bodyReader, violation } from '../../helpers/json-body'
+import { ADMIN } from '../answers'
 
 const readSubscription = bodyReader(SubscriptionBody)
 
 export const listSubscriptions = admin({
   body: 'none',
+  answers: { 200: ADMIN.subscriptions },
   query: Type.Object({ tenant: Type.Optional(Type.String({ description: 'only those of this tenant' })) }),
   handle(s, ex, { query: { tenant } }) {
     reply(ex, 200, s.oauth.subscriptions.all().filter((v) => tenant === undefined || v.tenant === tenant))
   },
 })
 
-export const getSubscription = getOne('subscription', (s: AuthServices) => s.oauth.subscriptions)
+export const getSubscription = getOne('subscription', (s: AuthServices) => s.oauth.subscriptions, ADMIN.subscription)
 
 export const createSubscription = admin({
   body: 'json',
   documented: SubscriptionBody,
+  answers: { 201: ADMIN.subscription },
+  errors: ['validation_violation'],
   handle(s, ex, { body }) {
     const given = readSubscription(body)
     const sub: SubscriptionRecord = { id: given.id ?? randomUUID(), tenant: given.tenant, package: given.package, validFrom: iso(now()) }

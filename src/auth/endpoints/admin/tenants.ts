@@ -3,6 +3,7 @@ import type { AuthServices } from '../../services'
 import { TenantBody, TenantParams, TenantReplaceBody } from './bodies'
 import { admin, deleteOne, getOne, listOf, reply, settle } from './common'
 import { bodyReader, violation } from '../../helpers/json-body'
+import { ADMIN } from '../answers'
 
 const readTenant = bodyReader(TenantBody)
 const readReplacement = bodyReader(TenantReplaceBody)
@@ -19,13 +20,15 @@ function references(s: AuthServices, id: string): string | undefined {
   return refs.length === 0 ? undefined : `tenant "${id}" is still used by ${refs.join(', ')}`
 }
 
-export const listTenants = listOf(tenants)
-export const getTenant = getOne('tenant', tenants)
+export const listTenants = listOf(tenants, ADMIN.tenants)
+export const getTenant = getOne('tenant', tenants, ADMIN.tenant)
 export const deleteTenant = deleteOne('tenant', tenants, { refuse: references })
 
 export const createTenant = admin({
   body: 'json',
   documented: TenantBody,
+  answers: { 201: ADMIN.tenant },
+  errors: ['validation_violation'],
   handle(s, ex, { body }) {
     const { id, org } = readTenant(body)
     const tenant = { id, org }
@@ -40,6 +43,8 @@ export const createTenant = admin({
 export const replaceTenant = admin({
   body: 'json',
   documented: TenantReplaceBody,
+  answers: { 200: ADMIN.tenant, 201: ADMIN.tenant },
+  errors: ['validation_violation'],
   params: TenantParams,
   handle(s, ex, { params: { id }, body }) {
     const tenant = { id: id, org: readReplacement(body).org }

@@ -8,6 +8,7 @@ import type { UserRecord } from '../../models/auth-store'
 import { UserBody, UserUpdateBody } from './bodies'
 import { admin, IdParams, deleteOne, findOr404, getOne, listOf, reply, settle } from './common'
 import { bodyReader, listsOf, NAME, violation } from '../../helpers/json-body'
+import { ADMIN } from '../answers'
 import { endTokensOfLeftTenants } from '../../helpers/tenant-change'
 
 const readUser = bodyReader(UserBody)
@@ -37,12 +38,14 @@ function fields(given: Static<typeof UserUpdateBody>, base: Fields): Fields {
 
 const users = (s: AuthServices): AuthServices['oauth']['users'] => s.oauth.users
 
-export const listUsers = listOf(users, userView)
-export const getUser = getOne('user', users, userView)
+export const listUsers = listOf(users, ADMIN.users, userView)
+export const getUser = getOne('user', users, ADMIN.user, userView)
 
 export const createUser = admin({
   body: 'json',
   documented: UserBody,
+  answers: { 201: ADMIN.user },
+  errors: ['validation_violation'],
   handle(s, ex, { body }) {
     const given = readUser(body)
     const base = fields(given, { username: given.username, email: given.email, email_verified: false, tenants: {} })
@@ -63,6 +66,8 @@ export const createUser = admin({
 export const updateUser = admin({
   body: 'json',
   documented: UserUpdateBody,
+  answers: { 200: ADMIN.user },
+  errors: ['validation_violation', 'element_not_found'],
   params: IdParams,
   handle(s, ex, { params: { id }, body }) {
     const existing = findOr404(s.oauth.users, 'user', id)

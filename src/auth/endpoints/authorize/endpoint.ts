@@ -24,6 +24,7 @@ import { flowOf, RedirectError, type AuthorizationRequest } from './request'
 import { CSRF_COOKIE, csrfValid, sendSignInPage } from './sign-in-page'
 import { authorizationParams, validateAuthorizationRequest } from './validate'
 import { isCustomProvider, upstreamLocation } from './upstream'
+import { HtmlPage, Redirect } from '../answers'
 
 export interface Identity {
   user: UserRecord
@@ -197,4 +198,4 @@ export function settleAuthorization(s: AuthServices, ex: Exchange, work: (cookie
   })
 }
 
-export const authorizeEndpoint = queryOrForm(answer, 'The authorization endpoint (OAuth 2.0 / OpenID Connect): sign-in and consent pages, then the redirect', AUTHORIZE_PARAMS)
+export const authorizeEndpoint = queryOrForm(answer, 'The authorization endpoint (OAuth 2.0 / OpenID Connect): sign-in and consent pages, then the redirect', AUTHORIZE_PARAMS, { 200: HtmlPage, 302: Redirect })
