@@ -5,12 +5,12 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { ApiError } from '../../../src/core/errors'
-import type { RouteMethod, RouteTable } from '../../../src/http/route'
+import { NO_BODY, type RouteMethod, type RouteTable } from '../../../src/http/route'
 import { Router } from '../../../src/http/router'
 import { CHECK, ERROR_MESSAGE, SchemaCompiler } from '../../../src/http/schemas'
 
 const noop = (): void => {}
-const m = (extra: Partial<RouteMethod<unknown, object>> = {}): RouteMethod<unknown, object> => ({ body: 'none', handle: noop, ...extra })
+const m = (extra: Partial<RouteMethod<unknown, object>> = {}): RouteMethod<unknown, object> => ({ body: 'none', answers: { 204: NO_BODY }, handle: noop, ...extra })
 const schemas = new SchemaCompiler({
   short: (v) => { if (v.length > 3) throw new ApiError('bad_request', `"${v}" is longer than 3`) },
   reserved: (v) => { if (v === 'id') throw new ApiError('validation_violation', `"${v}" is reserved`) },
