@@ -20,41 +20,17 @@ import { ShardReplica, type ReplicaHost } from '../../workers/actor/replication/
 import { appliedSequence } from '../../workers/actor/replication/apply'
 import { appendEvent, head, readEvents } from '../../workers/store/events'
 import { natsServerAvailable, startNatsServer } from '../helpers/nats-server'
+import { REPLICA_LEASE_MS, shardReplicas } from '../helpers/shard-replicas'
 import { removeDir, tempDir } from '../helpers/server'
 import { sleep, until } from '../../bench/wait'
 
-const LEASE_MS = 1000
+const LEASE_MS = REPLICA_LEASE_MS
 const nodes = (store: ShardStore): Database<unknown, Key> => shardDatabases(store).get('nodes')!
 
 t.test('claim, follow, take over, fence', { skip: natsServerAvailable() ? false : 'nats-server not installed' }, async (t) => {
-  const server = await startNatsServer()
-  const nc = await connect({ servers: server.url })
-  const kv = await leaseBucket(nc, 1)
-  const masterKey = randomBytes(32)
-  const made: { store: ShardStore; dir: string; replica: ShardReplica }[] = []
-  t.teardown(async () => {
-    for (const m of made) {
-      await m.replica.close().catch(() => undefined)
-      await closeShard(m.store)
-      removeDir(m.dir)
-    }
-    await nc.close()
-    await server.stop()
-  })
+  const { kv, replicaOf: replicaWith } = await shardReplicas(t)
   const owned: Record<string, boolean> = {}
-  async function replicaOf(node: string, now: () => number): Promise<{ store: ShardStore; replica: ShardReplica }> {
-    const dir = tempDir('replica-')
-    const store = openShard(dir, 0, masterKey)
-    const host: ReplicaHost = {
-      kv, nodeId: node, url: `http://${node}`, leaseMs: LEASE_MS, durability: 'local', now,
-      ownership: (_shard, isOwned) => { owned[node] = isOwned },
-      destroyKeys: () => undefined, warn: () => undefined, info: () => undefined,
-    }
-    const replica = new ShardReplica(store, await ShardLog.open(nc, 0, 1, 2000), new Recorder(store, ABORT), host)
-    await replica.start()
-    made.push({ store, dir, replica })
-    return { store, replica }
-  }
+  const replicaOf = (node: string, now: () => number): ReturnType<typeof replicaWith> => replicaWith(node, { now, ownership: (_shard, isOwned) => { owned[node] = isOwned } })
   let aClock = 0
   let aFrozen = false
   const a = await replicaOf('a', () => (aFrozen ? aClock : (aClock = performance.now())))
