@@ -53,7 +53,7 @@ export interface BackgroundWork {
 export function startBackgroundWork(config: Config, webhookPolicy: WebhookPolicy, auth: AuthParts, shards: RunningShards): BackgroundWork {
   const { pool, cluster, authCluster } = shards
   const { authStore, tokens, oauth } = auth
-  registerSources(pool, authStore)
+  registerSources(pool, authStore, config.dataDir)
   publishSubscriptionEvents(oauth.subscriptionEvents, pool)
   const webhooks = new WebhookDelivery(pool, deliveryOptions(config.webhookRetryBaseMs, webhookPolicy))
   webhooks.start()

@@ -10,6 +10,7 @@ import { ConfigError } from '../config/load-config'
 import { syncPath } from '../crypto/synced-files'
 import { writeManifest, type Manifest } from '../shards/manifest'
 import { copyEnvironment } from '../../workers/crypto/backup-copy'
+import { lastBackupSeconds } from '../telemetry/metrics'
 
 export interface BackupSource {
   /** The running installation's manifest (its generation names the shred-log lines a restore applies). */
@@ -44,5 +45,6 @@ export async function takeBackup(source: BackupSource, to: string): Promise<Back
   const { restoredCopy: _copy, backupTaken: _taken, ...manifest } = source.manifest
   writeManifest(to, { ...manifest, restoredCopy: true, backupTaken: started })
   syncPath(to)
+  lastBackupSeconds.set(started / 1000)
   return { to, shards: manifest.shards, taken: new Date(started).toISOString(), tookMs: Date.now() - started }
 }

@@ -155,6 +155,8 @@ export interface ShardStats {
   commitSeconds: number[]
   flushSeconds: number[]
   eventsAppended: number
+  /** Data keys destroyed (consents revoked) since the last report. */
+  keysDestroyed: number
   /** The shard journal's fdatasyncs and appended bytes, and LMDB's own syncs (checkpoints), since the last report. */
   journalSyncs: number
   journalBytes: number

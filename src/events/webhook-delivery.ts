@@ -23,7 +23,7 @@ import { guardedAgent } from './webhook-connector'
 import type { WebhookPolicy } from '../net/webhook-policy'
 import { audit, log } from '../telemetry/log'
 import { describeCause } from '../core/errors'
-import { webhookLagSeconds, webhookSuspensions } from '../telemetry/metrics'
+import { webhookDeliveries, webhookLagSeconds, webhookSuspensions } from '../telemetry/metrics'
 
 export const SIGNATURE_HEADER = 'platform-signature'
 /** The back-off stops doubling at this multiple of the base (1 s -> 5 min). */
@@ -264,13 +264,14 @@ export class WebhookDelivery {
         return res.statusCode
       })
       .then(
-        (status) => (status >= 200 && status < 300 ? this.delivered(h, event) : this.failed(h, NOT_ACCEPTED, `HTTP ${status}`)),
-        (err: unknown) => this.failed(h, NOT_REACHED, describeCause(err)),
+        (status) => (status >= 200 && status < 300 ? this.delivered(h, event) : this.failed(h, NOT_ACCEPTED, `HTTP ${status}`, 'rejected')),
+        (err: unknown) => this.failed(h, NOT_REACHED, describeCause(err), 'unreachable'),
       )
   }
 
   private delivered(h: Hook, event: LoggedEvent): void {
     if (!h.settle() || this.closed) return
+    webhookDeliveries.labels('delivered').inc()
     h.cursor = event.sequence
     h.index++
     h.failures = 0
@@ -282,9 +283,10 @@ export class WebhookDelivery {
     this.pump(h)
   }
 
-  /** `error` is for the tenant, `detail` for the operator's log (once per change of error). */
-  private failed(h: Hook, error: string, detail: string): void {
+  /** `error` is for the tenant, `detail` for the operator's log (once per change of error), `outcome` for the metrics. */
+  private failed(h: Hook, error: string, detail: string, outcome: 'rejected' | 'unreachable'): void {
     if (!h.settle() || this.closed) return
+    webhookDeliveries.labels(outcome).inc()
     const t = now()
     h.failures++
     h.failingSince ??= t

@@ -19,6 +19,7 @@ import type { GatewayServices } from './limits'
 import { UrlRewriter } from './url-rewriter'
 import { forwardedSegments } from './target-path'
 import { log } from '../telemetry/log'
+import { gatewayUpstreamSeconds } from '../telemetry/metrics'
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and what the gateway sets itself. */
 const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', ...IDENTITY_HEADERS])
@@ -141,11 +142,16 @@ export function forward(s: Services, ex: Exchange, req: HttpRequest): void {
     release()
   }
   const { timeoutMs } = s.gateway.options
+  // The label is a configured service (found above), never a path the client sent.
+  const upstream = gatewayUpstreamSeconds.labels(`${packageId}/${serviceId}`)
+  const sent = performance.now()
+  const took = (): void => upstream.observe((performance.now() - sent) / 1000)
   request(target, {
     method: ex.method as Dispatcher.HttpMethod, headers, body, signal: abort.signal,
     headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
   }).then(
     (answer) => {
+      took()
       if (ex.aborted) {
         answer.body.destroy()
         return
@@ -153,6 +159,8 @@ export function forward(s: Services, ex: Exchange, req: HttpRequest): void {
       relay(ex, answer, service.sourceUrl!, proxyUrlOf(s.publicUrl, packageId, serviceId), release)
     },
     (err: unknown) => {
+      // A client that went away aborted the call: not the service's time.
+      if (!ex.aborted) took()
       release()
       ex.error(upstreamFailure(err, serviceId, timeoutMs))
     },

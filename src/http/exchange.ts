@@ -6,6 +6,7 @@ import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { causeOf, DISK_FULL_MESSAGE, DISK_FULL_RETRY_AFTER_SECONDS, isCommitFailure, isDiskFull } from '../core/storage-failure'
 import { ApiError, errorBody } from '../core/errors'
 import { log } from '../telemetry/log'
+import { oauthErrorAnswered } from '../telemetry/metrics'
 import { CLIENT_CLOSED, exchangeFinished, type PendingAudit } from './access-log'
 import { givenRequestId, idStem, nextIdSeq, REQUEST_ID_HEADER, requestIdBytes, requestIdText, type RequestIdParts } from '../telemetry/request-id'
 import { exchangeEnded, exchangeStarted, isDraining } from './in-flight'
@@ -278,6 +279,7 @@ export class Exchange implements RequestIdParts {
     if (isDiskFull(err)) err = new ApiError('insufficient_storage', DISK_FULL_MESSAGE)
     const apiError = err instanceof ApiError ? err : internalError(err, this.requestId)
     if (!this.open) return
+    if (apiError.oauth !== undefined) oauthErrorAnswered(apiError.oauth.error)
     this.status = apiError.status
     this.finished = true
     this.writeError(apiError, options.closeConnection === true)

@@ -18,6 +18,7 @@ import type { ActorHandle } from './actor-handle'
 import { ActorThreads } from './actor-threads'
 import { ShardRouter } from './shard-router'
 import { keeping, keepingStream } from './keeping-replies'
+import { countingConsents } from './consent-counts'
 import { NO_STREAM, unavailable, wrapping, type ReplyHandler, type StreamHandle } from './reply-handler'
 import { TypedEmitter } from './typed-emitter'
 
@@ -134,6 +135,7 @@ export class ActorPool {
 
   /** One request, one reply. A full queue answers 503 at once. In a cluster, the shard's owner answers, wherever it is (RemoteShards). */
   call(tenant: string, operation: Operation, handler: ReplyHandler): void {
+    handler = countingConsents(operation, handler)
     const remote = this.router.remote
     if (remote !== undefined) remote.call(this.router.shardOf(tenant), tenant, operation, handler)
     else this.callHere(tenant, operation, handler)

@@ -5,6 +5,7 @@ import { Worker, type ResourceLimits } from 'node:worker_threads'
 import { decodeReplies } from '../contract/codec'
 import type { ActorConfig, ActorReply } from '../contract/messages'
 import { log } from '../telemetry/log'
+import { actorExits, type ActorExitReason } from '../telemetry/metrics'
 import { ActorHandle } from './actor-handle'
 import { logActorRecord, recordShardStats } from './shard-stats'
 import { actorOf } from './tenant-hash'
@@ -110,6 +111,8 @@ export class ActorThreads {
   private spawn(actor: ActorHandle): void {
     const worker = new Worker(this.options.workerFile, { workerData: this.options.configs[actor.index], resourceLimits: this.options.resourceLimits })
     actor.attach(worker)
+    // What ended the thread, told by its error event before its exit.
+    let reason: ActorExitReason = 'exited'
     worker.on('message', (wire: unknown) => {
       for (const reply of decodeReplies(wire)) this.received(actor, reply)
     })
@@ -117,10 +120,11 @@ export class ActorThreads {
     worker.on('messageerror', (err) => log.error({ err, actor: actor.index }, `shard actor ${actor.index}: a reply could not be read`))
     worker.on('error', (err) => {
       const outOfHeap = (err as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY'
+      reason = outOfHeap ? 'out_of_heap' : 'crashed'
       log.error({ err, actor: actor.index }, outOfHeap ? `shard actor ${actor.index} ran out of its heap (--actor-heap-mb ${this.options.resourceLimits?.maxOldGenerationSizeMb ?? 'unset'})` : `shard actor ${actor.index} crashed`)
     })
     worker.on('exit', (code) => {
-      if (actor.worker === worker) this.exited(actor, code)
+      if (actor.worker === worker) this.exited(actor, code, reason)
     })
   }
 
@@ -140,7 +144,7 @@ export class ActorThreads {
     }
   }
 
-  private exited(actor: ActorHandle, code: number): void {
+  private exited(actor: ActorHandle, code: number, reason: ActorExitReason): void {
     actor.up = false
     // A shard whose actor is down answers as it (a 503 now, or after a restart what the restarted writer reads), not from memory.
     this.news.actorExited()
@@ -154,10 +158,12 @@ export class ActorThreads {
     const t = Date.now()
     exits.recent = [...exits.recent.filter((at) => t - at < RESTART_WINDOW_MS), t]
     if (exits.recent.length > this.options.maxRestarts) {
+      actorExits.labels(reason, 'stopped').inc()
       this.stop(actor, `it exited ${exits.recent.length} times within ${RESTART_WINDOW_MS / 1000} s (last exit code ${code})`)
       return
     }
     exits.restarts++
+    actorExits.labels(reason, 'restarted').inc()
     log.warn({ actor: actor.index }, `shard actor ${actor.index} exited with code ${code}; restarting`)
     this.spawn(actor)
   }

@@ -2,7 +2,7 @@
 // Prometheus metrics, and their log records into the one log.
 import type { ActorReply, ShardStats } from '../contract/messages'
 import { log } from '../telemetry/log'
-import { commitBatchSize, commitSeconds, eventsAppended, flushSeconds, journalBytes, journalSyncs, lmdbSyncs, mapSizeBytes, mapUsedBytes } from '../telemetry/metrics'
+import { commitBatchSize, commitSeconds, dataKeysDestroyed, eventsAppended, flushSeconds, journalBytes, journalSyncs, lmdbSyncs, mapSizeBytes, mapUsedBytes } from '../telemetry/metrics'
 
 export function recordShardStats(shards: readonly ShardStats[]): void {
   for (const s of shards) {
@@ -14,6 +14,7 @@ export function recordShardStats(shards: readonly ShardStats[]): void {
     const flush = flushSeconds.labels(shard)
     for (const n of s.flushSeconds) flush.observe(n)
     if (s.eventsAppended > 0) eventsAppended.labels(shard).inc(s.eventsAppended)
+    if (s.keysDestroyed > 0) dataKeysDestroyed.labels(shard).inc(s.keysDestroyed)
     if (s.journalSyncs > 0) journalSyncs.labels(shard).inc(s.journalSyncs)
     if (s.journalBytes > 0) journalBytes.labels(shard).inc(s.journalBytes)
     if (s.lmdbSyncs > 0) lmdbSyncs.labels(shard).inc(s.lmdbSyncs)

@@ -152,3 +152,30 @@ new Counter({
 export const tokensIssued = new Counter({ name: 'oauth_tokens_issued_total', help: 'Access tokens issued, by grant type', labelNames: ['grant_type'] as const, registers: [registry] })
 export const signInFailures = new Counter({ name: 'sign_in_failures_total', help: 'Failed sign-ins (sign-in form and password grant), including refusals during a lock-out', registers: [registry] })
 export const lockoutsStarted = new Counter({ name: 'sign_in_lockouts_started_total', help: 'Accounts locked out after too many failed sign-ins', registers: [registry] })
+
+// The figures a dashboard needs beyond the requests (docs/manual/operations.md,
+// "Metrics"). Every label value is one of a fixed set named in each help text,
+// or a shard, actor or configured gateway service: never a tenant, client or URL.
+
+/** Why an actor's thread ended: past its heap limit (--actor-heap-mb), an uncaught error, or any other exit. */
+export type ActorExitReason = 'out_of_heap' | 'crashed' | 'exited'
+export const actorExits = new Counter({ name: 'shard_actor_exits_total', help: 'Shard actor threads that ended unasked, by reason (out_of_heap, crashed, exited) and outcome (restarted, stopped: it kept exiting)', labelNames: ['reason', 'outcome'] as const, registers: [registry] })
+export const consentsCreated = new Counter({ name: 'graph_consents_created_total', help: 'Consents created (answered 201)', registers: [registry] })
+export const consentsRevoked = new Counter({ name: 'graph_consents_revoked_total', help: 'Consent revocations answered 204 (a repeated revocation of a revoked consent included)', registers: [registry] })
+export const dataKeysDestroyed = new Counter({ name: 'graph_data_keys_destroyed_total', help: 'Data keys destroyed (crypto-shredding after a revocation), by shard', labelNames: ['shard'] as const, registers: [registry] })
+export const webhookDeliveries = new Counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts, by outcome: delivered, rejected (a non-2xx answer), unreachable (no answer); a failed one is retried unless it suspends the webhook', labelNames: ['outcome'] as const, registers: [registry] })
+export const attemptsRefused = new Counter({ name: 'auth_attempts_refused_total', help: 'Password and client-secret checks refused before they ran, by limit: source (the per-address budget), account (the per-account budget), lockout (the account is locked out)', labelNames: ['limit'] as const, registers: [registry] })
+export const lastBackupSeconds = new Gauge({ name: 'backup_last_success_timestamp_seconds', help: 'When the last backup this process completed began (unix seconds; every write acknowledged before it is in the copy); 0 until one completes', registers: [registry] })
+export const gatewayUpstreamSeconds = new Histogram({ name: 'gateway_upstream_duration_seconds', help: 'Time from forwarding a request to the service behind the gateway until its answer\'s headers (or its failure), by service (package/service, as configured)', labelNames: ['service'] as const, buckets: LATENCY_BUCKETS, registers: [registry] })
+
+/** The OAuth `error` values (RFC 6749, 6750, OpenID Connect Core) counted by name; any other is counted as `other`. */
+const OAUTH_ERRORS = new Set([
+  'invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope',
+  'access_denied', 'unsupported_response_type', 'server_error', 'temporarily_unavailable', 'invalid_token', 'insufficient_scope',
+  'login_required', 'consent_required', 'interaction_required', 'account_selection_required', 'request_not_supported', 'request_uri_not_supported',
+])
+const oauthErrors = new Counter({ name: 'oauth_errors_total', help: 'Answers carrying an OAuth error (the JSON error body or the redirect\'s error parameter), by its error value; a value outside the known set is other', labelNames: ['error'] as const, registers: [registry] })
+
+export function oauthErrorAnswered(error: string): void {
+  oauthErrors.labels(OAUTH_ERRORS.has(error) ? error : 'other').inc()
+}

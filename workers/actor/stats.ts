@@ -1,10 +1,11 @@
 // What the shard actor tells the front thread's metrics (src/shards/shard-stats.ts):
 // per shard, each group commit's size and its commit and flush times since the
-// last report, the events appended, the journal's fdatasyncs and bytes and
+// last report, the events appended, the data keys destroyed, the journal's fdatasyncs and bytes and
 // LMDB's syncs, and the LMDB map's size and use. One message a second, so
 // the hot path only pushes numbers onto arrays and counts.
 import type { ShardStats } from '../../src/contract/messages'
 import { appendedSinceReport } from '../store/events'
+import { destroyedSinceReport } from '../store/shred-keys'
 import type { ShardJournal } from '../journal/shard-journal'
 import type { ShardStore } from '../store/shard-store'
 
@@ -44,13 +45,14 @@ export class ActorStats {
       const before = this.reported.get(store.shard) ?? { journalSyncs: 0, journalBytes: 0, lmdbSyncs: 0 }
       this.reported.set(store.shard, now)
       out.push({
-        shard: store.shard, ...o, eventsAppended: appendedSinceReport.get(store.shard) ?? 0,
+        shard: store.shard, ...o, eventsAppended: appendedSinceReport.get(store.shard) ?? 0, keysDestroyed: destroyedSinceReport.get(store.shard) ?? 0,
         journalSyncs: now.journalSyncs - before.journalSyncs, journalBytes: now.journalBytes - before.journalBytes, lmdbSyncs: now.lmdbSyncs - before.lmdbSyncs,
         mapUsedBytes: (map.lastPageNumber + 1) * map.pageSize, mapSizeBytes: map.mapSize,
       })
     }
     this.observed.clear()
     appendedSinceReport.clear()
+    destroyedSinceReport.clear()
     return out
   }
 }

@@ -8,6 +8,9 @@ import { forgetSearchTerms } from './nodes'
 import type { ShardContext } from './context'
 import { forgetUncommitted, type ShardStore } from './shard-store'
 
+/** Keys destroyed per shard since the actor's last stats report (workers/actor/stats.ts); a restore's re-application of the log is not counted. */
+export const destroyedSinceReport = new Map<number, number>()
+
 /** Where this installation logs destroyed keys, and the generation it writes on each line. */
 export interface ShredTarget { path: string; generation: string }
 
@@ -15,6 +18,7 @@ export interface ShredTarget { path: string; generation: string }
 export function shredKeys(store: ShardStore, target: ShredTarget, slots: readonly number[]): void {
   appendShredLog(target.path, target.generation, store.shard, slots)
   for (const slot of slots) store.keys.destroy(slot)
+  destroyedSinceReport.set(store.shard, (destroyedSinceReport.get(store.shard) ?? 0) + slots.length)
 }
 
 /**

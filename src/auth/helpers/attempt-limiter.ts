@@ -8,6 +8,7 @@
 // lock-out, it is the only limit. Time is the one clock (src/core/clock.ts).
 import { now } from '../../core/clock'
 import { ApiError } from '../../core/errors'
+import { attemptsRefused } from '../../telemetry/metrics'
 
 export interface BucketSettings {
   /** tokens when full: how many checks may fail (or run) at once */
@@ -99,9 +100,15 @@ export class AttemptLimiter {
   admit(source: string, account: string, oauth: boolean): Admission {
     const t = now()
     const bySource = this.sources.waitSeconds(source, t)
-    if (bySource > 0) throw tooManyRequests(`too many failed sign-in or client authentication attempts from this address; retry in ${bySource} s`, bySource, oauth)
+    if (bySource > 0) {
+      attemptsRefused.labels('source').inc()
+      throw tooManyRequests(`too many failed sign-in or client authentication attempts from this address; retry in ${bySource} s`, bySource, oauth)
+    }
     const byAccount = this.accounts.waitSeconds(account, t)
-    if (byAccount > 0) throw tooManyRequests(`too many failed attempts for this account; retry in ${byAccount} s`, byAccount, oauth)
+    if (byAccount > 0) {
+      attemptsRefused.labels('account').inc()
+      throw tooManyRequests(`too many failed attempts for this account; retry in ${byAccount} s`, byAccount, oauth)
+    }
     this.sources.add(source, -1, t)
     this.accounts.add(account, -1, t)
     let open = true

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto'
 import type { ApiError } from '../../core/errors'
 import type { Exchange, ResponseHeaders } from '../../http/exchange'
+import { oauthErrorAnswered } from '../../telemetry/metrics'
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
@@ -87,6 +88,7 @@ export function sendErrorPage(ex: Exchange, err: ApiError): void {
     ex.error(err)
     return
   }
+  if (err.oauth !== undefined) oauthErrorAnswered(err.oauth.error)
   sendPage(ex, err.status, {
     title: 'Request not accepted',
     body: `<h1>Request not accepted</h1>\n<p class="error" role="alert">${escapeHtml(err.message)}</p>`,

@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { ApiError } from '../../core/errors'
 import { SCRYPT_PARAMS, type PasswordTask, type ScryptHash } from '../../../workers/crypto/password-hash'
+import { reportQueueDepth, taskWaited } from '../../telemetry/pool-metrics'
 
 export type { ScryptHash }
 
@@ -32,6 +33,8 @@ export function weakerThanCurrent(stored: ScryptHash): boolean {
 
 interface Waiting {
   task: PasswordTask
+  /** performance.now() when it was asked for */
+  asked: number
   resolve: (value: unknown) => void
   reject: (err: unknown) => void
 }
@@ -46,6 +49,7 @@ export class PasswordHasher {
   private running = 0
   /** moving average of a check's duration, ms */
   private checkMs = INITIAL_CHECK_MS
+  private readonly unreport: () => void
 
   constructor(
     filename = PASSWORD_WORKER,
@@ -54,6 +58,13 @@ export class PasswordHasher {
   ) {
     this.threads = threads
     this.pool = new Piscina({ filename, minThreads: 0, maxThreads: threads, idleTimeout: 30_000 })
+    this.unreport = reportQueueDepth('scrypt', () => this.waitingChecks())
+  }
+
+  private waitingChecks(): number {
+    let n = 0
+    for (const queue of this.lanes.values()) n += queue.length
+    return n
   }
 
   /** How many other lanes may wait before a new one: those it would wait for fit the budget (at least two per thread). */
@@ -68,7 +79,7 @@ export class PasswordHasher {
       if (queue !== undefined && queue.length >= MAX_PER_LANE) return Promise.reject(busy())
     }
     return new Promise<T>((resolve, reject) => {
-      const waiting: Waiting = { task, resolve: resolve as (value: unknown) => void, reject }
+      const waiting: Waiting = { task, asked: performance.now(), resolve: resolve as (value: unknown) => void, reject }
       if (queue === undefined) this.lanes.set(lane, [waiting])
       else queue.push(waiting)
       this.next()
@@ -91,6 +102,7 @@ export class PasswordHasher {
       if (queue.length > 0) this.lanes.set(lane, queue)
       this.running++
       const started = performance.now()
+      taskWaited('scrypt', (started - w.asked) / 1000)
       // The slot is free (and the next check started) before the caller hears the answer.
       this.pool.run(w.task).then(
         (value: unknown) => {
@@ -119,6 +131,7 @@ export class PasswordHasher {
   }
 
   async close(): Promise<void> {
+    this.unreport()
     for (const queue of this.lanes.values()) for (const w of queue) w.reject(busy())
     this.lanes.clear()
     await this.pool.destroy()

@@ -5,6 +5,7 @@ import { Piscina } from 'piscina'
 import { join } from 'node:path'
 import type { JWTPayload } from 'jose'
 import type { GeneratedKey, SigningTask } from '../../../workers/crypto/signing-key'
+import { TaskGate } from './task-gate'
 
 export type { GeneratedKey }
 
@@ -15,23 +16,26 @@ export interface KeySigner {
 
 /** The compiled signing worker, from dist/src/auth/helpers/. */
 export const SIGNING_WORKER = join(__dirname, '..', '..', '..', 'workers', 'crypto', 'signing-key.js')
+const THREADS = 2
 
 export class SigningPool implements KeySigner {
   private readonly pool: Piscina
+  private readonly gate = new TaskGate(THREADS, 'signing')
 
   constructor(masterKey: Buffer, filename = SIGNING_WORKER) {
-    this.pool = new Piscina({ filename, minThreads: 1, maxThreads: 2, idleTimeout: 60_000, workerData: { masterKey } })
+    this.pool = new Piscina({ filename, minThreads: 1, maxThreads: THREADS, idleTimeout: 60_000, workerData: { masterKey } })
   }
 
   async generate(): Promise<GeneratedKey> {
-    return (await this.pool.run({ op: 'generate' } satisfies SigningTask)) as GeneratedKey
+    return (await this.gate.run(() => this.pool.run({ op: 'generate' } satisfies SigningTask))) as GeneratedKey
   }
 
   async sign(kid: string, sealed: string, claims: JWTPayload): Promise<string> {
-    return (await this.pool.run({ op: 'sign', kid, sealed, claims } satisfies SigningTask)) as string
+    return (await this.gate.run(() => this.pool.run({ op: 'sign', kid, sealed, claims } satisfies SigningTask))) as string
   }
 
   async close(): Promise<void> {
+    this.gate.close()
     await this.pool.destroy()
   }
 }

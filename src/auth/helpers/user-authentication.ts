@@ -9,7 +9,7 @@ import type { Lockout } from '../models/lockout'
 import type { Users } from '../models/users'
 import type { PasswordHasher, ScryptHash } from './password-hasher'
 import { audit } from '../../telemetry/log'
-import { lockoutsStarted, signInFailures } from '../../telemetry/metrics'
+import { attemptsRefused, lockoutsStarted, signInFailures } from '../../telemetry/metrics'
 
 export type UserAuthentication = { ok: true; user: UserRecord } | { ok: false; reason: 'blocked' | 'invalid' }
 
@@ -26,6 +26,7 @@ export class UserAuthenticator {
     // The account's counter follows the user (a rename does not reset it); unknown names are counted by name.
     const account = user === undefined ? `name:${username}` : `user:${user.id}`
     if (this.lockout.blocked(account)) {
+      attemptsRefused.labels('lockout').inc()
       auditSignIn({ ok: false, reason: 'blocked' }, user, source)
       return { ok: false, reason: 'blocked' }
     }

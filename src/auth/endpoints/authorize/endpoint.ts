@@ -15,6 +15,7 @@ import { sendErrorPage, wantsHtml } from '../../helpers/html'
 import { signIdToken, verifyIdTokenHint } from '../../helpers/id-tokens'
 import { TOO_MANY_ATTEMPTS, tooManyAttempts } from '../../models/lockout'
 import { nameTooLong } from '../../../model/name-limit'
+import { oauthErrorAnswered } from '../../../telemetry/metrics'
 import { queryOrForm } from '../../route-types'
 import { grantScopes, scopeString, userGrant } from '../../helpers/scopes'
 import { SESSION_COOKIE, SESSION_TTL_MS, type LiveSession } from '../../models/sessions'
@@ -192,8 +193,10 @@ function answer(s: AuthServices, ex: Exchange, all: URLSearchParams): void {
 export function settleAuthorization(s: AuthServices, ex: Exchange, work: (cookies: string[]) => Promise<void>): void {
   const cookies: string[] = []
   work(cookies).catch((err: unknown) => {
-    if (err instanceof RedirectError) redirect(ex, errorLocation(err.target, err.error, err.description, s.oauth.issuer), { 'set-cookie': cookies })
-    else if (err instanceof ApiError) sendErrorPage(ex, err)
+    if (err instanceof RedirectError) {
+      oauthErrorAnswered(err.error)
+      redirect(ex, errorLocation(err.target, err.error, err.description, s.oauth.issuer), { 'set-cookie': cookies })
+    } else if (err instanceof ApiError) sendErrorPage(ex, err)
     else ex.error(err)
   })
 }
