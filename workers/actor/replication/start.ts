@@ -14,7 +14,7 @@ import { followReportKey, hostPresenceKey } from '../../../src/contract/cluster-
 import { ensureLeaseBucket, leaseBucket } from '../../../src/replication/lease-bucket'
 import { withTimeout } from '../../../src/replication/with-timeout'
 import { preferredHost } from '../../../src/replication/placement'
-import { writeFollowReports } from '../../../src/replication/catch-up'
+import { writeFollowReports, type FollowReport } from '../../../src/replication/catch-up'
 import type { ShardStore } from '../../store/shard-store'
 import { CoalescedWrites } from '../../../src/replication/coalesced-writes'
 import { Recorder } from './recorder'
@@ -150,9 +150,9 @@ async function startOn(nc: NatsConnection, options: ClusterOptions, hostUrl: str
   let closed = false
   let presenceBusy = false
   // With the presence key, how far this host has followed each shard it does not serve: owners hand a shard over only to a host nearly caught up.
-  const followReports = (): [string, { applied: number; end: number }][] => [...replicas.values()].flatMap((r) => {
+  const followReports = (): [string, FollowReport][] => [...replicas.values()].flatMap((r): [string, FollowReport][] => {
     const p = r.progress()
-    return p === undefined ? [] : [[followReportKey(r.shard, options.nodeId), p] as [string, { applied: number; end: number }]]
+    return p === undefined ? [] : [[followReportKey(r.shard, options.nodeId), p]]
   })
   const presenceAndReports = async (): Promise<void> => {
     await presence.beat()
@@ -164,7 +164,7 @@ async function startOn(nc: NatsConnection, options: ClusterOptions, hostUrl: str
     if (presenceBusy) return
     presenceBusy = true
     presenceBeat = presenceAndReports().catch(async (err: unknown) => {
-      hooks.warn('cluster: the host presence key could not be written', err)
+      hooks.warn('cluster: the host presence key or its follow reports could not be written', err)
       await ensureLeaseBucket(nc, options.servers.length)
     }).finally(() => { presenceBusy = false })
   }, Math.max(100, Math.floor(options.leaseMs / 3)))
