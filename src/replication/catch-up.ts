@@ -27,11 +27,11 @@ export interface FollowReport {
 export const HAND_OVER_GAP = 100
 /**
  * Under load, more: what the owner appended in this long. A standby keeping
- * pace lags by its replication delay times the append rate (a few hundred
- * entries at hundreds a second on a loaded machine, so a fixed gap of 100
- * held hand-overs back for seconds), and once the owner stops appending it
- * applies that many in well under this time: the requests waiting for the
- * switch wait about this long, far less than the lease period they may.
+ * pace lags by its replication delay times the append rate, so a fixed gap
+ * could hold a busy shard back for good; once the owner stops appending the
+ * standby applies that many in well under this time, and the requests
+ * waiting for the switch wait about this long, far less than the lease
+ * period they may.
  */
 export const HAND_OVER_CATCH_UP_MS = 500
 
