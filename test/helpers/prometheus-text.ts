@@ -24,7 +24,8 @@ const SUFFIXES: Record<string, string[]> = { histogram: ['_bucket', '_sum', '_co
 function parseValue(raw: string, line: string): number {
   if (raw === '+Inf') return Infinity
   if (raw === '-Inf') return -Infinity
-  if (raw === 'NaN') return NaN
+  // prom-client writes NaN as `Nan` (an event-loop lag mean with no sample since the last scrape); Prometheus reads NaN in any case.
+  if (/^nan$/i.test(raw)) return NaN
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw)) throw new Error(`bad value "${raw}" in: ${line}`)
   return Number(raw)
 }
