@@ -43,12 +43,12 @@ export class ActorHandle {
     }
   }
 
-  /** The thread exited: everything in flight, and everything queued for it, gets a 503 saying `why`. */
-  failAll(why: string): void {
+  /** The thread exited: everything in flight, and everything queued for it, gets a 503 saying `why` (`notRun`: none of it ran). */
+  failAll(why: string, notRun = false): void {
     const lost = [...this.pending.entries()]
     this.pending.clear()
     this.outbox = []
-    for (const [id, handler] of lost) handler(unavailable(id, why))
+    for (const [id, handler] of lost) handler(unavailable(id, why, notRun))
   }
 
   unavailable(): string {

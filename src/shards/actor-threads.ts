@@ -47,6 +47,8 @@ interface Exits {
   restarts: number
   /** Closing: an exit now is the end, not a crash. */
   stopping: boolean
+  /** The actor answered its shutdown: it ran nothing after, so the calls still pending never ran. */
+  closed: boolean
 }
 
 export class ActorThreads {
@@ -62,7 +64,7 @@ export class ActorThreads {
     options.configs.forEach((_, index) => {
       const actor = new ActorHandle(index)
       this.actors.push(actor)
-      this.exits.push({ recent: [], restarts: 0, stopping: false })
+      this.exits.push({ recent: [], restarts: 0, stopping: false, closed: false })
       this.spawn(actor)
     })
   }
@@ -102,6 +104,7 @@ export class ActorThreads {
       this.exits[actor.index]!.stopping = true
       const timer = setTimeout(() => void this.terminate(actor).then(() => resolve()), SHUTDOWN_WAIT_MS)
       actor.send({ kind: 'shutdown', id: this.newId() }, () => {
+        this.exits[actor.index]!.closed = true
         clearTimeout(timer)
         void this.terminate(actor).then(() => resolve())
       })
@@ -148,7 +151,10 @@ export class ActorThreads {
     actor.up = false
     // A shard whose actor is down answers as it (a 503 now, or after a restart what the restarted writer reads), not from memory.
     this.news.actorExited()
-    actor.failAll(actor.stopped === undefined ? 'the shard actor restarted; retry the request' : actor.unavailable())
+    // After a clean shutdown (in a cluster every shard was handed over first), a call still pending never ran: a
+    // host that forwarded it sends it on to the shard's next owner rather than answer 503.
+    const closed = this.exits[actor.index]!.closed
+    actor.failAll(closed ? 'this host is shutting down; retry the request' : actor.stopped === undefined ? 'the shard actor restarted; retry the request' : actor.unavailable(), closed)
     // A dead actor serves nothing: its leases lapse (cluster mode).
     for (const shard of this.options.configs[actor.index]!.shards) this.news.ownershipChanged(shard, false, 0)
     const exits = this.exits[actor.index]!

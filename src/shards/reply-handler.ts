@@ -19,7 +19,8 @@ export interface StreamHandle {
 /** The handle of a stream answered whole at once (a kept neighbourhood, a refused call). */
 export const NO_STREAM: StreamHandle = { more: () => undefined, cancel: () => undefined }
 
-export const unavailable = (id: number, message: string): ActorReply => ({ kind: 'error', id, type: 'service_unavailable', message })
+/** A 503; `notRun`: refused before any of it ran (a cluster host sends the call on to the shard's next owner). */
+export const unavailable = (id: number, message: string, notRun = false): ActorReply => ({ kind: 'error', id, type: 'service_unavailable', message, ...(notRun ? { notRun: true as const } : {}) })
 
 /**
  * `onReply` (a function made for this call) as the handler of the call
