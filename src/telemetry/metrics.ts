@@ -174,7 +174,7 @@ const OAUTH_ERRORS = new Set([
   'access_denied', 'unsupported_response_type', 'server_error', 'temporarily_unavailable', 'invalid_token', 'insufficient_scope',
   'login_required', 'consent_required', 'interaction_required', 'account_selection_required', 'request_not_supported', 'request_uri_not_supported',
 ])
-const oauthErrors = new Counter({ name: 'oauth_errors_total', help: 'Answers carrying an OAuth error (the JSON error body or the redirect\'s error parameter), by its error value; a value outside the known set is other', labelNames: ['error'] as const, registers: [registry] })
+const oauthErrors = new Counter({ name: 'oauth_errors_total', help: 'Answers carrying an OAuth error (a JSON error body, the authorization endpoint\'s error page or its redirect with error=), by its error value; a value outside the known set is other', labelNames: ['error'] as const, registers: [registry] })
 
 export function oauthErrorAnswered(error: string): void {
   oauthErrors.labels(OAUTH_ERRORS.has(error) ? error : 'other').inc()

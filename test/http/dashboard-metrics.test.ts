@@ -9,7 +9,7 @@ import { createServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { call, createConsent, Graph } from '../helpers/client'
-import { adminToken, basic, clientToken, MANAGE, oauthServerForFile, postForm, VIEW } from '../helpers/oauth'
+import { adminToken, basic, clientToken, MANAGE, oauthServerForFile, postForm, redirectParams, UserAgent, VIEW } from '../helpers/oauth'
 import { parsePrometheusText, total, type Family } from '../helpers/prometheus-text'
 import { removeDir, ROOT, tempDir } from '../helpers/server'
 import { sleep } from '../../bench/wait'
@@ -88,6 +88,11 @@ t.test('OAuth errors by error value, a lock-out refusal, the scrypt and signing 
   for (let i = 0; i < 15; i++) t.equal((await wrongPassword()).status, 400)
   const refused = await wrongPassword()
   t.equal(refused.json<{ type: string }>().type, 'too_many_attempts')
+  const ua = new UserAgent(env.issuer)
+  const redirected = await ua.open({ client_id: 'web-app', response_type: 'code', prompt: 'none' })
+  t.equal(redirectParams(redirected.headers.location as string).query.get('error'), 'login_required', 'an error sent back to the client')
+  const page = await ua.open({ client_id: 'web-app', response_type: 'code', redirect_uri: 'https://evil.example/' })
+  t.equal(page.status, 400, 'an error page')
   const admin = await adminToken(env.issuer)
   t.equal((await call('POST', `${env.issuer}/admin/signing-keys`, { authorization: `Bearer ${admin}` })).status, 201, 'a key made in the signing pool')
 
@@ -96,6 +101,8 @@ t.test('OAuth errors by error value, a lock-out refusal, the scrypt and signing 
   t.equal(moved('oauth_errors_total', { error: 'invalid_client' }), 1)
   t.equal(moved('oauth_errors_total', { error: 'unsupported_grant_type' }), 1)
   t.equal(moved('oauth_errors_total', { error: 'invalid_grant' }), 16, 'fifteen wrong passwords and the refusal')
+  t.equal(moved('oauth_errors_total', { error: 'login_required' }), 1, 'the redirect')
+  t.equal(moved('oauth_errors_total', { error: 'invalid_request' }), 1, 'the error page')
   t.equal(moved('auth_attempts_refused_total', { limit: 'lockout' }), 1)
   t.ok(moved('worker_pool_wait_seconds_count', { pool: 'scrypt' }) >= 15, 'each password check waited for a thread (if only briefly)')
   t.ok(moved('worker_pool_wait_seconds_count', { pool: 'signing' }) >= 1)
