@@ -15,6 +15,8 @@ export const SERVICES: readonly ApiService[] = [
   { tag: 'oauth2', prefix: '/oauth2/v1', prefixParams: {}, routes: OAUTH_ROUTES, errors: ['service_unavailable', 'internal_error'] },
 ]
 
+const CHECKS = Type.Record(Type.String(), Type.String(), { description: 'each check and its state ("ok" when it passes)' })
+
 export const EXTRAS: readonly ApiExtra[] = [
   {
     path: '/errors', method: 'GET', summary: 'Every error type and what it means (the moreInfo of every error)',
@@ -30,11 +32,18 @@ export const EXTRAS: readonly ApiExtra[] = [
   },
   {
     path: '/health/ready', method: 'GET', summary: 'Readiness probe: 200 when every check is ok, else 503 naming the failing checks (no token)',
-    response: Type.Object({ status: Type.String(), checks: Type.Record(Type.String(), Type.String()) }, { example: { status: 'ready', checks: { actors: 'ok' } } }),
+    response: Type.Object({ status: Type.Literal('ready'), checks: CHECKS }, { example: { status: 'ready', checks: { actors: 'ok' } } }),
+    answers: {
+      503: Type.Object({ status: Type.Literal('not ready'), failing: Type.Array(Type.String()), checks: CHECKS }, {
+        description: 'Not ready', example: { status: 'not ready', failing: ['actors'], checks: { actors: 'starting' } },
+      }),
+    },
   },
   {
     path: '/metrics', method: 'GET', summary: 'Prometheus text format (--metrics: open, off, or a bearer token with scope platform.metrics)',
-    response: Type.String({ example: '# TYPE http_requests_total counter' }),
+    response: { content: { 'text/plain': Type.String({ example: '# TYPE http_requests_total counter' }) } },
+    // token: the scope's 401 and 403; off: 404; while the server starts: 503
+    errors: ['insufficient_credentials', 'insufficient_scope', 'element_not_found', 'service_unavailable'],
   },
   {
     path: '/.well-known/oauth-authorization-server/oauth2/v1', method: 'GET', summary: "RFC 8414 metadata at the root, in the issuer path's form (the same document as discovery)",

@@ -5,7 +5,7 @@
 import { Kind, Type, type TSchema } from '@sinclair/typebox'
 import { ERRORS, type ErrorType } from '../core/errors'
 import { MEDIA } from './media-type'
-import type { Answer, AnswerSpec, Method, RouteMethod, RouteTable } from './route'
+import type { Answer, Answers, AnswerSpec, Method, RouteMethod, RouteTable } from './route'
 
 /** One service: its prefix (with {captures}), the prefix's parameters, and its routes. */
 export interface ApiService {
@@ -22,7 +22,12 @@ export interface ApiExtra {
   path: string
   method: Method
   summary: string
-  response: TSchema
+  /** The 200 answer: its JSON body's schema, or an AnswerSpec (another media type). */
+  response: Answer
+  /** Answers besides 200 (a probe's 503 with its own body). */
+  answers?: Answers
+  /** Error types it answers with the shared error body. */
+  errors?: readonly ErrorType[]
   /** Path parameters ({name} in `path`), each a string. */
   pathParams?: readonly string[]
   /** How the route authenticates, when it does (the default: no token). */
@@ -96,8 +101,8 @@ function response(answer: Answer): Record<string, unknown> {
   return out
 }
 
-function successes(spec: RouteMethod<never, never>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(spec.answers).flatMap(([status, answer]) => (answer === undefined ? [] : [[status, response(answer)]])))
+function successes(answers: Answers): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(answers).flatMap(([status, answer]) => (answer === undefined ? [] : [[status, response(answer)]])))
 }
 
 /** The errors a declaration implies: its authentication, its input, its body's media type and size. */
@@ -138,7 +143,7 @@ function operation(service: ApiService, pattern: string, method: Method, spec: R
     summary: spec.summary ?? `${method} ${path}`,
     parameters: parameters(service.prefixParams, pattern, spec),
     security: security(spec),
-    responses: { ...successes(spec), ...failures([...service.errors, ...impliedErrors(spec), ...(spec.errors ?? [])], spec.errorPages === true) },
+    responses: { ...successes(spec.answers), ...failures([...service.errors, ...impliedErrors(spec), ...(spec.errors ?? [])], spec.errorPages === true) },
   }
   const body = requestBody(spec)
   if (body !== undefined) op.requestBody = body
@@ -168,7 +173,7 @@ export function openApiDocument(info: { title: string; version: string; descript
       summary: extra.summary,
       ...(extra.pathParams === undefined ? {} : { parameters: extra.pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })) }),
       security: extra.security ?? [],
-      responses: { 200: { description: 'Success', content: { 'application/json': withExample(extra.response) } } },
+      responses: { ...successes({ 200: extra.response, ...extra.answers }), ...failures(extra.errors ?? [], false) },
     }
   }
   return {

@@ -70,7 +70,7 @@ export class Contract {
     }
     const schema = content[media]?.schema
     if (schema === undefined) return [...out, `${answer.status}: content type "${media}" is not declared (${Object.keys(content).join(', ')})`]
-    const values = media === 'text/html' ? [answer.text] : media === 'application/x-ndjson'
+    const values = media.startsWith('text/') ? [answer.text] : media === 'application/x-ndjson'
       ? answer.text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown)
       : [answer.text === '' ? undefined : JSON.parse(answer.text) as unknown]
     const validate = this.validator(`${op} ${answer.status} ${media}`, schema)
@@ -87,4 +87,29 @@ export class Contract {
     this.exercised.add(c.op)
     return { answer, problems: this.problems(c.op, method, answer) }
   }
+
+  /** Asserts that `answer` (to `op`, however it was sent) is allowed and has `status`; records `op` as exercised. */
+  hold(t: Asserts, op: string, answer: Answer, status: number, label = ''): Answer {
+    this.exercised.add(op)
+    t.same(this.problems(op, op.split(' ')[0]!, answer), [], `${op}${label}: answered ${answer.status} as declared`)
+    t.equal(answer.status, status, `${op}${label}: ${status}${answer.status === status ? '' : ` (${answer.text.slice(0, 300)})`}`)
+    return answer
+  }
+
+  /** Sends the case and holds its answer to the document and to `status`. */
+  async expect(t: Asserts, c: Case, status: number, label = ''): Promise<Answer> {
+    const { answer } = await this.send(c)
+    return this.hold(t, c.op, answer, status, label)
+  }
+
+  /** The operations under `prefix` no case exercised. */
+  missed(prefix: string): string[] {
+    return this.operations(prefix).filter((o) => !this.exercised.has(o))
+  }
+}
+
+/** What the contract asserts with (a tap test). */
+export interface Asserts {
+  same(found: unknown, wanted: unknown, message: string): void
+  equal(found: unknown, wanted: unknown, message: string): void
 }

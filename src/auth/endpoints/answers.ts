@@ -1,7 +1,7 @@
 // What the /oauth2/v1 routes answer (src/auth/routes.ts): the bodies'
 // schemas as the endpoints build them (token-response.ts, tokeninfo.ts,
 // introspect.ts, discovery.ts, admin/*). The document lists them and the
-// contract test (test/http/openapi-contract.test.ts) holds every answer to them.
+// contract test (test/http/openapi-contract-oauth.test.ts) holds every answer to them.
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { AnswerSpec } from '../../http/route'
 

@@ -27,7 +27,8 @@ export const listRefreshTokens: OAuthMethod = {
   body: 'none',
   authenticates: 'bearer',
   answers: { 200: RefreshTokenList },
-  errors: ['bad_request'],
+  // a token issued to a client alone has no user whose tokens these would be
+  errors: ['bad_request', 'forbidden'],
   summary: "The user's refresh tokens",
   handle(s, ex) {
     const list = selected(s, ex).map(({ record }) => ({
@@ -45,7 +46,7 @@ export const deleteRefreshTokens: OAuthMethod = {
   body: 'none',
   authenticates: 'bearer',
   answers: { 204: NO_BODY },
-  errors: ['bad_request'],
+  errors: ['bad_request', 'forbidden'],
   summary: "Delete the user's refresh tokens",
   handle(s, ex) {
     const tokens = selected(s, ex)
