@@ -53,6 +53,8 @@ export const EXTRAS: readonly ApiExtra[] = [
     path: '/gateway/{packageId}/{serviceId}/{path}', method: 'GET', pathParams: ['packageId', 'serviceId', 'path'], security: [{ bearer: [] }],
     summary: "The gateway (spec 1.6): any method and path under a package's service is forwarded to its sourceUrl (bearer token with the service in allowedServices)",
     response: Type.Unknown({ description: "the service's own answer, URLs rewritten to the proxy URL" }),
+    // the token and its allowedServices, the path, the service's package, the upstream's failures and the in-flight limit
+    errors: ['bad_request', 'insufficient_credentials', 'forbidden', 'element_not_found', 'bad_gateway', 'service_unavailable', 'gateway_timeout'],
   },
 ]
 

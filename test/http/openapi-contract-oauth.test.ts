@@ -234,9 +234,21 @@ t.test('identity providers and the federated callback', async (t) => {
 
 t.test('the root routes', async (t) => {
   const U = env.server.url
+  // Not exercised: /health/ready's 503 and /metrics' errors need a starting server or another --metrics.
   for (const path of ['/errors', '/openapi.json', '/health/live', '/health/ready', '/metrics', '/.well-known/oauth-authorization-server/oauth2/v1']) {
     await contract.expect(t, { op: `GET ${path}`, url: `${U}${path}` }, 200)
   }
+  // The gateway in front of this server itself (a package of tenant demo, which the web-app's token may use).
+  const pkg = { version: '1', provider: { id: 'demo', org: 'demo-org' }, includedServices: [{ id: 'self', name: 'Self', scopes: [VIEW], sourceUrl: U }] }
+  const put = await call('PUT', `${env.issuer}/admin/packages/contract-gw`, { ...admin, ...JSON_TYPE }, JSON.stringify(pkg))
+  t.equal(put.status, 201, 'the package behind the gateway')
+  const GATEWAY = { op: 'GET /gateway/{packageId}/{serviceId}/{path}', url: `${U}/gateway/contract-gw/self/health/live` }
+  const demo = bearer(await clientToken(env.issuer, 'web-app', 'web-secret', VIEW))
+  await contract.expect(t, { ...GATEWAY, headers: demo }, 200)
+  await contract.expect(t, GATEWAY, 401)
+  await contract.expect(t, { ...GATEWAY, headers: admin }, 403)
+  await contract.expect(t, { ...GATEWAY, url: `${U}/gateway/contract-gw/none/health/live`, headers: demo }, 404)
+  t.same(contract.missed('/').filter((o) => !/ \/(oauth2|graph)\//.test(o)), [], 'every root operation was exercised')
 })
 
 t.test('every OAuth operation of the document was exercised', async (t) => {
