@@ -59,6 +59,7 @@ function checker(t: Asserts): { check: Check; both: Both } {
 t.test('discovery, keys, the token endpoint with every grant, and the token endpoints around it', async (t) => {
   const { check, both } = checker(t)
   const I = env.issuer
+  // Public documents without input: there is no invalid request to make of them.
   for (const path of ['.well-known/openid-configuration', '.well-known/oauth-authorization-server', '.well-known/jwks.json']) {
     await check({ op: op('GET', path), url: `${I}/${path}` }, 200)
   }
