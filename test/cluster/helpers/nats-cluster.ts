@@ -82,7 +82,37 @@ export async function waitForJetStreamCluster(servers: readonly NatsServer[], ti
 }
 
 interface JszStreams {
-  account_details?: { stream_detail?: { name: string; cluster?: { leader?: string } }[] }[]
+  account_details?: { stream_detail?: { name: string; cluster?: { leader?: string; replicas?: { name: string; current: boolean }[] } }[] }[]
+}
+
+/**
+ * Waits until every stream's leader sees all its replicas current: a server
+ * restarted after a kill has caught up, so another server's death is again a
+ * single fault (a stream with one current replica of three has no quorum).
+ */
+export async function waitForStreamsCurrent(servers: readonly NatsServer[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  let behind: string[] = []
+  while (Date.now() < deadline) {
+    behind = []
+    let led = 0
+    for (const server of servers) {
+      try {
+        const res = await request(`${server.monitorUrl}/jsz?accounts=true&streams=true`, { headersTimeout: 2000, bodyTimeout: 2000 })
+        const jsz = (await res.body.json()) as JszStreams
+        for (const stream of (jsz.account_details ?? []).flatMap((a) => a.stream_detail ?? [])) {
+          if (stream.cluster?.leader !== server.name) continue
+          led++
+          for (const r of stream.cluster.replicas ?? []) if (!r.current) behind.push(`${stream.name}@${r.name}`)
+        }
+      } catch (err) {
+        behind.push(`${server.name}: ${(err as Error).message}`)
+      }
+    }
+    if (led > 0 && behind.length === 0) return
+    await sleep(250)
+  }
+  throw new Error(`stream replicas not current within ${timeoutMs} ms: ${behind.slice(0, 10).join(', ')}`)
 }
 
 /** The server leading the most streams (as `server` sees the cluster), with its count. */
