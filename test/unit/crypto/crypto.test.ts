@@ -55,7 +55,7 @@ t.test('matchesFingerprint agrees with comparing sealedFingerprint strings', asy
   }
   t.equal(disagreements, 0)
   t.ok(sealed.every((a) => matchesFingerprint(sealedFingerprint(a), Uint8Array.from(a))), 'a copy matches')
-  for (const bad of ['', ':', 'x'.repeat(40), `0${sealedFingerprint(sealed[0]!)}`]) t.notOk(matchesFingerprint(bad, sealed[0]!), `not "${bad.slice(0, 8)}..."`)
+  for (const bad of ['', ':', 'x'.repeat(40), `0${sealedFingerprint(sealed[0]!)}`]) t.notOk(matchesFingerprint(bad, sealed[0]!), `not ${JSON.stringify(bad.slice(0, 8))}...`)
 })
 
 t.test('key file: slots are written, read, and destroyed by zeroing in place', async (t) => {
