@@ -6,6 +6,7 @@
 // peak, the stream's peak and their difference against the goal (50 MB).
 import { Readable } from 'node:stream'
 import { request } from 'undici'
+import { bulkLine } from './bulk-load'
 import { cleanUpOnSignals, runCleanups } from './cleanup'
 import { parseOrUsage } from './command-line'
 import { TENANTS } from './fixture'
@@ -42,6 +43,7 @@ function parse(argv: readonly string[]): Options {
 /** `count` put-node lines over `ids` ids, each padded to about `lineBytes`, made as they are read. */
 function linesBody(consent: string, count: number, ids: number, lineBytes: number, sent: { bytes: number }): Readable {
   const filler = 'z'.repeat(Math.max(0, lineBytes - 150))
+  const headers = { 'consent-reference': consent }
   let i = 0
   return new Readable({
     read() {
@@ -51,7 +53,7 @@ function linesBody(consent: string, count: number, ids: number, lineBytes: numbe
       }
       let text = ''
       for (const end = Math.min(count, i + LINES_PER_CHUNK); i < end; i++) {
-        text += `{"method":"PUT","path":"nodes/core/customer/m${i % ids}","headers":{"consent-reference":"${consent}"},"body":{"name":"M${i}","notes":"${filler}"}}\n`
+        text += bulkLine({ method: 'PUT', path: `nodes/core/customer/m${i % ids}`, headers, body: `{"name":"M${i}","notes":"${filler}"}` }, '')
       }
       sent.bytes += text.length
       this.push(text)
