@@ -76,6 +76,7 @@ export function parseBulkLine(bytes: Buffer, limits: JsonLimits): ParsedLine {
   if (typeof method !== 'string' || typeof path !== 'string') return fail(SHAPE)
   const given = headersOf(headers)
   if (given === undefined) return fail('a bulk line\'s "headers" must be an object of strings')
-  const fitsLimits = measured.maxDepth <= limits.maxDepth + 1 && measured.maxElements <= limits.maxElements + 1
+  // The line's own object is the one level and the one element beyond its body's.
+  const fitsLimits = measured.maxDepth <= limits.maxDepth + ENVELOPE_DEPTH && measured.maxElements <= limits.maxElements + 1
   return { ok: true, line: { method, path, headers: given, body: body === undefined ? undefined : { value: body, fitsLimits, lineBytes: bytes.length } } }
 }
