@@ -10,6 +10,7 @@ import { StreamBuffers } from '../http/stream'
 import { takeBackup } from '../backups/take-backup'
 import { backupShardsThroughActors } from '../backups/through-actors'
 import { sweepOAuth } from '../auth/oauth-services'
+import { subjectAccount } from '../auth/models/subject-account'
 import { Metamodel } from '../model/metamodel'
 import { AddressSet } from '../net/addresses'
 import type { WebhookPolicy } from '../net/webhook-policy'
@@ -41,6 +42,7 @@ export function buildServices(config: Config, boot: Bootstrap, opened: OpenedDat
     authCluster,
     // A bulk line goes through the dispatcher, which the graph's routes do not import (it imports them).
     dispatchLine: (ex, tenant, token, body) => dispatchLine(services, ex, tenant, token, body),
+    account: (subject) => subjectAccount(oauth.users, oauth.federation.links, subject),
   }
   return services
 }

@@ -52,6 +52,8 @@ export type ReadOp =
   | { op: 'countNodes'; tenant: string; ns: string; type: string }
   | { op: 'getRelation'; tenant: string; relation: RelationRef }
   | { op: 'getConsent'; tenant: string; ref: string; caller: ConsentCaller }
+  /** A page of one subject's consents, in reference order after `after`: a JSON array. */
+  | { op: 'listConsents'; tenant: string; subject: string; after: string | undefined; limit: number | undefined }
   | { op: 'readEvents'; tenant: string; after: number; limit: number }
   /** The sequence range of the tenant's log still kept: body {"first","last"}. */
   | { op: 'eventHead'; tenant: string }
@@ -67,7 +69,8 @@ export type WriteOp =
   | { op: 'putRelation'; tenant: string; relation: RelationRef; props: Record<string, unknown>; ctx: WriteContext }
   | { op: 'deleteRelation'; tenant: string; relation: RelationRef; trace: string | undefined }
   | { op: 'incrementCounter'; tenant: string; relation: RelationRef; name: string; ctx: WriteContext }
-  | { op: 'createConsent'; tenant: string; subject: string }
+  /** `client`: the client id of the token that asks, kept with the consent (none for a token without one). */
+  | { op: 'createConsent'; tenant: string; subject: string; client?: string }
   /** Events that are not graph changes (the authorization service's subscription events). */
   | { op: 'appendEvents'; tenant: string; events: { operation: string; schema: string; payload: Record<string, unknown> }[] }
   | { op: 'revokeConsent'; tenant: string; ref: string; caller: ConsentCaller }
@@ -89,6 +92,8 @@ export type StreamOp = (
   | { op: 'neighbours'; tenant: string; node: NodeRef }
   /** Every line of a tenant export (src/contract/tenant-export.ts). */
   | { op: 'exportTenant'; tenant: string }
+  /** Everything one subject has in the tenant (workers/store/subject-export.ts); `head` is the first element, written by the front thread. */
+  | { op: 'exportSubject'; tenant: string; subject: string; head: string }
 ) & { format: StreamFormat }
 
 /** Asynchronous work an actor runs beside its reads and writes. */

@@ -84,6 +84,46 @@ export const ConsentView = Type.Object({
   revokedProperties: Type.Array(Type.String()),
 }, { additionalProperties: false })
 
+const consentEntryFields = {
+  consentReference: Type.String(),
+  subject: Type.String(),
+  status: Type.Union([Type.Literal('granted'), Type.Literal('revoked')]),
+  revokedProperties: Type.Array(Type.String()),
+  created: epochMs('creation time'),
+  changed: Type.Optional(epochMs('last change (absent on consents from before it was recorded)')),
+  clientId: Type.Optional(Type.String({ description: 'the client whose token created it (absent on consents from before it was recorded)' })),
+}
+
+/** One consent in a subject's list (GET consents). */
+export const ConsentEntry = Type.Object(consentEntryFields, { additionalProperties: false })
+export const ConsentList = Type.Array(ConsentEntry)
+
+const nodeRefObject = Type.Object({ ns: Type.String(), type: Type.String(), id: Type.String() }, { additionalProperties: false })
+const exportedData = {
+  created: epochMs('creation time'),
+  createdBy: Type.String({ description: 'the client that created it' }),
+  owner: Type.String({ description: 'the consent reference that owns it' }),
+  properties: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'decrypted; absent when locked' })),
+  locked: Type.Optional(Type.Literal(true)),
+}
+
+/** One element of a subject export (docs/manual/graph-api.md, "A data subject's own consents and data"). */
+export const SubjectExportElement = Type.Union([
+  Type.Object({
+    kind: Type.Literal('subject'), subject: Type.String(), tenant: Type.String(),
+    account: Type.Union([Type.Null(), Type.Object({
+      username: Type.String(), email: Type.String(),
+      tenants: Type.Record(Type.String(), Type.Array(Type.String())),
+      identityProviders: Type.Array(Type.Object({ provider: Type.String(), subject: Type.String() }, { additionalProperties: false })),
+    }, { additionalProperties: false })]),
+  }, { additionalProperties: false }),
+  Type.Object({ kind: Type.Literal('consent'), ...consentEntryFields, erased: Type.Optional(Type.Literal(true)) }, { additionalProperties: false }),
+  Type.Object({ kind: Type.Literal('node'), node: nodeRefObject, ...exportedData }, { additionalProperties: false }),
+  Type.Object({ kind: Type.Literal('relation'), from: nodeRefObject, to: nodeRefObject, rel: nodeRefObject, ...exportedData }, { additionalProperties: false }),
+])
+
+export const SubjectExport = { ...streamed(SubjectExportElement), description: 'the subject and account first, then each consent, then each node and relation of the granted consents' }
+
 export const EventPage = Type.Object({
   events: Type.Array(Type.Object({ sequence: Type.Integer() }, { additionalProperties: true, description: 'an event envelope (docs/manual/events.md)' })),
   next: Type.Integer({ description: 'the cursor to read after' }),

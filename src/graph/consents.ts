@@ -24,10 +24,10 @@ export const createConsent = graphMethod({
   answers: { 201: CreatedConsent },
   errors: ['insufficient_storage'],
   summary: 'Create a consent reference for an end customer',
-  handle(s, ex, { tenant, body: { subject } }) {
+  handle(s, ex, { tenant, token, body: { subject } }) {
     if (Buffer.byteLength(subject) > MAX_ID_BYTES) throw new ApiError('bad_request', `subject is longer than ${MAX_ID_BYTES} bytes`)
     if (ex.audit !== undefined) ex.audit.what = { ...ex.audit.what, consentSubject: subject }
-    s.pool.call(tenant, { op: 'createConsent', tenant, subject }, answer(ex))
+    s.pool.call(tenant, { op: 'createConsent', tenant, subject, client: token.client }, answer(ex))
   },
 })
 

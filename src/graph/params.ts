@@ -56,6 +56,17 @@ export const ListQuery = Type.Object({
   q: Type.Optional(Type.String({ description: 'property:value, on a searchable property', example: 'email:a@example.com' })),
 })
 
+const subjectParam = Type.Optional(Type.String({ description: "the subject (manage scope); a user token's own `sub` without it", example: 'customer-42' }))
+
+/** The subject a data subject's route acts on (src/graph/subject.ts). */
+export const SubjectQuery = Type.Object({ subject: subjectParam })
+
+export const SubjectConsentsQuery = Type.Object({
+  subject: subjectParam,
+  limit: Type.Optional(Type.String({ description: 'at most this many consents (0 to 999999999)', example: '50' })),
+  after: Type.Optional(Type.String({ description: 'the consent reference to continue after', example: 'cr_AAAAAAAAAAAAAAAAAAAAAA' })),
+})
+
 export const EventsQuery = Type.Object({
   after: Type.Optional(Type.String({ description: 'the cursor: events after it' })),
   limit: Type.Optional(Type.String({ description: 'at most this many events' })),

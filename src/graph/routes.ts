@@ -14,6 +14,7 @@ import { getNeighbours } from './neighbours'
 import * as nodes from './nodes'
 import type { GraphCaller } from './params'
 import * as relations from './relations'
+import * as subject from './subject'
 import * as transfer from './tenant-transfer'
 
 const view = (spec: GraphHandler): GraphHandler => ({ ...spec, scope: VIEW_SCOPE })
@@ -30,10 +31,13 @@ export const GRAPH_ROUTES: RouteTable<GraphServices, GraphCaller> = [
     { GET: view(relations.getRelation), PUT: inBulk(manage(relations.putRelation)), DELETE: inBulk(manage(relations.deleteRelation)) }],
   ['counters/:fromNs/:fromType/:fromId/:toNs/:toType/:toId/:relNs/:relType/:relId/:counter', { POST: inBulk(manage(relations.incrementCounter)) }],
   ['neighbours/:ns/:type/:id', { GET: view(getNeighbours) }],
-  ['consents', { POST: inBulk(manage(consents.createConsent)) }],
+  ['consents', { GET: manageOrSubject(subject.listSubjectConsents), POST: inBulk(manage(consents.createConsent)) }],
   ['consents/:ref', { GET: manageOrSubject(consents.getConsent), DELETE: inBulk(manageOrSubject(consents.revokeConsent)) }],
   ['consents/:ref/grant', { POST: inBulk(manageOrSubject(consents.grantConsent)) }],
   ['consents/:ref/revokedProperties', { PUT: inBulk(manageOrSubject(consents.setRevokedProperties)) }],
+  // A data subject's own data: a user token acts on its `sub`, a manage-scope token names the subject.
+  ['subject', { DELETE: manageOrSubject(subject.eraseSubject) }],
+  ['subject/export', { GET: manageOrSubject(subject.exportSubject) }],
   ['events', { GET: view(readEvents) }],
   // The WebSocket stream is upgraded before routing (src/graph/ws-stream.ts); a plain GET lands here.
   ['events/stream', { GET: view(webhooks.streamWithoutUpgrade) }],

@@ -2,6 +2,7 @@
 // the root composition, src/app/services.ts, is this and the auth part).
 import type { AccessTokens } from '../auth/models/access-tokens'
 import type { AccessTokenRecord } from '../auth/models/auth-store'
+import type { SubjectAccount } from '../auth/models/subject-account'
 import type { Exchange } from '../http/exchange'
 import type { JsonLimits } from '../http/json-limits'
 import type { Urls } from '../contract/urls'
@@ -34,6 +35,8 @@ export interface GraphServices {
   jsonLimits: JsonLimits
   /** The body limit of a single request, which a bulk line's body is held to too. */
   maxBody: number
+  /** A data subject's record in the authorization service (their export shows it); null when the subject is no user. */
+  account(subject: string): SubjectAccount | null
 }
 
 /** A route method of the graph service: its handler gets the GraphServices and the caller. */

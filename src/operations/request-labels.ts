@@ -51,14 +51,17 @@ const GRAPH_ACTION: Record<string, string> = {
   // The whole tenant in plaintext out, or a batch of it in: who moved a tenant's data, and when.
   'GET export': 'tenant.export',
   'POST import': 'tenant.import',
+  // A data subject's data out in plaintext, or all of their consents revoked.
+  'GET subject/export': 'subject.export',
+  'DELETE subject': 'subject.erase',
 }
 
-/** A change of a consent (its reference is never named: it is the secret the end customer holds), or a tenant's export or import. */
+/** A change of a consent (its reference is never named: it is the secret the end customer holds), a tenant's export or import, or a data subject's export or erasure. */
 export function graphAudit(pattern: string, method: string, tenant: string, token: AccessTokenRecord): PendingAudit | undefined {
   // Most calls are not audited: no key is built for them.
-  if (!pattern.startsWith('consents') && pattern !== 'export' && pattern !== 'import') return undefined
+  if (!pattern.startsWith('consents') && !pattern.startsWith('subject') && pattern !== 'export' && pattern !== 'import') return undefined
   const action = GRAPH_ACTION[`${method} ${pattern}`]
   if (action === undefined) return undefined
   // An export cut short has still handed out data.
-  return { action, who: actorOf(token), what: { tenant }, evenIfCut: pattern === 'export' ? true : undefined }
+  return { action, who: actorOf(token), what: { tenant }, evenIfCut: pattern === 'export' || pattern === 'subject/export' ? true : undefined }
 }

@@ -28,8 +28,13 @@ import { ConfigError } from '../config/load-config'
  *    after a power loss (workers/store/lmdb-checkpoint.ts); a format-4
  *    build would open whatever meta page a power loss left. Nothing to
  *    migrate: every open writes a checkpoint.
+ * 6: each shard indexes its consents by subject [tenant, subject, ref] and
+ *    its relations by owner [tenant, owner, relation...], and a consent
+ *    records the client that created it and its last change; the indexes
+ *    are built from the consents and relations at start
+ *    (workers/store/migrate-shard.ts).
  */
-export const FORMAT_VERSION = 5
+export const FORMAT_VERSION = 6
 
 export interface Manifest {
   /**

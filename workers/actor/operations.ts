@@ -3,7 +3,7 @@
 // entry, and the entry says whether it reads, writes (group commit) or
 // streams (scans.ts).
 import type { Operation, StreamOp } from '../../src/contract/messages'
-import { createConsent, grantConsent, readConsent, revokeConsent, setRevokedProperties } from '../store/consents'
+import { createConsent, grantConsent, listSubjectConsents, readConsent, revokeConsent, setRevokedProperties } from '../store/consents'
 import { appendEvent, head, readEvents } from '../store/events'
 import type { ShardContext } from '../store/context'
 import { countNodes, deleteNode, forgetSearchTerms, getNode, getNodeProperty, putNode, putNodeProperty } from '../store/nodes'
@@ -34,6 +34,7 @@ export function operationTable(webhookKey: Buffer): OperationTable {
     countNodes: read((sc, op) => countNodes(sc, op.tenant, op.ns, op.type)),
     getRelation: read((sc, op) => getRelation(sc, op.tenant, op.relation)),
     getConsent: read((sc, op) => readConsent(sc.store, op.tenant, op.ref, op.caller)),
+    listConsents: read((sc, op) => listSubjectConsents(sc.store, op.tenant, op.subject, op.after, op.limit)),
     readEvents: read((sc, op) => {
       const r = readEvents(sc.store, op.tenant, op.after, op.limit)
       if (r.kind === 'expired') return fail('cursor_expired', `events up to ${r.first - 1} are no longer kept; read from after=${r.first - 1}`)
@@ -49,7 +50,7 @@ export function operationTable(webhookKey: Buffer): OperationTable {
     putRelation: write((sc, op) => putRelation(sc, op.tenant, op.relation, op.props, op.ctx)),
     deleteRelation: write((sc, op) => deleteRelation(sc, op.tenant, op.relation, op.trace)),
     incrementCounter: write((sc, op) => incrementCounter(sc, op.tenant, op.relation, op.name, op.ctx)),
-    createConsent: write((sc, op) => createConsent(sc.store, op.tenant, op.subject, sc.now)),
+    createConsent: write((sc, op) => createConsent(sc.store, op.tenant, op.subject, sc.now, op.client)),
     appendEvents: write((sc, op) => {
       for (const e of op.events) appendEvent(sc.store, op.tenant, e.operation, e.schema, e.payload, undefined, sc.now)
       sc.touched.add(op.tenant)
@@ -75,6 +76,7 @@ export function operationTable(webhookKey: Buffer): OperationTable {
     listNodes: { kind: 'stream' },
     neighbours: { kind: 'stream' },
     exportTenant: { kind: 'stream' },
+    exportSubject: { kind: 'stream' },
   }
 }
 

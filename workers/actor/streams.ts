@@ -12,6 +12,7 @@ import type { ShardContext } from '../store/context'
 import { fail } from '../store/result'
 import { ListScan, NeighboursScan, type Scan } from '../store/scans'
 import { ExportScan } from '../store/export-scan'
+import { SubjectExportScan } from '../store/subject-export'
 import type { ShardStore } from '../store/shard-store'
 import { internal, reply, type Outbox } from './outbox'
 import { StreamBody } from './stream-body'
@@ -40,6 +41,8 @@ export class Streams {
       scan = new NeighboursScan(op.tenant, op.node)
     } else if (op.op === 'exportTenant') {
       scan = new ExportScan(op.tenant)
+    } else if (op.op === 'exportSubject') {
+      scan = new SubjectExportScan(op.tenant, op.subject, op.head)
     } else {
       scan = new ListScan(op.tenant, op.ns, op.type, op.limit, op.owner, op.criterion)
     }

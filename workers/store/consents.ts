@@ -3,8 +3,9 @@
 // slot (crypto-shredding); granting again makes a new key in a new slot, so
 // data sealed before stays locked for good.
 import { randomBytes } from 'node:crypto'
+import { now } from '../../src/core/clock'
 import type { ConsentCaller } from '../../src/contract/messages'
-import { NEXT_SLOT_KEY, consentKey, tenantSlotKey } from './keys'
+import { NEXT_SLOT_KEY, consentKey, prefixRange, refOfSubjectKey, subjectConsentKey, subjectPrefix, tenantSlotKey, type Key } from './keys'
 import { NO_CONTENT, fail, ok, type OpResult } from './result'
 import type { ConsentRecord } from './schema'
 import type { ShardStore } from './shard-store'
@@ -65,11 +66,43 @@ const CONSENT_CACHE_LIMIT = 100_000
 /** Every consent write goes through here, so the cache never disagrees with the store. */
 function putConsent(store: ShardStore, tenant: string, ref: string, record: ConsentRecord): void {
   store.consents.putSync(consentKey(tenant, ref), record)
+  store.subjects.putSync(subjectConsentKey(tenant, record.subject, ref), 1)
   tenantConsents(store, tenant).set(ref, record)
 }
 
 function view(ref: string, c: ConsentRecord): string {
   return JSON.stringify({ consentReference: ref, subject: c.subject, status: c.status, revokedProperties: c.revokedProperties })
+}
+
+/** A consent as a subject's list and export show it; `changed` and `clientId` only where recorded (format 6). */
+export function consentEntry(ref: string, c: ConsentRecord): Record<string, unknown> {
+  return {
+    consentReference: ref, subject: c.subject, status: c.status, revokedProperties: c.revokedProperties, created: c.created,
+    ...(c.changed === undefined ? {} : { changed: c.changed }), ...(c.client === undefined ? {} : { clientId: c.client }),
+  }
+}
+
+/** The subject's consent references in the tenant, in order, after `after` (exclusive), at most `limit`. */
+export function subjectRefs(store: ShardStore, tenant: string, subject: string, after: string | undefined, limit = Number.POSITIVE_INFINITY): string[] {
+  const prefix = subjectPrefix(tenant, subject)
+  const start: Key = after === undefined ? prefix : subjectConsentKey(tenant, subject, after)
+  const refs: string[] = []
+  if (limit <= 0) return refs
+  for (const key of store.subjects.getKeys({ start, end: prefixRange(prefix).end, exclusiveStart: after !== undefined })) {
+    refs.push(refOfSubjectKey(key))
+    if (refs.length >= limit) break
+  }
+  return refs
+}
+
+/** A page of the subject's consents (a JSON array of consentEntry). */
+export function listSubjectConsents(store: ShardStore, tenant: string, subject: string, after: string | undefined, limit: number | undefined): OpResult {
+  const entries: Record<string, unknown>[] = []
+  for (const ref of subjectRefs(store, tenant, subject, after, limit)) {
+    const c = getConsentRecord(store, tenant, ref)
+    if (c !== undefined) entries.push(consentEntry(ref, c))
+  }
+  return ok(200, JSON.stringify(entries))
 }
 
 const notFound = (ref: string): OpResult => fail('element_not_found', `consent reference "${ref}" not found`)
@@ -79,10 +112,11 @@ function permitted(c: ConsentRecord, caller: ConsentCaller): boolean {
   return caller.kind === 'tenant' || caller.sub === c.subject
 }
 
-export function createConsent(store: ShardStore, tenant: string, subject: string, now: number): OpResult {
+/** `client`: the client id of the token that asked, kept with the consent (none for a token without one). */
+export function createConsent(store: ShardStore, tenant: string, subject: string, time: number, client?: string): OpResult {
   // 128 random bits: unguessable, and bound to the tenant by where it is stored.
   const ref = `cr_${randomBytes(16).toString('base64url')}`
-  const record: ConsentRecord = { subject, status: 'granted', slot: newKeySlot(store), revokedProperties: [], created: now }
+  const record: ConsentRecord = { subject, status: 'granted', slot: newKeySlot(store), revokedProperties: [], created: time, changed: time, ...(client === undefined ? {} : { client }) }
   putConsent(store, tenant, ref, record)
   return ok(201, JSON.stringify({ consentReference: ref }))
 }
@@ -114,7 +148,7 @@ export function revokeConsent(
   if (c.status === 'revoked') return NO_CONTENT
   beforeRevoke()
   store.cache.plain.forEach((entry, id) => { if (entry.o === ref) store.cache.plain.delete(id) })
-  putConsent(store, tenant, ref, { ...c, status: 'revoked' })
+  putConsent(store, tenant, ref, { ...c, status: 'revoked', changed: now() })
   shred.push(c.slot)
   return NO_CONTENT
 }
@@ -156,7 +190,7 @@ export function grantConsent(store: ShardStore, tenant: string, ref: string, cal
   if (c === undefined) return notFound(ref)
   if (!permitted(c, caller)) return fail('forbidden', `consent reference "${ref}" belongs to another subject`)
   if (c.status === 'granted') return NO_CONTENT
-  putConsent(store, tenant, ref, { ...c, status: 'granted', slot: newKeySlot(store) })
+  putConsent(store, tenant, ref, { ...c, status: 'granted', slot: newKeySlot(store), changed: now() })
   return NO_CONTENT
 }
 
@@ -164,6 +198,6 @@ export function setRevokedProperties(store: ShardStore, tenant: string, ref: str
   const c = getConsentRecord(store, tenant, ref)
   if (c === undefined) return notFound(ref)
   if (!permitted(c, caller)) return fail('forbidden', `consent reference "${ref}" belongs to another subject`)
-  putConsent(store, tenant, ref, { ...c, revokedProperties: [...new Set(names)] })
+  putConsent(store, tenant, ref, { ...c, revokedProperties: [...new Set(names)], changed: now() })
   return NO_CONTENT
 }

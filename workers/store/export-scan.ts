@@ -18,7 +18,8 @@ const PHASES: readonly Phase[] = ['consents', 'nodes', 'relations']
 
 const ref = (ns: unknown, type: unknown, id: unknown): { ns: string; type: string; id: string } => ({ ns: ns as string, type: type as string, id: id as string })
 
-function element(store: ShardStore, tenant: string, key: Key, stored: StoredElement): ExportedMeta & ExportedData {
+/** An element's meta and its properties as a read opens them, or `locked` (also the subject export's: subject-export.ts). */
+export function element(store: ShardStore, tenant: string, key: Key, stored: StoredElement): ExportedMeta & ExportedData {
   const opened = openElement(store, tenant, key, stored, true, false)
   const meta = { created: stored.c, createdBy: stored.b, owner: stored.o }
   return opened.kind === 'open' ? { ...meta, properties: JSON.parse(opened.record.p) as Record<string, unknown> } : { ...meta, locked: true }

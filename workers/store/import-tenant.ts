@@ -11,7 +11,7 @@ import type { NodeRef } from '../../src/contract/messages'
 import type { ImportLine } from '../../src/contract/tenant-export'
 import type { ShardContext } from './context'
 import { TENANT_OWNER, getConsentRecord, newKeySlot, tenantSlot } from './consents'
-import { IN, OUT, adjacencyKey, consentKey, nodeKey, ownedKey, relationKey, typePrefix, type Key } from './keys'
+import { IN, OUT, adjacencyKey, consentKey, nodeKey, ownedKey, ownedRelationKey, relationKey, subjectConsentKey, typePrefix, type Key } from './keys'
 import { addToCount } from './deferred-writes'
 import { fail, ok, type OpResult } from './result'
 import { sealElement } from './sealing'
@@ -58,6 +58,7 @@ function importConsent(sc: ShardContext, tenant: string, line: Extract<ImportLin
   if (sc.store.consents.get(key) !== undefined) return false
   const slot = newKeySlot(sc.store)
   sc.store.consents.putSync(key, { subject: line.subject, status: line.status, slot, revokedProperties: line.revokedProperties, created: line.created })
+  sc.store.subjects.putSync(subjectConsentKey(tenant, line.subject, line.ref), 1)
   // Destroyed once committed, through the shred log like any revocation's key.
   if (line.status === 'revoked') sc.shred.push(slot)
   return true
@@ -81,6 +82,7 @@ function importRelation(sc: ShardContext, tenant: string, line: Extract<ImportLi
   const key = relationKey(tenant, rel)
   if (store.relations.get(key) !== undefined) return false
   store.relations.putSync(key, stored(sc, tenant, key, line))
+  store.ownedRelations.putSync(ownedRelationKey(tenant, line.owner, rel), 1)
   store.adjacency.putSync(adjacencyKey(tenant, rel.from, rel.to, OUT, rel.rel), 1)
   store.adjacency.putSync(adjacencyKey(tenant, rel.to, rel.from, IN, rel.rel), 1)
   return true

@@ -48,6 +48,19 @@ export function relationOfAdjacency(key: Key): { neighbour: NodeRef; relation: R
 /** [tenant, owner, ns, type, id]: the nodes each consent (or TENANT) owns, for what a revocation must clean up. */
 export const ownedKey = (tenant: string, owner: string, n: NodeRef): Key => [tenant, owner, n.ns, n.type, n.id]
 export const ownedPrefix = (tenant: string, owner: string): Key => [tenant, owner]
+/** [tenant, owner, from..., to..., rel...]: the relations each consent (or TENANT) owns (format 6). */
+export const ownedRelationKey = (tenant: string, owner: string, r: RelationRef): Key => [
+  tenant, owner, r.from.ns, r.from.type, r.from.id, r.to.ns, r.to.type, r.to.id, r.rel.ns, r.rel.type, r.rel.id,
+]
+export function ownedRelationOf(raw: unknown): RelationRef {
+  const k = keyParts(raw) as string[]
+  return { from: { ns: k[2]!, type: k[3]!, id: k[4]! }, to: { ns: k[5]!, type: k[6]!, id: k[7]! }, rel: { ns: k[8]!, type: k[9]!, id: k[10]! } }
+}
+/** The tenant and relation of a relationKey. */
+export function relationOfKey(raw: unknown): { tenant: string; relation: RelationRef } {
+  const k = keyParts(raw) as string[]
+  return { tenant: k[0]!, relation: { from: { ns: k[1]!, type: k[2]!, id: k[3]! }, to: { ns: k[4]!, type: k[5]!, id: k[6]! }, rel: { ns: k[7]!, type: k[8]!, id: k[9]! } } }
+}
 export function ownedNodeOf(raw: unknown): NodeRef {
   const key = keyParts(raw)
   return { ns: key[2] as string, type: key[3] as string, id: key[4] as string }
@@ -78,6 +91,11 @@ export const eventSequenceOf = (key: Key): number => key[1] as number
 export const eventHeadTenantOf = (raw: unknown): string => keyParts(raw)[0] as string
 
 export const consentKey = (tenant: string, ref: string): Key => [tenant, ref]
+/** [tenant, subject, ref]: each subject's consents (format 6), in reference order. */
+export const subjectConsentKey = (tenant: string, subject: string, ref: string): Key => [tenant, subject, ref]
+export const subjectPrefix = (tenant: string, subject: string): Key => [tenant, subject]
+/** The consent reference of a subjectConsentKey. */
+export const refOfSubjectKey = (raw: unknown): string => keyParts(raw)[2] as string
 export function consentOf(key: Key): { tenant: string; ref: string } {
   const [tenant, ref] = key as [string, string]
   return { tenant, ref }

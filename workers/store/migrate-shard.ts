@@ -3,7 +3,7 @@
 // crash during a migration is finished by the next start. They run where a
 // start opens its shards (workers/actor/open-shards.ts), and only there.
 import type { Database, RootDatabase } from 'lmdb'
-import { LEGACY_NEXT_SLOT_KEY, NEXT_SLOT_KEY, nodeOfKey, ownedKey, type Key } from './keys'
+import { LEGACY_NEXT_SLOT_KEY, NEXT_SLOT_KEY, consentOf, keyParts, nodeOfKey, ownedKey, ownedRelationKey, relationOfKey, subjectConsentKey, type Key } from './keys'
 import type { ShardValues } from './schema'
 
 export interface MigratedStore {
@@ -11,6 +11,10 @@ export interface MigratedStore {
   readonly keySlots: Database<ShardValues['keySlots'], Key>
   readonly nodes: Database<ShardValues['nodes'], Key>
   readonly owned: Database<ShardValues['owned'], Key>
+  readonly relations: Database<ShardValues['relations'], Key>
+  readonly consents: Database<ShardValues['consents'], Key>
+  readonly subjects: Database<ShardValues['subjects'], Key>
+  readonly ownedRelations: Database<ShardValues['ownedRelations'], Key>
 }
 
 /**
@@ -36,11 +40,31 @@ export function buildOwnerIndex(store: MigratedStore): void {
   })
 }
 
+/**
+ * Format 6: each subject's consents (subjectConsentKey) and each owner's
+ * relations (ownedRelationKey), so a subject's list, export and erase read
+ * only what is theirs. Older consents keep no client and no change time.
+ */
+export function buildSubjectIndexes(store: MigratedStore): void {
+  store.env.transactionSync(() => {
+    for (const { key, value } of store.consents.getRange()) {
+      const { tenant, ref } = consentOf(keyParts(key))
+      store.subjects.putSync(subjectConsentKey(tenant, value.subject, ref), 1)
+    }
+    for (const { key, value } of store.relations.getRange()) {
+      const { tenant, relation } = relationOfKey(key)
+      store.ownedRelations.putSync(ownedRelationKey(tenant, value.o, relation), 1)
+    }
+  })
+}
+
 const STEPS: Record<number, (store: MigratedStore) => void> = {
   // 1 -> 2: the key-slot counter moves from ['nextSlot'] to ['@nextSlot'] (keys.ts).
   1: migrateSlotCounter,
   // 2 -> 3: the owner index.
   2: buildOwnerIndex,
+  // 5 -> 6: the subject and relation-owner indexes.
+  5: buildSubjectIndexes,
 }
 
 export function migrateShard(store: MigratedStore, from: number, to: number): void {

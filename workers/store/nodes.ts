@@ -6,7 +6,7 @@ import type { Database } from 'lmdb'
 import type { Metamodel } from '../../src/model/metamodel'
 import type { NodeRef, RelationRef, WriteContext } from '../../src/contract/messages'
 import type { ShardContext } from './context'
-import { IN, OUT, adjacencyKey, adjacencyPrefix, nodeKey, ownedKey, ownedNodeOf, ownedPrefix, prefixRange, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
+import { IN, OUT, adjacencyKey, adjacencyPrefix, nodeKey, ownedKey, ownedNodeOf, ownedPrefix, ownedRelationKey, prefixRange, relationKey, relationOfAdjacency, typePrefix, type Key } from './keys'
 import { LOCKED_PLACEHOLDER, nodeObject, type ElementRecord } from './records'
 import { NO_CONTENT, fail, ok, type OpError, type OpResult } from './result'
 import { elementId, meta, openElement, revokedPropertyWritten, sealElement, writeGrant } from './sealing'
@@ -158,6 +158,7 @@ export function deleteNode(sc: ShardContext, tenant: string, n: NodeRef, trace: 
     // A self-relation is listed twice in the node's own list; it is removed (and announced) once.
     if (stored === undefined) continue
     store.relations.removeSync(rk)
+    store.ownedRelations.removeSync(ownedRelationKey(tenant, stored.o, relation))
     changeEvent(sc, tenant, 'DELETE', urls.relationSchema(tenant, relation), relationPayload(stored.o, relation), trace)
     store.adjacency.removeSync(adjacencyKey(tenant, neighbour, n, direction === OUT ? IN : OUT, relation.rel))
     store.adjacency.removeSync(adj)

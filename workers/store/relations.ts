@@ -3,7 +3,7 @@
 // properties are sealed under its owner's key like a node's.
 import type { RelationRef, WriteContext } from '../../src/contract/messages'
 import { own } from '../../src/model/own-key'
-import { IN, OUT, adjacencyKey, relationKey, type Key } from './keys'
+import { IN, OUT, adjacencyKey, ownedRelationKey, relationKey, type Key } from './keys'
 import type { ShardContext } from './context'
 import { changeEvent, ensureNode, readElement, relationPayload } from './nodes'
 import { recordTimings } from './timings'
@@ -69,6 +69,10 @@ function write(
   if (to.kind === 'error') return to
   const record = { c: prep.existing?.c ?? sc.now, b: prep.existing?.b ?? ctx.client, o: prep.grant.owner, p: JSON.stringify(after) }
   sc.store.relations.putSync(prep.key, sealElement(sc.store, prep.key, prep.grant.slot, record))
+  if (prep.existing?.o !== prep.grant.owner) {
+    if (prep.existing !== undefined) sc.store.ownedRelations.removeSync(ownedRelationKey(tenant, prep.existing.o, rel))
+    sc.store.ownedRelations.putSync(ownedRelationKey(tenant, prep.grant.owner, rel), 1)
+  }
   if (prep.existing === undefined) {
     sc.store.adjacency.putSync(adjacencyKey(tenant, rel.from, rel.to, OUT, rel.rel), 1)
     sc.store.adjacency.putSync(adjacencyKey(tenant, rel.to, rel.from, IN, rel.rel), 1)
@@ -93,6 +97,7 @@ export function deleteRelation(sc: ShardContext, tenant: string, rel: RelationRe
   const stored = store.relations.get(key)
   if (stored === undefined) return NO_CONTENT
   store.relations.removeSync(key)
+  store.ownedRelations.removeSync(ownedRelationKey(tenant, stored.o, rel))
   changeEvent(sc, tenant, 'DELETE', sc.urls.relationSchema(tenant, rel), relationPayload(stored.o, rel), trace)
   store.adjacency.removeSync(adjacencyKey(tenant, rel.from, rel.to, OUT, rel.rel))
   store.adjacency.removeSync(adjacencyKey(tenant, rel.to, rel.from, IN, rel.rel))

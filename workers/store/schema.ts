@@ -29,6 +29,10 @@ export interface ConsentRecord {
   slot: number
   revokedProperties: string[]
   created: number
+  /** the client id of the token that created it (format 6; absent on older consents) */
+  client?: string
+  /** epoch ms of its last change: creation, revocation, grant, revoked properties (format 6; absent on older consents until changed) */
+  changed?: number
 }
 
 /** The graph's operations; the authorization service's logs name their event types (subscriptionCreated, ...). */
@@ -77,6 +81,10 @@ export interface ShardValues {
   owned: number
   /** [tenant, consentReference] (consentKey) */
   consents: ConsentRecord
+  /** [tenant, subject, consentReference] (subjectConsentKey) -> 1: each subject's consents (format 6) */
+  subjects: number
+  /** [tenant, owner, from..., to..., rel...] (ownedRelationKey) -> 1: the relations of each owner (format 6) */
+  ownedRelations: number
   /** [tenant] (tenantSlotKey) -> key slot of the tenant's own data key; NEXT_SLOT_KEY -> next free slot */
   keySlots: number
   /** [tenant, sequence] (eventKey) */

@@ -67,6 +67,8 @@ export interface ShardStore {
   readonly index: Db<'index'>
   readonly owned: Db<'owned'>
   readonly consents: Db<'consents'>
+  readonly subjects: Db<'subjects'>
+  readonly ownedRelations: Db<'ownedRelations'>
   readonly keySlots: Db<'keySlots'>
   readonly events: Db<'events'>
   readonly eventHeads: Db<'eventHeads'>
@@ -142,7 +144,7 @@ export function openShard(dataDir: string, shard: number, wrapping: Buffer | Wra
   }
   const env = open({
     path: dir,
-    maxDbs: 16,
+    maxDbs: 32,
     // Journaled: durable by the journal, LMDB synced at checkpoints. Else commits overlap with the
     // previous sync, and writes are acknowledged only once `env.flushed` resolves (docs/design/architecture.md).
     ...(journaled ? { noSync: true } : { overlappingSync: true }),
@@ -157,6 +159,8 @@ export function openShard(dataDir: string, shard: number, wrapping: Buffer | Wra
     index: sub('index'),
     owned: sub('owned'),
     consents: sub('consents'),
+    subjects: sub('subjects'),
+    ownedRelations: sub('ownedRelations'),
     keySlots: sub('keySlots'),
     events: sub('events'),
     eventHeads: sub('eventHeads'),

@@ -85,6 +85,17 @@ export class IdentityLinks {
     await durable(this.store)
   }
 
+  /**
+   * The providers linked to one user and the user's id at each. Links are
+   * keyed by provider and upstream subject, so this reads them all: a rare
+   * call (a data subject's export), as removeUser.
+   */
+  ofUser(userId: string): { provider: string; subject: string }[] {
+    const links: { provider: string; subject: string }[] = []
+    for (const { key, value } of this.store.identityLinks.getRange()) if (value === userId) links.push({ provider: key[0], subject: key[1] })
+    return links
+  }
+
   /** The links of one user (a deleted user ends them). */
   async removeUser(userId: string): Promise<void> {
     for (const { key, value } of this.store.identityLinks.getRange()) if (value === userId) void this.store.identityLinks.remove(key)

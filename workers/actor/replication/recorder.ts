@@ -16,7 +16,7 @@ import { webhookDb } from '../../store/webhooks'
 /** The databases of a shard by the name they were opened under. */
 export function shardDatabases(store: ShardStore): Map<string, Database<unknown, Key>> {
   const dbs = new Map<string, Database<unknown, Key>>()
-  for (const name of ['nodes', 'relations', 'adjacency', 'counts', 'index', 'owned', 'consents', 'keySlots', 'events', 'eventHeads', 'schedules', 'scheduleIds'] as const) {
+  for (const name of ['nodes', 'relations', 'adjacency', 'counts', 'index', 'owned', 'consents', 'subjects', 'ownedRelations', 'keySlots', 'events', 'eventHeads', 'schedules', 'scheduleIds'] as const) {
     dbs.set(name, store[name] as unknown as Database<unknown, Key>)
   }
   dbs.set('webhooks', webhookDb(store) as unknown as Database<unknown, Key>)

@@ -35,7 +35,7 @@ export function scratchDir(store: ShardStore, use: 'out' | 'in'): string {
 }
 
 function openCopy(dir: string, readOnly: boolean): RootDatabase {
-  return open({ path: dir, readOnly, maxDbs: 16 })
+  return open({ path: dir, readOnly, maxDbs: 32 })
 }
 
 /** Zeroes slot `slot` of the key file at `path` (not synced: the copy is uploaded, then removed). */
