@@ -82,10 +82,16 @@ t.test('every graph answer is one the document declares', async (t) => {
   await both({ op: op('POST', 'bulk'), url: `${G}/bulk`, headers: { 'content-type': 'application/x-ndjson' }, body: `${line}\n` }, 200,
     [{ headers: { ...auth, ...JSON_TYPE } }, 415], [{ url: `${G}/bulk?answers=none` }, 400])
 
+  await both({ op: op('GET', 'consents'), url: `${G}/consents?subject=contract&limit=10` }, 200,
+    [{ url: `${G}/consents` }, 400], [{ headers: viewOnly }, 403])
+  await both({ op: op('GET', 'subject/export'), url: `${G}/subject/export?subject=contract` }, 200,
+    [{ headers: { ...auth, accept: 'application/x-ndjson' } }, 200], [{ url: `${G}/subject/export?subject=` }, 400], [{ headers: viewOnly }, 403])
+
   await both({ op: op('DELETE', REL), url: R }, 204, [{ url: R.replace('/r1', `/${'r'.repeat(385)}`) }, 400])
   await both({ op: op('DELETE', NODE), url: N }, 204, [{ url: `${base}/graph/v1/acme/nodes/core/customer/c1` }, 403])
   await both({ op: op('DELETE', 'consents/{ref}'), url: C }, 204, [{ url: `${G}/consents/cr_none` }, 404])
   await both({ op: op('POST', 'consents/{ref}/grant'), url: `${C}/grant` }, 204, [{ url: `${G}/consents/cr_none/grant` }, 404])
+  await both({ op: op('DELETE', 'subject'), url: `${G}/subject?subject=contract` }, 204, [{ url: `${G}/subject` }, 400], [{ headers: viewOnly }, 403])
 
   t.same(contract.missed(PREFIX), [], 'every graph operation of the document was exercised')
 })
