@@ -22,6 +22,7 @@ import { startTelemetry, useTestClock } from './start/process-setup'
 import { serverUrls } from './start/server-urls'
 import { ShardRefused } from './shards/actor-pool'
 import { flushLog, log } from './telemetry/log'
+import { startTraces } from './telemetry/traces'
 
 async function main(): Promise<void> {
   // Before any thread starts: a socket stderr moves off descriptor 2 once the relay hands it back.
@@ -35,6 +36,8 @@ async function main(): Promise<void> {
   privateUmask()
   const config = loadConfig(argv, process.env)
   startTelemetry(config)
+  // Off by default: then nothing of OpenTelemetry loads (docs/design/tracing.md).
+  await startTraces(config.traces, 'front', (message) => log.warn(message))
   // A bad allow list refuses the start before anything is opened.
   const webhookPolicy = new WebhookPolicy(config.webhookAllow)
   useTestClock()

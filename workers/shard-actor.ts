@@ -34,6 +34,7 @@ import { shredKeys } from './store/shred-keys'
 import { ShardUnavailable } from './store/unavailable'
 import type { Replication } from './actor/replication/start'
 import { hostUrlOf } from '../src/config/cluster-options'
+import { startTraces, stopTraces } from '../src/telemetry/traces'
 
 const config = workerData as ActorConfig
 // The front thread's clock (tests move it through CLOCK_OFFSET_FILE): timestamps, schedules and retention follow it.
@@ -124,7 +125,15 @@ const commits = new GroupCommit(outbox, {
 })
 
 timers.schedule()
-port.postMessage(encodeReplies([{ kind: 'started', id: 0 }]))
+const started = (): void => port.postMessage(encodeReplies([{ kind: 'started', id: 0 }]))
+// Traces on: the actor exports its commits' spans itself (docs/design/tracing.md), its SDK loaded before it says it started.
+if (config.traces === undefined) started()
+else {
+  startTraces(config.traces, `shard actor (shards ${config.shards.join(', ')})`, (message) => logWarning(message, undefined)).then(started, (err: unknown) => {
+    logWarning('shard actor: traces could not start; this actor exports none', err)
+    started()
+  })
+}
 
 /** Tasks under way (a backup's copy): the environments they read stay open until they end. */
 const tasks = new Set<Promise<void>>()
@@ -140,6 +149,8 @@ async function shutdown(id: number): Promise<void> {
   outbox.flush()
   for (const store of stores.values()) await closeShard(store)
   await readers.close()
+  await stopTraces().catch((err: unknown) => logWarning('shard actor: the last spans could not be exported', err))
+  outbox.flush()
   port!.postMessage(encodeReplies([{ kind: 'closed', id }]))
 }
 
@@ -167,9 +178,10 @@ function take(req: ActorRequest, time: number, writes: Map<ShardStore, WriteItem
       }
       switch (kindOf(operations, op)) {
         case 'write': {
+          const item: WriteItem = req.trace === undefined ? { id: req.id, op } : { id: req.id, op, trace: req.trace }
           const list = writes.get(store)
-          if (list === undefined) writes.set(store, [{ id: req.id, op }])
-          else list.push({ id: req.id, op })
+          if (list === undefined) writes.set(store, [item])
+          else list.push(item)
           break
         }
         case 'stream': streams.start(req.id, store, asStream(operations, op)!); break

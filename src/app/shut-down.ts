@@ -5,6 +5,7 @@ import { drain, inFlight } from '../http/in-flight'
 import type { DataDirLock } from '../start/data-dir-lock'
 import type { AuthParts } from '../start/auth-parts'
 import { flushLog, log } from '../telemetry/log'
+import { stopTraces } from '../telemetry/traces'
 import type { Listening } from './server'
 import type { BackgroundWork } from './service-set'
 import type { RunningShards } from './start-shards'
@@ -33,6 +34,8 @@ async function shutDown(signal: string, r: Running): Promise<void> {
   await r.shards.authCluster?.close()
   await Promise.all([r.auth.hasher.close(), r.auth.signing.close()])
   await r.auth.authStore.env.close()
+  // The front thread's last spans (the actors sent theirs as they closed).
+  await stopTraces().catch((err: unknown) => log.warn({ err }, 'shutdown: the last spans could not be exported'))
   r.lock.release()
 }
 

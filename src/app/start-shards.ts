@@ -28,7 +28,7 @@ export async function startShards(config: Config, boot: Bootstrap, opened: Opene
     eventRetentionMs: config.eventRetentionMs, eventRetentionCount: config.eventRetentionCount,
     existing: !created, formatOnDisk: opened.formatOnDisk,
     shredLog: config.shredLog, generation: manifest.generation ?? '', restore: opened.restore,
-    cluster: config.cluster,
+    cluster: config.cluster, traces: config.traces,
   })
   await pool.started()
   const cluster = config.cluster === undefined ? undefined : await clusterStart!.startClusterFront(config.cluster, clusterConnection!, pool, manifest.shards)

@@ -11,6 +11,8 @@ export interface ForwardedCall {
   operation: Operation
   /** A stream: the owner sends every slice as its own message, the last with done. */
   stream: boolean
+  /** Traces on only: the traceparent of the sender's forwarding span (docs/design/tracing.md). */
+  trace?: string
 }
 
 export const encodeCall = (call: ForwardedCall): Uint8Array => serialize(call)

@@ -20,6 +20,8 @@ import { decodeCall, decodeReply, encodeCall, encodeReply, type ForwardedCall } 
 import type { LeaseMap } from '../replication/lease-map'
 import type { LeaseValue } from '../contract/cluster-names'
 import { wrapping } from '../shards/reply-handler'
+import { spanUntilReply, tracedReplies } from '../shards/call-spans'
+import { traces } from '../telemetry/traces'
 
 /** How often a forwarded call checks that its owner's lease is still believed. */
 const OWNER_CHECK_MS = 100
@@ -107,8 +109,17 @@ export class Forwarding implements RemoteShards {
     }, OWNER_WAIT_STEP_MS)
   }
 
+  /** Traces on: the forwarding span (under the request's) of a call sent to `host`, its traceparent in the call. */
+  private traced(call: ForwardedCall, host: string, handler: ReplyHandler): ReplyHandler {
+    const t = traces
+    if (t === undefined) return handler
+    return tracedReplies(t, 'cluster forward', 'client', { 'profile_graph.shard': call.shard, 'profile_graph.host': host }, handler, (tp) => { call.trace = tp }).handler
+  }
+
   private forward(shard: number, owner: LeaseValue, tenant: string, operation: Operation, handler: ReplyHandler): void {
     const subject = hostSubject(owner.node)
+    const call: ForwardedCall = { shard, tenant, operation, stream: false }
+    handler = this.traced(call, owner.node, handler)
     // An owner whose lease stops being believed (it died, or handed the shard over) will not answer: 503 then, not at the timeout.
     let answered = false
     const finish = (reply: ActorReply): void => {
@@ -127,7 +138,7 @@ export class Forwarding implements RemoteShards {
         finish(this.unavailable(`the owner of shard ${shard} lost its lease while a forwarded call waited; retry after the lease period`))
       }
     }, OWNER_CHECK_MS)
-    this.o.nc.request(subject, encodeCall({ shard, tenant, operation, stream: false }), { timeout: this.o.timeoutMs }).then((msg) => {
+    this.o.nc.request(subject, encodeCall(call), { timeout: this.o.timeoutMs }).then((msg) => {
       if (!answered) clusterForwarded.inc({ outcome: 'answered' })
       finish(decodeReply(msg.data))
     }, (err: unknown) => {
@@ -176,6 +187,8 @@ export class Forwarding implements RemoteShards {
 
   private forwardStream(shard: number, subject: string, tenant: string, operation: StreamOp, handler: ReplyHandler): StreamHandle {
     const inbox = createInbox()
+    const call: ForwardedCall = { shard, tenant, operation, stream: true }
+    handler = this.traced(call, subject, handler)
     let finished = false
     let timer: NodeJS.Timeout | undefined
     const finish = (reply: ActorReply | undefined): void => {
@@ -205,7 +218,7 @@ export class Forwarding implements RemoteShards {
       },
     })
     clusterForwarded.inc({ outcome: 'stream' })
-    this.o.nc.publish(subject, encodeCall({ shard, tenant, operation, stream: true }), { reply: inbox })
+    this.o.nc.publish(subject, encodeCall(call), { reply: inbox })
     waitForNext()
     return { more: () => undefined, cancel: () => finish(undefined) }
   }
@@ -228,7 +241,19 @@ export class Forwarding implements RemoteShards {
       msg.respond(encodeReply(this.unavailable(`shard ${call.shard} is not served by ${this.o.nodeId} any more; retry after the lease period`, true)))
       return
     }
-    const respond = (reply: ActorReply): void => { msg.respond(encodeReply(reply)) }
+    let respond: ReplyHandler = (reply: ActorReply): void => { msg.respond(encodeReply(reply)) }
+    // Traces on and the sender's span named: this host's part is its child, and its actor call that span's.
+    const t = traces
+    if (t === undefined || call.trace === undefined) {
+      this.serveCall(call, respond)
+      return
+    }
+    const span = t.start('forwarded call', 'server', call.trace, { 'profile_graph.shard': call.shard })
+    respond = spanUntilReply(t, span, respond)
+    t.within(span, () => this.serveCall(call, respond))
+  }
+
+  private serveCall(call: ForwardedCall, respond: ReplyHandler): void {
     if (!call.stream) {
       this.o.pool.callHere(call.tenant, call.operation, respond)
       return

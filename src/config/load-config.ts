@@ -6,6 +6,7 @@ import { invalidAllowEntry } from '../net/webhook-policy'
 import { parseCidr } from '../net/addresses'
 import { originProblem } from '../net/origin'
 import { CLUSTER_DURABILITIES, type ClusterOptions } from './cluster-options'
+import { TRACE_VARIABLES, traceOptions, type TraceOptions } from './trace-options'
 
 export interface Config {
   port: number
@@ -58,6 +59,8 @@ export interface Config {
   logLevel: LogLevel
   /** Cluster mode (docs/manual/cluster.md); undefined: the single-machine mode, which loads nothing of it. */
   cluster: ClusterOptions | undefined
+  /** Traces (src/config/trace-options.ts, from the standard OTEL_* variables); undefined: off, and nothing of OpenTelemetry loads. */
+  traces: TraceOptions | undefined
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -208,6 +211,10 @@ export function usage(command: string, tool = false): string {
     lines.push(`  ${`${spec.flag} <value>`.padEnd(32)} ${spec.env.padEnd(24)} ${HELP[name]}`)
   }
   lines.push(`  ${'--help'.padEnd(32)} ${''.padEnd(24)} this text`)
+  if (!tool) {
+    lines.push('', 'Traces (OpenTelemetry), variables only:')
+    for (const [name, help] of Object.entries(TRACE_VARIABLES)) lines.push(`  ${name.padEnd(57)} ${help}`)
+  }
   return lines.join('\n')
 }
 
@@ -381,6 +388,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, tool
       durability: get('clusterDurability'),
       snapshots: { entries: get('snapshotEntries'), interval: get('snapshotInterval'), kept: get('snapshotsKept') },
     }),
+    // The commands never trace: only the server reads these.
+    traces: tool ? undefined : traceOptions(env),
   }
 }
 

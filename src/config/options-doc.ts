@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { HELP, OPTIONS, type OptionSpec } from './load-config'
+import { TRACE_VARIABLES } from './trace-options'
 
 type Name = keyof typeof OPTIONS
 
@@ -19,6 +20,11 @@ function rows(tool: boolean): string[] {
   return out
 }
 
+/** The OpenTelemetry variables: no flags, the names are the standard's. */
+function traceRows(): string[] {
+  return ['| variable | meaning |', '|---|---|', ...Object.entries(TRACE_VARIABLES).map(([name, help]) => `| \`${name}\` | ${cell(help)} |`)]
+}
+
 /** The markdown of docs/manual/options.md. */
 export function optionsDoc(): string {
   return [
@@ -32,6 +38,14 @@ export function optionsDoc(): string {
     '## The server',
     '',
     ...rows(false),
+    '',
+    '## Traces (OpenTelemetry)',
+    '',
+    'Standard OpenTelemetry variables, without flags; traces are off unless an',
+    'endpoint or `OTEL_TRACES_EXPORTER=otlp` is given. What is traced:',
+    '[operations.md](operations.md#traces).',
+    '',
+    ...traceRows(),
     '',
     '## The commands only',
     '',

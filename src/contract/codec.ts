@@ -129,7 +129,8 @@ function readOperation(r: Reader): Operation {
 export function encodeRequests(batch: RequestBatch): unknown {
   const out: Wire = []
   for (const req of batch) {
-    if (req.kind === 'call') {
+    // A traced call crosses as an object, with its traceparent: the flat runs stay as they are with traces off.
+    if (req.kind === 'call' && req.trace === undefined) {
       const start = out.length
       out.push(req.id, req.shard)
       if (pushOperation(out, req.operation)) continue

@@ -105,7 +105,11 @@ export type Operation = ReadOp | WriteOp | StreamOp | TaskOp
 
 /** Front -> actor. `id` is unique per front thread; stream control refers to an open stream's id. */
 export type ActorRequest =
-  | { kind: 'call'; id: number; shard: number; operation: Operation }
+  | {
+    kind: 'call'; id: number; shard: number; operation: Operation
+    /** Traces on only: the W3C traceparent of the call's span, the parent of its commit span in the actor (docs/design/tracing.md). */
+    trace?: string
+  }
   | { kind: 'more'; id: number }
   | { kind: 'cancel'; id: number }
   | { kind: 'shutdown'; id: number }
@@ -197,4 +201,6 @@ export interface ActorConfig {
   cluster: import('../config/cluster-options').ClusterOptions | undefined
   /** One write counter per shard, shared by every actor (workers/store/write-generations.ts). */
   writeGenerations: Int32Array
+  /** Traces on (src/config/trace-options.ts): the actor exports the spans of its commits; undefined: off. */
+  traces: import('../config/trace-options').TraceOptions | undefined
 }

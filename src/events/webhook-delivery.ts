@@ -24,6 +24,8 @@ import type { WebhookPolicy } from '../net/webhook-policy'
 import { audit, log } from '../telemetry/log'
 import { describeCause } from '../core/errors'
 import { webhookDeliveries, webhookLagSeconds, webhookSuspensions } from '../telemetry/metrics'
+import { traces } from '../telemetry/traces'
+import { deliveryEnded, deliverySpan } from './webhook-span'
 
 export const SIGNATURE_HEADER = 'platform-signature'
 /** The back-off stops doubling at this multiple of the base (1 s -> 5 min). */
@@ -250,9 +252,12 @@ export class WebhookDelivery {
   private post(h: Hook, event: LoggedEvent): void {
     h.phase = 'posting'
     const { timeoutMs } = this.options
+    const headers: Record<string, string> = { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature(h.secret, event.json) }
+    const t = traces
+    const span = t === undefined ? undefined : deliverySpan(t, h, event.sequence, headers)
     request(h.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature(h.secret, event.json) },
+      headers,
       body: event.json,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
@@ -264,8 +269,15 @@ export class WebhookDelivery {
         return res.statusCode
       })
       .then(
-        (status) => (status >= 200 && status < 300 ? this.delivered(h, event) : this.failed(h, NOT_ACCEPTED, `HTTP ${status}`, 'rejected')),
-        (err: unknown) => this.failed(h, NOT_REACHED, describeCause(err), 'unreachable'),
+        (status) => {
+          if (span !== undefined) deliveryEnded(t!, span, status)
+          if (status >= 200 && status < 300) this.delivered(h, event)
+          else this.failed(h, NOT_ACCEPTED, `HTTP ${status}`, 'rejected')
+        },
+        (err: unknown) => {
+          if (span !== undefined) deliveryEnded(t!, span, undefined, NOT_REACHED)
+          this.failed(h, NOT_REACHED, describeCause(err), 'unreachable')
+        },
       )
   }
 

@@ -20,6 +20,8 @@ import { UrlRewriter } from './url-rewriter'
 import { forwardedSegments } from './target-path'
 import { log } from '../telemetry/log'
 import { gatewayUpstreamSeconds } from '../telemetry/metrics'
+import { traceParentId } from '../telemetry/request-id'
+import { traces } from '../telemetry/traces'
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and what the gateway sets itself. */
 const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', ...IDENTITY_HEADERS])
@@ -128,8 +130,15 @@ export function forward(s: Services, ex: Exchange, req: HttpRequest): void {
   const service = s.oauth.packages.find(packageId)?.includedServices.find((svc) => svc.id === serviceId)
   if (service?.sourceUrl === undefined) throw new ApiError('element_not_found', `package "${packageId}" has no service "${serviceId}" behind the gateway`)
   if (!METHODS.has(ex.method)) throw new ApiError('method_not_allowed', `${ex.method} is not forwarded`, { headers: { allow: [...METHODS].join(', ') } })
-  const identity = identityHeaders(s, ex.headers.authorization, packageId, serviceId)
+  const t = traces
+  const span = t === undefined || ex.span === undefined ? undefined : t.start('gateway upstream', 'client', ex.span, {
+    'http.request.method': ex.method, 'server.address': new URL(service.sourceUrl).host, 'profile_graph.gateway.service': `${packageId}/${serviceId}`,
+  })
+  // The service is told the caller's traceparent, or with traces on the upstream span's (a child of the request's).
+  const traceparent = span === undefined ? ex.headers.traceparent : t!.traceparent(span)
+  const identity = identityHeaders(s, ex.headers.authorization, packageId, serviceId, traceParentId(traceparent.trim()))
   const headers = { ...clientHeaders(req), ...identity }
+  if (span !== undefined) headers.traceparent = traceparent
   const raw = ex.rawPath.split('/')
   const rest = raw.length > 4 ? `/${forwardedSegments(raw.slice(4)).join('/')}` : ''
   const target = `${service.sourceUrl}${rest}${ex.rawQuery ? `?${ex.rawQuery}` : ''}`
@@ -146,12 +155,18 @@ export function forward(s: Services, ex: Exchange, req: HttpRequest): void {
   const upstream = gatewayUpstreamSeconds.labels(`${packageId}/${serviceId}`)
   const sent = performance.now()
   const took = (): void => upstream.observe((performance.now() - sent) / 1000)
+  const answered = (status: number | undefined, failure?: string): void => {
+    if (span === undefined) return
+    if (status !== undefined) span.setAttribute('http.response.status_code', status)
+    t!.end(span, failure ?? (status !== undefined && status >= 500 ? `HTTP ${status}` : undefined))
+  }
   request(target, {
     method: ex.method as Dispatcher.HttpMethod, headers, body, signal: abort.signal,
     headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
   }).then(
     (answer) => {
       took()
+      answered(answer.statusCode)
       if (ex.aborted) {
         answer.body.destroy()
         return
@@ -161,6 +176,7 @@ export function forward(s: Services, ex: Exchange, req: HttpRequest): void {
     (err: unknown) => {
       // A client that went away aborted the call: not the service's time.
       if (!ex.aborted) took()
+      answered(undefined, ex.aborted ? 'the client went away' : (err as Error).message)
       release()
       ex.error(upstreamFailure(err, serviceId, timeoutMs))
     },

@@ -5,11 +5,13 @@ import type { AccessTokenRecord } from '../auth/models/auth-store'
 import { now } from '../core/clock'
 import type { Exchange } from '../http/exchange'
 import type { WriteContext } from '../contract/messages'
+import { traceParentId } from '../telemetry/request-id'
 import { timing } from './timing'
 import { consentReference } from './validate'
 
 const TRACE = {
-  'platform-context-trace-id': Type.Optional(Type.String({ description: 'the business transaction\'s trace id: the id of the events this call causes' })),
+  'platform-context-trace-id': Type.Optional(Type.String({ description: 'the business transaction\'s trace id: the id of the events this call causes (without it, the trace id of traceparent)' })),
+  traceparent: Type.Optional(Type.String({ description: 'W3C Trace Context: the caller\'s span; its trace id is the events\' id when platform-context-trace-id is absent, and with traces on the request\'s span is its child' })),
 }
 
 /** The headers a delete reads (its events' id). */
@@ -25,9 +27,12 @@ export const WRITE_HEADERS = Type.Object({
   'platform-decay-parameters': Type.Optional(Type.String({ description: 'the data the decay event carries' })),
 })
 
+/** The events' id: platform-context-trace-id, else the trace id of the caller's traceparent (W3C), else none (a new id per event). */
 export function traceId(ex: Exchange): string | undefined {
   const t = ex.headers['platform-context-trace-id'].trim()
-  return t === '' ? undefined : t
+  if (t !== '') return t
+  const parent = traceParentId(ex.headers.traceparent.trim())
+  return parent === '' ? undefined : parent
 }
 
 export function writeContext(ex: Exchange, token: AccessTokenRecord): WriteContext {

@@ -5,6 +5,7 @@
 import { accessLine, audit, type Actor } from '../telemetry/log'
 import { requestAnswered } from '../telemetry/metrics'
 import { requestIdText, type RequestIdParts } from '../telemetry/request-id'
+import { traces, type Span } from '../telemetry/traces'
 
 /** The status an exchange is logged with when the client went away before its answer (nginx's convention). */
 export const CLIENT_CLOSED = 499
@@ -22,6 +23,7 @@ export interface Finished extends RequestIdParts {
   route: string
   startedAt: number
   audit: PendingAudit | undefined
+  span: Span | undefined
 }
 
 export function exchangeFinished(ex: Finished, status: number): void {
@@ -29,6 +31,7 @@ export function exchangeFinished(ex: Finished, status: number): void {
   requestAnswered(ex.route, ex.method, status, seconds)
   accessLine(ex, ex.method, ex.route, status, Math.round(seconds * 1e4))
   auditFinished(ex, status)
+  if (ex.span !== undefined) traces?.endRequest(ex.span, ex.method, ex.route, status)
 }
 
 /** The pending audit line of an answered exchange (a line of a bulk body has no access line of its own, but its audit). */

@@ -9,6 +9,7 @@ import { log } from '../telemetry/log'
 import { oauthErrorAnswered } from '../telemetry/metrics'
 import { CLIENT_CLOSED, exchangeFinished, type PendingAudit } from './access-log'
 import { givenRequestId, idStem, nextIdSeq, REQUEST_ID_HEADER, requestIdBytes, requestIdText, type RequestIdParts } from '../telemetry/request-id'
+import { traces, type Span } from '../telemetry/traces'
 import { exchangeEnded, exchangeStarted, isDraining } from './in-flight'
 import { decodePath, decodeQuery } from './path'
 import type { BodyIntake } from './body-intake'
@@ -148,6 +149,8 @@ export class Exchange implements RequestIdParts {
   audit: PendingAudit | undefined
   /** A streamed body held by the dispatcher until its route reads it (src/http/body-intake.ts). */
   intake: BodyIntake | undefined
+  /** The request's span while traces are on (src/telemetry/traces.ts), ended with the access line; a bulk line's is its request's. */
+  span: Span | undefined
 
   constructor(readonly res: HttpResponse, req: RequestSource, readonly publicUrl: string) {
     this.method = upperMethod(req.getMethod())
@@ -164,6 +167,8 @@ export class Exchange implements RequestIdParts {
   /** Counts the exchange in flight and watches for its client going away; returns whether it counted (a line of a bulk body does not). */
   protected track(): boolean {
     exchangeStarted()
+    const t = traces
+    if (t !== undefined) this.span = t.request(this.method, this.headers.traceparent)
     this.res.onAborted(() => {
       this.aborted = true
       if (!this.answered) exchangeFinished(this, CLIENT_CLOSED)

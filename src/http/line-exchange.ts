@@ -49,6 +49,7 @@ export class LineExchange extends Exchange {
    */
   constructor(carrier: Exchange, prefix: string, line: LineRequest, private readonly deliver: (answer: LineAnswer) => void) {
     super(carrier.res, sourceOf(prefix, line), carrier.publicUrl)
+    this.span = carrier.span
   }
 
   /** The carrying exchange is the one in flight and watching its client. */

@@ -5,6 +5,8 @@ import type { Worker } from 'node:worker_threads'
 import { encodeRequests } from '../contract/codec'
 import type { ActorReply, ActorRequest } from '../contract/messages'
 import { log } from '../telemetry/log'
+import { traces } from '../telemetry/traces'
+import { batchSent, tracedCall } from './call-spans'
 import { unavailable, type ReplyHandler } from './reply-handler'
 
 export class ActorHandle {
@@ -60,7 +62,10 @@ export class ActorHandle {
       handler?.(unavailable(req.id, this.unavailable()))
       return
     }
-    if (handler !== undefined) this.pending.set(req.id, handler)
+    if (handler !== undefined) {
+      const t = traces
+      this.pending.set(req.id, t === undefined || req.kind !== 'call' ? handler : tracedCall(t, this.index, req, handler))
+    }
     this.outbox.push(req)
     if (!this.scheduled) {
       this.scheduled = true
@@ -76,6 +81,7 @@ export class ActorHandle {
     const batch = this.outbox.filter((req) => !this.dropAbandoned(req))
     this.outbox = []
     if (batch.length === 0) return
+    if (traces !== undefined) batchSent(batch)
     try {
       this.worker.postMessage(encodeRequests(batch))
     } catch {

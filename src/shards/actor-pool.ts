@@ -13,6 +13,7 @@ import { consentChanged } from './read-routing'
 import { FORMAT_VERSION } from './manifest'
 import type { RemoteShards } from './remote-shards'
 import type { ClusterOptions } from '../config/cluster-options'
+import type { TraceOptions } from '../config/trace-options'
 import { KeptAnswers } from './kept-answers'
 import type { ActorHandle } from './actor-handle'
 import { ActorThreads } from './actor-threads'
@@ -53,6 +54,8 @@ export interface PoolOptions {
   restore?: { generation: string | undefined }
   /** Cluster mode (Config.cluster): shards are served only under their lease. */
   cluster?: ClusterOptions
+  /** Traces on (Config.traces): the actors export the spans of their commits. */
+  traces?: TraceOptions
 }
 
 const DEFAULT_WORKER_FILE = join(__dirname, '..', '..', 'workers', 'shard-actor.js')
@@ -323,5 +326,6 @@ function actorConfig(options: PoolOptions, index: number, writeGenerations: Int3
     restore: options.restore,
     cluster: options.cluster,
     writeGenerations,
+    traces: options.traces,
   }
 }

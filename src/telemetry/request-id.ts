@@ -100,11 +100,14 @@ const SAFE_ID = /^[\w.:@/+=-]{1,128}$/
  */
 export function givenRequestId(traceId: string, traceParent: string): string {
   if (traceId !== '' && SAFE_ID.test(traceId)) return traceId
-  if (traceParent !== '') {
-    const m = TRACE_PARENT.exec(traceParent)
-    if (m !== null) return m[1]!
-  }
-  return ''
+  return traceParentId(traceParent)
+}
+
+/** The trace id of a W3C traceparent header (32 hex digits), or '' when there is none or it is malformed. */
+export function traceParentId(traceParent: string): string {
+  if (traceParent === '') return ''
+  const m = TRACE_PARENT.exec(traceParent)
+  return m === null ? '' : m[1]!
 }
 
 /** A request's id parts from its two trace headers. */

@@ -11,10 +11,13 @@ import { applyIsolated } from '../store/isolated-write'
 import type { ShardContext } from '../store/context'
 import type { OpResult } from '../store/result'
 import { forgetUncommitted, type ShardStore } from '../store/shard-store'
+import { traces } from '../../src/telemetry/traces'
 import { reply, type Outbox } from './outbox'
 import { logError } from './log'
+import { CommitSpans } from './commit-spans'
 
-export interface WriteItem { id: number; op: Operation }
+/** A write of a batch; `trace`: its actor call's traceparent, with traces on only. */
+export interface WriteItem { id: number; op: Operation; trace?: string }
 
 export interface CommitHooks {
   context(store: ShardStore, time: number): ShardContext
@@ -46,6 +49,7 @@ export class GroupCommit {
   commit(store: ShardStore, items: WriteItem[], time: number): void {
     let sc = this.hooks.context(store, time)
     const started = performance.now()
+    const spans = traces === undefined ? undefined : CommitSpans.of(traces, store.shard, items.map((i) => i.trace))
     // lmdb-js runs the callback in its write transaction once its write thread
     // has begun one (a batch queued while another waits to begin joins it), and
     // commits when it returns. With overlappingSync that transaction commits
@@ -57,6 +61,7 @@ export class GroupCommit {
       ((s: ShardStore, run: () => OpResult[]) => s.env.transaction(run) as Promise<OpResult[]>)
     const done = transact(store, () => {
       const batch = this.runBatch(sc, items)
+      spans?.ran()
       sc = batch.sc
       // Here, and only here, the batch's effects are all known and none is
       // committed: a step that must see them before the commit goes here.
@@ -68,6 +73,7 @@ export class GroupCommit {
       .then(async (results) => {
         const committed = performance.now()
         await flushed
+        spans?.durable()
         this.hooks.measured?.(store.shard, items.length, (committed - started) / 1000, (performance.now() - committed) / 1000)
         // Crypto-shredding after the revocation is durable (store/consents.ts says why the order).
         if (journal !== undefined && sc.shred.length > 0) await journal.beforeShred(store)
@@ -78,6 +84,7 @@ export class GroupCommit {
         this.hooks.eventsAppended(store, sc.touched)
         this.announceWebhookChanges(items, results)
         if (sc.schedulesChanged) this.hooks.schedulesChanged()
+        spans?.end()
       })
       .catch(async (err: unknown) => {
         forgetUncommitted(store)
@@ -86,6 +93,7 @@ export class GroupCommit {
         // A batch refused before it ran (its shard moved to another host) is routine: the front sends it on.
         if (failure.kind !== 'error' || failure.notRun !== true) logError(`shard actor: commit of ${items.length} writes to shard ${store.shard} failed`, cause, items.map((i) => i.id))
         for (const item of items) this.outbox.send(reply(item.id, failure))
+        spans?.end(failure.kind === 'error' ? failure.message : 'the commit failed')
       })
       .finally(() => this.pending.delete(answered))
     this.pending.add(answered)

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { ApiError } from '../../core/errors'
 import { SCRYPT_PARAMS, type PasswordTask, type ScryptHash } from '../../../workers/crypto/password-hash'
 import { reportQueueDepth, taskWaited } from '../../telemetry/pool-metrics'
+import { traceTask } from '../../telemetry/traces'
 
 export type { ScryptHash }
 
@@ -38,6 +39,9 @@ interface Waiting {
   resolve: (value: unknown) => void
   reject: (err: unknown) => void
 }
+
+/** A check's span (traces on), from its turn in the lanes to its answer. */
+const SPAN_ATTRIBUTES = { 'profile_graph.pool': 'scrypt' }
 
 const busy = (): ApiError => new ApiError('service_unavailable', 'too many password checks are waiting; retry shortly', { headers: { 'retry-after': '1' } })
 
@@ -122,12 +126,12 @@ export class PasswordHasher {
   }
 
   hash(secret: string): Promise<ScryptHash> {
-    return this.run({ op: 'hash', secret }, INTERNAL_LANE)
+    return traceTask('scrypt hash', SPAN_ATTRIBUTES, () => this.run({ op: 'hash', secret }, INTERNAL_LANE))
   }
 
   /** `lane`: the account checked (so floods at one account wait behind each other); the internal lane by default. */
   verify(secret: string, stored: ScryptHash, lane = INTERNAL_LANE): Promise<boolean> {
-    return this.run({ op: 'verify', secret, stored }, lane)
+    return traceTask('scrypt verify', SPAN_ATTRIBUTES, () => this.run({ op: 'verify', secret, stored }, lane))
   }
 
   async close(): Promise<void> {

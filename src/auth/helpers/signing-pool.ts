@@ -5,6 +5,7 @@ import { Piscina } from 'piscina'
 import { join } from 'node:path'
 import type { JWTPayload } from 'jose'
 import type { GeneratedKey, SigningTask } from '../../../workers/crypto/signing-key'
+import { traceTask } from '../../telemetry/traces'
 import { TaskGate } from './task-gate'
 
 export type { GeneratedKey }
@@ -17,6 +18,8 @@ export interface KeySigner {
 /** The compiled signing worker, from dist/src/auth/helpers/. */
 export const SIGNING_WORKER = join(__dirname, '..', '..', '..', 'workers', 'crypto', 'signing-key.js')
 const THREADS = 2
+/** A task's span (traces on), from its wait at the gate to its answer. */
+const SPAN_ATTRIBUTES = { 'profile_graph.pool': 'signing' }
 
 export class SigningPool implements KeySigner {
   private readonly pool: Piscina
@@ -27,11 +30,11 @@ export class SigningPool implements KeySigner {
   }
 
   async generate(): Promise<GeneratedKey> {
-    return (await this.gate.run(() => this.pool.run({ op: 'generate' } satisfies SigningTask))) as GeneratedKey
+    return (await traceTask('signing generate', SPAN_ATTRIBUTES, () => this.gate.run(() => this.pool.run({ op: 'generate' } satisfies SigningTask)))) as GeneratedKey
   }
 
   async sign(kid: string, sealed: string, claims: JWTPayload): Promise<string> {
-    return (await this.gate.run(() => this.pool.run({ op: 'sign', kid, sealed, claims } satisfies SigningTask))) as string
+    return (await traceTask('signing sign', SPAN_ATTRIBUTES, () => this.gate.run(() => this.pool.run({ op: 'sign', kid, sealed, claims } satisfies SigningTask)))) as string
   }
 
   async close(): Promise<void> {

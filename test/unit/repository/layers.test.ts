@@ -45,8 +45,8 @@ const LAYERS: string[][] = [
   ['src/main'],
 ]
 
-/** What the worker threads may take from src/: the shared, low-level units. */
-const SHARED_WITH_WORKERS = new Set(['src/core', 'src/config', 'src/net', 'src/contract', 'src/model', 'src/crypto', 'src/replication'])
+/** What the worker threads may take from src/: the shared, low-level units (src/telemetry for traces: an actor exports its own spans). */
+const SHARED_WITH_WORKERS = new Set(['src/core', 'src/config', 'src/net', 'src/contract', 'src/model', 'src/crypto', 'src/replication', 'src/telemetry'])
 /** What src/ may take from workers/: the crypto modules the front thread runs too (and the backup copier both threads use), and the journal's files (a stopped server's backup reads whether they hold records). */
 const SHARED_WITH_SRC = new Set(['workers/crypto', 'workers/journal'])
 
