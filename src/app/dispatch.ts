@@ -27,6 +27,7 @@ import { Router, type CompiledMethod, type CompiledRoute } from '../http/router'
 import { API } from './openapi'
 import type { Services } from './services'
 import { adminAudit, graphAudit, graphTemplate, oauthTemplate } from '../operations/request-labels'
+import { traces } from '../telemetry/traces'
 
 const ROOT_METADATA_ROUTE = '/.well-known/oauth-authorization-server/:issuerPath'
 
@@ -85,7 +86,10 @@ function handle<C>(s: Services, ex: Exchange, m: CompiledMethod<Services, C>, in
     m.json(body)
     input.body = body
   } else input.body = raw
-  m.spec.handle(s, ex, input)
+  // Traces on: the handler and what it starts (actor calls, piscina tasks) run under the request's span.
+  const t = traces
+  if (t === undefined || ex.span === undefined) m.spec.handle(s, ex, input)
+  else t.within(ex.span, () => m.spec.handle(s, ex, input))
 }
 
 /** Checks a JSON body's limits, then validates and runs (`raw`: the body as read, empty for 'none'). */
