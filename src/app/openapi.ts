@@ -4,6 +4,7 @@
 import { Type } from '@sinclair/typebox'
 import { OAUTH_ROUTES } from '../auth/routes'
 import { ERRORS } from '../core/errors'
+import { jsonValue } from '../http/json-value'
 import { openApiDocument, type ApiExtra, type ApiService } from '../http/openapi'
 import { SchemaCompiler } from '../http/schemas'
 import { GRAPH_ROUTES } from '../graph/routes'
@@ -52,7 +53,7 @@ export const EXTRAS: readonly ApiExtra[] = [
   {
     path: '/gateway/{packageId}/{serviceId}/{path}', method: 'GET', pathParams: ['packageId', 'serviceId', 'path'], security: [{ bearer: [] }],
     summary: "The gateway (spec 1.6): any method and path under a package's service is forwarded to its sourceUrl (bearer token with the service in allowedServices)",
-    response: Type.Unknown({ description: "the service's own answer, URLs rewritten to the proxy URL" }),
+    response: jsonValue("the service's own answer, URLs rewritten to the proxy URL"),
     // the token and its allowedServices, the path, the service's package, the upstream's failures and the in-flight limit
     errors: ['bad_request', 'insufficient_credentials', 'forbidden', 'element_not_found', 'bad_gateway', 'service_unavailable', 'gateway_timeout'],
   },

@@ -3,6 +3,7 @@
 // webhooks.ts). The document lists them and the contract test
 // (test/http/openapi-contract.test.ts) holds every answer to them.
 import { Type, type TSchema } from '@sinclair/typebox'
+import { jsonValue } from '../http/json-value'
 import { MEDIA } from '../http/media-type'
 import { NO_BODY, type AnswerSpec } from '../http/route'
 
@@ -73,7 +74,7 @@ export const Neighbours = { ...streamed(NodeChunk), description: 'the source nod
 
 export const NodeCount: AnswerSpec = { headers: { 'x-total-count': Type.String({ pattern: '^[0-9]+$', description: 'the number of nodes of the type' }) } }
 
-export const PropertyValueAnswer = Type.Unknown({ description: 'the raw JSON value of the property, as the PUT took it' })
+export const PropertyValueAnswer = jsonValue('the raw JSON value of the property, as the PUT took it')
 
 export const CreatedConsent = Type.Object({ consentReference: Type.String({ pattern: '^cr_' }) }, { additionalProperties: false })
 

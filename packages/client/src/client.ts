@@ -8,8 +8,8 @@ import { nodePath, relationPath, segment, typePath, type NodeRef, type RelationR
 import { ClientCredentialsTokens, type ClientCredentials, type TokenSource } from './token.js'
 import { fixedBearer, tokensBearer, Transport, type RetryOptions } from './transport.js'
 import type {
-  Consent, ConsentRequest, CounterResult, CreatedConsent, CreatedWebhook, EventPage, EventQuery, GraphEvent, ListedNode, Metamodel,
-  NeighbourChunk, Node, NodeProperties, PropertyValue, Relation, RelationProperties, RevokedProperties, Webhook, WebhookRequest,
+  Consent, ConsentEntry, ConsentListQuery, ConsentRequest, CounterResult, CreatedConsent, CreatedWebhook, EventPage, EventQuery, GraphEvent, ListedNode, Metamodel,
+  NeighbourChunk, Node, NodeProperties, PropertyValue, Relation, RelationProperties, RevokedProperties, SubjectExportElement, Webhook, WebhookRequest,
 } from './types.js'
 import { writeHeaders, type WriteOptions } from './write-headers.js'
 
@@ -42,6 +42,14 @@ export interface ListOptions extends ReadOptions {
   /** With it: the nodes this consent owns plus the tenant's own; without: every node of the type. */
   consent?: string
 }
+
+/** Whose data: without `subject`, the user token's own; with it (manage scope), the subject named. */
+export interface SubjectOptions extends ReadOptions {
+  subject?: string
+}
+
+const subjectQuery = (options: SubjectOptions): Record<string, string> => (options.subject === undefined ? {} : { subject: options.subject })
+const queryOf = (query: Record<string, string>): string => (Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : '')
 
 export class ProfileGraphClient {
   readonly tenant: string
@@ -98,12 +106,12 @@ export class ProfileGraphClient {
 
   /** The nodes of a type, streamed: one value per node as the loop asks for it; leaving the loop stops the download. */
   async *listNodes(type: TypeRef, options: ListOptions = {}): AsyncGenerator<ListedNode, void, undefined> {
-    const query = new URLSearchParams()
-    if (options.q !== undefined) query.set('q', options.q)
-    if (options.limit !== undefined) query.set('limit', String(options.limit))
+    const query: Record<string, string> = {}
+    if (options.q !== undefined) query['q'] = options.q
+    if (options.limit !== undefined) query['limit'] = String(options.limit)
     const headers: Record<string, string> = { accept: 'application/x-ndjson' }
     if (options.consent !== undefined) headers['consent-reference'] = options.consent
-    yield* this.stream<ListedNode>(`${this.base}/nodes/${typePath(type)}${query.size > 0 ? `?${query}` : ''}`, headers, options.signal)
+    yield* this.stream<ListedNode>(`${this.base}/nodes/${typePath(type)}${queryOf(query)}`, headers, options.signal)
   }
 
   /** How many nodes the type has (X-Total-Count). */
@@ -168,6 +176,31 @@ export class ProfileGraphClient {
     return this.transport.none({ method: 'DELETE', path: `${this.base}/consents/${segment(ref)}`, signal: options.signal })
   }
 
+  // a data subject's own consents and data: a user token acts on its own subject, a manage-scope token names one
+
+  /** The subject's consents in the tenant, read a page at a time as the loop asks. */
+  async *subjectConsents(options: SubjectOptions & { pageSize?: number } = {}): AsyncGenerator<ConsentEntry, void, undefined> {
+    const pageSize = options.pageSize ?? 100
+    let after: string | undefined
+    for (;;) {
+      const query: ConsentListQuery = { limit: String(pageSize), ...subjectQuery(options), ...(after === undefined ? {} : { after }) }
+      const page = await this.transport.json<ConsentEntry[]>({ method: 'GET', path: `${this.base}/consents${queryOf(query)}`, signal: options.signal })
+      yield* page
+      if (page.length < pageSize) return
+      after = page[page.length - 1]!.consentReference
+    }
+  }
+
+  /** Everything stored under the subject's granted consents, decrypted, streamed: the subject first, then consents, nodes, relations. */
+  async *exportSubject(options: SubjectOptions = {}): AsyncGenerator<SubjectExportElement, void, undefined> {
+    yield* this.stream<SubjectExportElement>(`${this.base}/subject/export${queryOf(subjectQuery(options))}`, { accept: 'application/x-ndjson' }, options.signal)
+  }
+
+  /** Revokes every consent of the subject in the tenant (idempotent). */
+  eraseSubject(options: SubjectOptions = {}): Promise<void> {
+    return this.transport.none({ method: 'DELETE', path: `${this.base}/subject${queryOf(subjectQuery(options))}`, signal: options.signal })
+  }
+
   // bulk writes
 
   /** A bulk request: write lines (bulkLines) to `writable`, read their answers from `results()`. */
@@ -177,17 +210,17 @@ export class ProfileGraphClient {
 
   // events and webhooks
 
-  /** One page of the event log after a cursor (with `wait`, held until an event arrives). */
-  readEvents(query: EventQuery = {}, options: ReadOptions = {}): Promise<EventPage> {
-    const q = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]))
-    return this.transport.json({ method: 'GET', path: `${this.base}/events${q.size > 0 ? `?${q}` : ''}`, signal: options.signal })
+  /** One page of the event log after a cursor (with `wait` seconds, held until an event arrives). */
+  readEvents(query: { [K in keyof EventQuery]?: EventQuery[K] | number } = {}, options: ReadOptions = {}): Promise<EventPage> {
+    const q = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]))
+    return this.transport.json({ method: 'GET', path: `${this.base}/events${queryOf(q)}`, signal: options.signal })
   }
 
   /** The event stream (WebSocket) from a cursor, resumed after disconnects; leaving the loop closes it. */
   events(options: EventStreamOptions = {}): AsyncGenerator<GraphEvent, void, undefined> {
     const WS = this.WebSocketImpl
     if (WS === undefined) throw new TypeError('no WebSocket: pass the WebSocket option (in Node 20: require("undici").WebSocket)')
-    return eventStream(this.transport, WS, this.base, (after) => this.readEvents({ after: String(after), limit: '1' }), options)
+    return eventStream(this.transport, WS, this.base, (after) => this.readEvents({ after, limit: 1 }), options)
   }
 
   createWebhook(request: WebhookRequest, options: ReadOptions = {}): Promise<CreatedWebhook> {

@@ -2,6 +2,7 @@
 // Works in Node 20+ and browsers: global fetch, web streams and WebSocket only.
 export { ProfileGraphClient, type ClientOptions, type ListOptions, type ReadOptions } from './client.js'
 export { ProfileGraphError, isProfileGraphError } from './errors.js'
+export { isLocked } from './locked.js'
 export { bulkLines, BulkWrite, type BulkOptions, type BulkResult, type BulkSummary } from './bulk.js'
 export type { EventStreamOptions, WebSocketConstructor, WebSocketLike } from './events.js'
 export { ClientCredentialsTokens, type ClientCredentials, type TokenSource } from './token.js'

@@ -26,8 +26,8 @@ export async function* ndjson<T>(res: Response, abort: AbortController): AsyncGe
     finished = true
   } finally {
     if (!finished) {
-      abort.abort()
       await reader.cancel().catch(() => undefined)
+      abort.abort()
     }
   }
 }

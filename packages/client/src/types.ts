@@ -48,6 +48,13 @@ export type Consent = Ok<Op<Graph<'consents/{ref}'>, 'get'>>
 /** What PUT consents/{ref}/revokedProperties takes. */
 export type RevokedProperties = JsonBody<Op<Graph<'consents/{ref}/revokedProperties'>, 'put'>>
 
+/** One consent of a data subject (GET consents). */
+export type ConsentEntry = Ok<Op<Graph<'consents'>, 'get'>>[number]
+/** The query of a subject's consent list. */
+export type ConsentListQuery = NonNullable<Op<Graph<'consents'>, 'get'>['parameters']['query']>
+/** One element of a subject export (GET subject/export): the subject first, then its consents, nodes and relations. */
+export type SubjectExportElement = Ok<Op<Graph<'subject/export'>, 'get'>, 'application/x-ndjson'>
+
 /** A page of the event log (GET events). */
 export type EventPage = Ok<Op<Graph<'events'>, 'get'>>
 /** One event envelope (docs/manual/events.md), as the cursor read and the stream serve it. */
