@@ -56,11 +56,21 @@ export async function startTraces(options: TraceOptions | undefined, thread: str
   traces = sdk.startSdk(options, thread, warn)
 }
 
-/** Exports what is left (before a clean exit). */
+/** How long a clean exit waits for the last export (a collector that does not answer holds it no longer). */
+const LAST_EXPORT_WAIT_MS = 2000
+
+/** Exports what is left (before a clean exit), waiting LAST_EXPORT_WAIT_MS at most. */
 export async function stopTraces(): Promise<void> {
   const t = traces
   traces = undefined
-  await t?.shutdown()
+  if (t === undefined) return
+  let timer: NodeJS.Timeout | undefined
+  const waited = new Promise<void>((resolve) => { timer = setTimeout(resolve, LAST_EXPORT_WAIT_MS) })
+  try {
+    await Promise.race([t.shutdown(), waited])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 /** `run`, inside a span of its own under the current request's span (a piscina task); untraced outside a request. */
