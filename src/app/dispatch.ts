@@ -28,6 +28,8 @@ import { API } from './openapi'
 import type { Services } from './services'
 import { adminAudit, graphAudit, graphTemplate, oauthTemplate } from '../operations/request-labels'
 import { traces } from '../telemetry/traces'
+import { sendAccountPage } from '../auth/account/page'
+import { ACCOUNT_PATH } from '../auth/models/account-client'
 
 const ROOT_METADATA_ROUTE = '/.well-known/oauth-authorization-server/:issuerPath'
 
@@ -231,6 +233,7 @@ function root(s: Services, ex: Exchange, segments: string[]): boolean {
   if (segments.length !== 1 || ex.method !== 'GET') return false
   if (segments[0] === 'errors') ex.json(200, JSON.stringify(ERROR_TYPES))
   else if (segments[0] === 'openapi.json') ex.json(200, API.document(s.publicUrl))
+  else if (`/${segments[0]}` === ACCOUNT_PATH) sendAccountPage(ex)
   else return false
   ex.route = `/${segments[0]}`
   return true

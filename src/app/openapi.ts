@@ -3,6 +3,7 @@
 // the same declarations (src/http/openapi.ts).
 import { Type } from '@sinclair/typebox'
 import { OAUTH_ROUTES } from '../auth/routes'
+import { ACCOUNT_PATH } from '../auth/models/account-client'
 import { ERRORS } from '../core/errors'
 import { jsonValue } from '../http/json-value'
 import { openApiDocument, type ApiExtra, type ApiService } from '../http/openapi'
@@ -26,6 +27,11 @@ export const EXTRAS: readonly ApiExtra[] = [
   {
     path: '/openapi.json', method: 'GET', summary: 'This document (OpenAPI 3.1)',
     response: Type.Object({ openapi: Type.String() }, { example: { openapi: '3.1.0' } }),
+  },
+  {
+    path: ACCOUNT_PATH, method: 'GET',
+    summary: "The account page: a shop's customer signs in and sees, takes back, downloads or erases their data (HTML with its own script; docs/manual/account-page.md)",
+    response: { content: { 'text/html': Type.String({ example: '<!doctype html>' }) } },
   },
   {
     path: '/health/live', method: 'GET', summary: 'Liveness probe: the process answers (no token)',

@@ -17,6 +17,8 @@ import type { KeySigner } from './helpers/signing-pool'
 import { UserAuthenticator } from './helpers/user-authentication'
 import { VerifiedSecrets } from './helpers/verified-secrets'
 import { Federation } from './federation/federation'
+import { accountClient } from './models/account-client'
+import { Clients } from './models/clients'
 
 export interface OAuthServices extends AuthModels {
   /** `{PUBLIC_URL}/oauth2/v1`, the `iss` of ID tokens and the discovery document */
@@ -51,6 +53,7 @@ export function createOAuthServices(
   const refreshTokens = new RefreshTokens(store, tokens)
   return {
     ...models,
+    clients: new Clients(store, accountClient(publicUrl)),
     issuer: `${publicUrl}/oauth2/v1`,
     secureCookies: publicUrl.startsWith('https:'),
     codes: new AuthorizationCodes(store, tokens, refreshTokens),

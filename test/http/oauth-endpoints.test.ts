@@ -67,7 +67,7 @@ t.test('/tokeninfo: tenant, scopes, allowedServices, client, subject, expiry', a
 
 t.test('/userinfo: GET and POST, the claims of the user', async (t) => {
   const tokens = await tokensOf('web-app', WEB_AUTH)
-  const expected = { sub: 'alice', preferred_username: 'alice', email: 'alice@example.com', email_verified: false }
+  const expected = { sub: 'alice', preferred_username: 'alice', email: 'alice@example.com', email_verified: false, tenants: ['demo'] }
   const get = await call('GET', `${env.issuer}/userinfo`, { authorization: `Bearer ${tokens.access_token}` })
   t.equal(get.status, 200)
   t.same(get.json<Json>(), expected)
@@ -94,13 +94,13 @@ t.test('/userinfo: GET and POST, the claims of the user', async (t) => {
 
 t.test('the profile and email scopes: the ID token carries the standard claims userinfo gives', async (t) => {
   // bob's e-mail is verified in the bootstrap file, alice's is not.
-  for (const [username, sub, verified] of [['bob', 'u-bob', true], ['alice', 'alice', false]] as const) {
+  for (const [username, sub, verified, tenants] of [['bob', 'u-bob', true, ['acme', 'acme-eu', 'demo']], ['alice', 'alice', false, ['demo']]] as const) {
     const tokens = await tokensOf('web-app', WEB_AUTH, username, 'openid profile email')
     t.match(tokens.scope, /^(\S+ )*openid profile email platform\.tenant=demo$/, 'granted beside openid')
     const { payload } = await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(`${env.issuer}/.well-known/jwks.json`)), { issuer: env.issuer, audience: 'web-app' })
     const claims = { sub, preferred_username: username, email: `${username}@example.com`, email_verified: verified }
     t.match(payload, claims)
-    t.same((await call('GET', `${env.issuer}/userinfo`, { authorization: `Bearer ${tokens.access_token}` })).json<Json>(), claims, 'userinfo says the same')
+    t.same((await call('GET', `${env.issuer}/userinfo`, { authorization: `Bearer ${tokens.access_token}` })).json<Json>(), { ...claims, tenants }, 'userinfo says the same, and the user\'s tenants')
     // the /refreshtokens test below counts bob's
     t.equal((await call('DELETE', `${env.issuer}/refreshtokens`, { authorization: `Bearer ${tokens.access_token}` })).status, 204)
   }

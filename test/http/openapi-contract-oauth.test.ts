@@ -236,7 +236,7 @@ t.test('identity providers and the federated callback', async (t) => {
 t.test('the root routes', async (t) => {
   const U = env.server.url
   // Not exercised: /health/ready's 503 and /metrics' errors need a starting server or another --metrics.
-  for (const path of ['/errors', '/openapi.json', '/health/live', '/health/ready', '/metrics', '/.well-known/oauth-authorization-server/oauth2/v1']) {
+  for (const path of ['/errors', '/openapi.json', '/account', '/health/live', '/health/ready', '/metrics', '/.well-known/oauth-authorization-server/oauth2/v1']) {
     await contract.expect(t, { op: `GET ${path}`, url: `${U}${path}` }, 200)
   }
   // The gateway in front of this server itself (a package of tenant demo, which the web-app's token may use).

@@ -48,6 +48,7 @@ export const Introspection = Type.Union([
 
 export const UserInfo = Type.Object({
   sub: Type.String(), preferred_username: Type.String(), email: Type.String(), email_verified: Type.Boolean(),
+  tenants: Type.Array(Type.String(), { description: "the tenants the user is a member of (the ids of the user record's tenants)" }),
 }, { additionalProperties: false })
 
 export const RefreshTokenList = Type.Array(Type.Object({

@@ -1,6 +1,7 @@
 // GET and POST /oauth2/v1/userinfo (OpenID Connect Core 5.3): the claims of
 // the user of an access token that was granted `openid`. The token comes as
 // a Bearer header, or (POST) as the form parameter access_token (RFC 6750).
+// Besides the standard claims, `tenants`: the ids of the user's tenants.
 import { ApiError } from '../../core/errors'
 import { readBody } from '../../http/body'
 import type { Exchange } from '../../http/exchange'
@@ -18,7 +19,9 @@ function answer(s: AuthServices, ex: Exchange, authorization: string): void {
   if (!record.scopes.includes(OPENID_SCOPE)) throw insufficientScope(OPENID_SCOPE)
   const user = record.sub === undefined ? undefined : s.oauth.users.find(record.sub)
   if (user === undefined) throw invalidToken('the access token belongs to no user')
-  ex.json(200, JSON.stringify({ sub: user.id, preferred_username: user.username, email: user.email, email_verified: user.email_verified === true }), NO_STORE)
+  // tenants: where the user may ask for a token (the account page lists them); the roles stay the admin API's.
+  const tenants = Object.keys(user.tenants).sort()
+  ex.json(200, JSON.stringify({ sub: user.id, preferred_username: user.username, email: user.email, email_verified: user.email_verified === true, tenants }), NO_STORE)
 }
 
 export const userinfoGet: OAuthMethod = {

@@ -10,6 +10,7 @@ import type { Bootstrap, TenantDecl } from '../../bootstrap/bootstrap-file'
 import { ConfigError } from '../../config/load-config'
 import { ApiError } from '../../core/errors'
 import type { AuthModels } from '../models/index'
+import { builtInClientRefusal } from '../models/account-client'
 import { clientProblem } from './client-rules'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { field, fieldsReader, flag, list, NAME, nameLists, objects, TENANT_ID, TENANT_ID_RULE, text, URI } from './json-body'
@@ -91,6 +92,8 @@ export function checkBootstrap(boot: Bootstrap, models: BootstrapModels): void {
   boot.clients.forEach((c, i) => {
     const path = `clients[${i}]`
     checkClient(c, path)
+    const builtIn = builtInClientRefusal(c.client_id)
+    if (builtIn !== undefined) fail(`${path}: ${builtIn}`)
     checkSecret(c.client_secret, `${path}.client_secret`)
     const problem = clientProblem({ ...c, public: c.client_secret === undefined })
     if (problem !== undefined) fail(`${path} ${problem}`)

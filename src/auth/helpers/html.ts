@@ -1,6 +1,7 @@
 // Server-rendered pages of the authorization service (sign-in, errors,
-// signed out): no external assets, one inline style allowed by a CSP nonce,
-// no scripts, never framed, never cached.
+// signed out, the account page): no external assets, one inline style
+// allowed by a CSP nonce, no scripts but the account page's own (the same
+// nonce), never framed, never cached.
 import { randomBytes } from 'node:crypto'
 import type { ApiError } from '../../core/errors'
 import type { Exchange, ResponseHeaders } from '../../http/exchange'
@@ -38,6 +39,16 @@ export interface Page {
    * check instead. Other pages allow posting to 'self' only.
    */
   formLeavesOrigin?: boolean
+  /**
+   * The page's own script (the account page), allowed by the same nonce.
+   * With it the page may call this server (connect-src 'self') and may not
+   * turn strings into HTML (Trusted Types): it writes text only.
+   */
+  script?: string
+  /** styles beside the common ones (and after them) */
+  style?: string
+  /** the main element's class */
+  mainClass?: string
 }
 
 export function renderPage(page: Page): { html: string; headers: ResponseHeaders } {
@@ -49,19 +60,19 @@ export function renderPage(page: Page): { html: string; headers: ResponseHeaders
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${escapeHtml(page.title)}</title>
-<style nonce="${nonce}">${STYLE}</style>
+<style nonce="${nonce}">${STYLE}${page.style ?? ''}</style>
 </head>
 <body class="${escapeHtml(page.bodyClass ?? 'page')}">
-<main>
+<main${page.mainClass === undefined ? '' : ` class="${escapeHtml(page.mainClass)}"`}>
 ${page.body}
-</main>
+</main>${page.script === undefined ? '' : `\n<script nonce="${nonce}">${page.script}</script>`}
 </body>
 </html>
 `
   return {
     html,
     headers: {
-      'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}';${page.formLeavesOrigin === true ? '' : " form-action 'self';"} frame-ancestors 'none'; base-uri 'none'`,
+      'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}';${page.script === undefined ? '' : ` script-src 'nonce-${nonce}'; connect-src 'self'; require-trusted-types-for 'script';`}${page.formLeavesOrigin === true ? '' : " form-action 'self';"} frame-ancestors 'none'; base-uri 'none'`,
       'x-frame-options': 'DENY',
       'x-content-type-options': 'nosniff',
       // same-origin: the form post keeps its Origin header (no-referrer would make it "null"), nothing leaks to other sites

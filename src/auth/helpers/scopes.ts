@@ -11,6 +11,7 @@ import { ApiError } from '../../core/errors'
 import { own } from '../../model/own-key'
 import type { ClientRecord, UserRecord } from '../models/auth-store'
 import type { AuthModels } from '../models/index'
+import { isAccountClient } from '../models/account-client'
 
 /** The records scopes come from (`s.oauth` has them). */
 export type ScopeModels = Pick<AuthModels, 'tenants' | 'packages' | 'subscriptions' | 'roles'>
@@ -98,6 +99,8 @@ function ownScopes(models: ScopeModels, tenant: string): Set<string> {
  * without client_id) what the tenant owns or subscribed to.
  */
 export function tenantScopes(models: ScopeModels, tenant: string, client: ClientRecord | undefined): Set<string> {
+  // The account page's client holds no service scope to give: in any tenant its token is the user's and no more.
+  if (isAccountClient(client)) return new Set()
   if (client === undefined) return new Set([...ownScopes(models, tenant), ...(subscribedScopes(models, tenant, undefined) ?? [])])
   if (tenant === client.tenant) return new Set(client.scopes)
   const subscribed = subscribedScopes(models, tenant, client.tenant)
@@ -151,6 +154,8 @@ export function userTarget(req: ScopeRequest, client: ClientRecord | undefined, 
   if (req.org !== undefined) return { org: req.org }
   if (req.tenant !== undefined) return { tenant: req.tenant }
   if (req.noTenant && flow === 'implicit') return { none: true }
+  // The account page signs in before it knows the user's tenants: identity only, then a token per tenant.
+  if (isAccountClient(client)) return { none: true }
   return { tenant: defaultTenant(client, user, flow) }
 }
 

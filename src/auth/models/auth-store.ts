@@ -93,8 +93,8 @@ export interface CodeRecord extends GrantFields {
   codeChallengeMethod: 'S256' | 'plain' | undefined
   nonce: string | undefined
   authTime: number
-  /** set once exchanged: the tokens it gave, revoked if the code is replayed */
-  used?: { access: string; refresh: string }
+  /** set once exchanged: the tokens it gave, revoked if the code is replayed (no refresh token for the account page's client) */
+  used?: { access: string; refresh?: string }
 }
 
 export interface SessionRecord {

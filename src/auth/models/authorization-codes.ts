@@ -30,7 +30,7 @@ export class AuthorizationCodes {
   /** A replayed code: revokes the tokens its first exchange gave. */
   async revokeGiven(record: CodeRecord): Promise<void> {
     if (record.used === undefined) return
-    await this.refreshTokens.revokeHash(record.used.refresh)
+    if (record.used.refresh !== undefined) await this.refreshTokens.revokeHash(record.used.refresh)
     await this.accessTokens.revokeHash(record.used.access)
   }
 
@@ -39,14 +39,14 @@ export class AuthorizationCodes {
    * transaction: of two concurrent exchanges exactly one wins. The loser
    * gets false, and what the winner got is revoked (a replay).
    */
-  async consume(code: string, access: MintedToken<AccessTokenRecord>, refresh: MintedToken<RefreshTokenRecord>): Promise<boolean> {
+  async consume(code: string, access: MintedToken<AccessTokenRecord>, refresh: MintedToken<RefreshTokenRecord> | undefined): Promise<boolean> {
     const hash = sha256(code)
     const won = await this.store.env.transaction(() => {
       const current = this.store.codes.get(hash)
       if (current === undefined || current.used !== undefined) return false
-      this.store.codes.putSync(hash, { ...current, used: { access: access.hash, refresh: refresh.hash } })
+      this.store.codes.putSync(hash, { ...current, used: { access: access.hash, ...(refresh === undefined ? {} : { refresh: refresh.hash }) } })
       this.accessTokens.put(access)
-      this.refreshTokens.put(refresh, { hash: access.hash, exp: access.record.exp })
+      if (refresh !== undefined) this.refreshTokens.put(refresh, { hash: access.hash, exp: access.record.exp })
       return true
     })
     if (!won) {

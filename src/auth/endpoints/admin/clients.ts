@@ -13,6 +13,7 @@ import { endTokensOfClientTenant } from '../../helpers/tenant-change'
 import { admin, IdParams, deleteOne, findOr404, getOne, listOf, reply, settle } from './common'
 import { bodyReader, violation } from '../../helpers/json-body'
 import { ADMIN } from '../answers'
+import { builtInClientRefusal } from '../../models/account-client'
 
 const readClient = bodyReader(ClientBody)
 const readUpdate = bodyReader(ClientUpdateBody)
@@ -52,6 +53,11 @@ function settings(given: Partial<Static<typeof ClientUpdateBody>>, base: Setting
 }
 const NEW: Omit<Settings, 'tenant'> = { redirect_uris: [], scopes: [], grant_types: [], cors_origins: [] }
 
+function refuseBuiltIn(id: string): void {
+  const refusal = builtInClientRefusal(id)
+  if (refusal !== undefined) throw violation(refusal)
+}
+
 const clients = (s: AuthServices): AuthServices['oauth']['clients'] => s.oauth.clients
 const save = (s: AuthServices, c: ClientRecord): Promise<void> => s.oauth.clients.save(c.client_id, c)
 
@@ -66,6 +72,7 @@ export const createClient = admin({
   handle(s, ex, { body }) {
     const given = readClient(body)
     const clientId = given.client_id ?? randomBytes(16).toString('base64url')
+    refuseBuiltIn(clientId)
     if (s.oauth.clients.exists(clientId)) throw violation(`client "${clientId}" exists: PUT /admin/clients/${clientId} changes it`)
     const secret = given.public === true ? undefined : randomToken()
     const client = checked(s, {
@@ -85,6 +92,7 @@ export const updateClient = admin({
   errors: ['validation_violation', 'element_not_found'],
   params: IdParams,
   handle(s, ex, { params: { id }, body }) {
+    refuseBuiltIn(id)
     const existing = findOr404(s.oauth.clients, 'client', id)
     const client = checked(s, { ...existing, ...settings(readUpdate(body), existing) })
     settle(ex, async () => {
@@ -115,6 +123,7 @@ export const rotateClientSecret = admin({
 
 /** DELETE also ends the client's tokens and codes. */
 export const deleteClient = deleteOne('client', clients, {
+  refuse: (_s, id) => builtInClientRefusal(id),
   async cascade(s, client) {
     const id = client.client_id
     await s.oauth.refreshTokens.revokeWhere((r) => r.client === id)

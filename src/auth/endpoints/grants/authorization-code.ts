@@ -13,6 +13,7 @@ import { signIdToken } from '../../helpers/id-tokens'
 import { invalidGrant, invalidRequest, single } from '../../helpers/oauth-errors'
 import { OPENID_SCOPE, parseScopeRequest, plainScopes, grantScopes } from '../../helpers/scopes'
 import { requireGrantType, type TokenResponse } from '../../helpers/token-response'
+import { isAccountClient } from '../../models/account-client'
 
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/
 
@@ -62,8 +63,9 @@ export async function authorizationCode(s: AuthServices, ex: Exchange, form: URL
     client: client.client_id, clientAuthenticated: authenticated, tenant: record.tenant, org: record.org,
     scopes: narrowed(record, single(form, 'scope')), sub: user.id, sessionId: record.sessionId,
   }
-  const refresh = s.oauth.refreshTokens.mint(grantFields)
-  const access = s.tokens.mint({ ...grantFields, refresh: refresh.hash })
+  // The account page's client gets none: a page keeps nothing beyond its tab, and refresh tokens never expire.
+  const refresh = isAccountClient(client) ? undefined : s.oauth.refreshTokens.mint(grantFields)
+  const access = s.tokens.mint({ ...grantFields, ...(refresh === undefined ? {} : { refresh: refresh.hash }) })
   const idToken = grantFields.scopes.includes(OPENID_SCOPE)
     ? await signIdToken(s.oauth.keys, {
       issuer: s.oauth.issuer, clientId: client.client_id, user, scopes: grantFields.scopes, nonce: record.nonce, authTime: record.authTime,
@@ -74,8 +76,9 @@ export async function authorizationCode(s: AuthServices, ex: Exchange, form: URL
   if (!await s.oauth.codes.consume(code, access, refresh)) throw invalidGrant('the code was already used; the tokens it gave are revoked')
   const answer: TokenResponse = {
     access_token: access.token, token_type: 'Bearer', expires_in: s.tokens.ttl,
-    scope: grantFields.scopes.join(' '), refresh_token: refresh.token,
+    scope: grantFields.scopes.join(' '),
   }
+  if (refresh !== undefined) answer.refresh_token = refresh.token
   if (idToken !== undefined) answer.id_token = idToken
   return answer
 }
