@@ -27,7 +27,7 @@ t.test('a new consent is granted, has its own key slot and reads back', async (t
   const b = getConsentRecord(s.store, 'demo', other)!
   t.not(a.slot, b.slot, 'each consent has its own data key')
   t.ok(s.store.keys.get(a.slot))
-  t.same(a, { subject: 'alice', status: 'granted', slot: a.slot, revokedProperties: [], created: s.clock.time })
+  t.same(a, { subject: 'alice', status: 'granted', slot: a.slot, revokedProperties: [], created: s.clock.time, changed: s.clock.time })
   t.same(bodyOf(readConsent(s.store, 'demo', ref, TENANT)), { consentReference: ref, subject: 'alice', status: 'granted', revokedProperties: [] })
   t.equal(outcome(readConsent(s.store, 'demo', ref, subject('alice'))), 200, 'its subject may read it')
   t.equal(outcome(readConsent(s.store, 'demo', ref, subject('bob'))), 'forbidden', 'another subject may not')

@@ -96,8 +96,8 @@ export const subjectConsentKey = (tenant: string, subject: string, ref: string):
 export const subjectPrefix = (tenant: string, subject: string): Key => [tenant, subject]
 /** The consent reference of a subjectConsentKey. */
 export const refOfSubjectKey = (raw: unknown): string => keyParts(raw)[2] as string
-export function consentOf(key: Key): { tenant: string; ref: string } {
-  const [tenant, ref] = key as [string, string]
+export function consentOf(raw: unknown): { tenant: string; ref: string } {
+  const [tenant, ref] = keyParts(raw) as [string, string]
   return { tenant, ref }
 }
 /** The slot of a tenant's own data key. */

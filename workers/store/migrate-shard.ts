@@ -3,7 +3,7 @@
 // crash during a migration is finished by the next start. They run where a
 // start opens its shards (workers/actor/open-shards.ts), and only there.
 import type { Database, RootDatabase } from 'lmdb'
-import { LEGACY_NEXT_SLOT_KEY, NEXT_SLOT_KEY, consentOf, keyParts, nodeOfKey, ownedKey, ownedRelationKey, relationOfKey, subjectConsentKey, type Key } from './keys'
+import { LEGACY_NEXT_SLOT_KEY, NEXT_SLOT_KEY, consentOf, nodeOfKey, ownedKey, ownedRelationKey, relationOfKey, subjectConsentKey, type Key } from './keys'
 import type { ShardValues } from './schema'
 
 export interface MigratedStore {
@@ -48,7 +48,7 @@ export function buildOwnerIndex(store: MigratedStore): void {
 export function buildSubjectIndexes(store: MigratedStore): void {
   store.env.transactionSync(() => {
     for (const { key, value } of store.consents.getRange()) {
-      const { tenant, ref } = consentOf(keyParts(key))
+      const { tenant, ref } = consentOf(key)
       store.subjects.putSync(subjectConsentKey(tenant, value.subject, ref), 1)
     }
     for (const { key, value } of store.relations.getRange()) {
