@@ -3,7 +3,7 @@
 // ProfileGraphError values, and list and neighbours reads streamed (a loop
 // left early cancels the download).
 import t from 'tap'
-import { ProfileGraphClient, isLocked, isProfileGraphError, type NodeRef, type RelationRef } from '@profile-graph/client'
+import { ClientCredentialsTokens, ProfileGraphClient, isLocked, isProfileGraphError, type NodeRef, type RelationRef } from '@profile-graph/client'
 import { serverForFile } from '../helpers/server'
 import { countingFetch } from '../helpers/counting-fetch'
 
@@ -85,6 +85,28 @@ t.test('client-credentials tokens: fetched once, shared, and renewed after the s
   await graph.getMetamodel()
   t.equal(counting.requests('/oauth2/v1/token'), 2, 'a new token after the 401')
   t.not(await graph.token(), tokens[0], 'and kept')
+})
+
+t.test('a token is renewed before it expires: at its lifetime less the margin, by the clock of when it was asked for', async (t) => {
+  const counting = countingFetch()
+  let now = 1_000_000
+  const tokens = new ClientCredentialsTokens(`${fixture.server.url}/oauth2/v1/token`, { ...credentials, renewBeforeSeconds: 60 }, counting.fetch, () => now)
+  const first = await tokens.token()
+  const answer = await fetch(`${fixture.server.url}/oauth2/v1/token`, {
+    method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials' }),
+    headers: { authorization: `Basic ${btoa('demo-enricher:demo-secret')}`, 'content-type': 'application/x-www-form-urlencoded' },
+  })
+  const seconds = ((await answer.json()) as { expires_in: number }).expires_in
+  t.ok(seconds > 120, `the service's tokens live ${seconds} s`)
+  now += (seconds - 61) * 1000
+  t.equal(await tokens.token(), first, 'kept until the margin')
+  t.equal(counting.requests('/oauth2/v1/token'), 1)
+  now += 2000
+  const second = await tokens.token()
+  t.not(second, first, 'renewed within the last minute of its lifetime, before it expired')
+  t.equal(counting.requests('/oauth2/v1/token'), 2)
+  const client = new ProfileGraphClient({ baseUrl: fixture.server.url, tenant: 'demo', token: () => tokens.token() })
+  t.ok(await client.getMetamodel(), 'the renewed token is accepted')
 })
 
 t.test('list and neighbours reads stream; leaving the loop cancels the download', async (t) => {

@@ -1,10 +1,13 @@
 // The bulk endpoint (POST /graph/v1/{tenant}/bulk, NDJSON both ways): a
-// writable stream of write lines, and their answers as they come. The
-// request body is the stream's readable side, so a write waits while the
-// service reads no more (it holds at most 512 lines unanswered); in the
-// default mode the answers must be read while writing, or the service stops
-// reading. With `answers: 'errors'` only failed lines are answered, which
-// suits a fetch that reads nothing before the body is sent (half duplex).
+// writable stream of write lines, and their answers as they come.
+// fetch is half duplex (Node's undici and browsers read no answer before the
+// whole body is sent), and the service stops reading a body whose answers
+// nobody reads: so every line answered ('all', the default) goes as a
+// sequence of requests of at most `maxLines` lines, each answer small enough
+// to wait in the connection's buffers; `answers: 'errors'`, where only
+// failed lines are answered, streams everything as one request.
+// A request the service refuses as a whole applied no line (the token, or
+// no owner in a cluster), so it is retried as an idempotent call is.
 import { errorOfBody, ProfileGraphError } from './errors.js'
 import { ndjson, linkedAbort } from './ndjson.js'
 import { nodePath, relationPath, segment, type NodeRef, type RelationRef } from './refs.js'
@@ -55,71 +58,133 @@ export interface BulkSummary {
 }
 
 export interface BulkOptions {
-  /** 'all' (default): every line is answered; 'errors': only failed lines. */
+  /** 'all' (default): every line is answered; 'errors': only failed lines, everything in one streamed request. */
   answers?: 'all' | 'errors'
+  /** 'all': lines per request (default 500). */
+  maxLines?: number
   signal?: AbortSignal
-}
-
-export class BulkWrite {
-  /** Write lines here (bulkLines builds them); close it when done. */
-  readonly writable: WritableStream<BulkLine>
-  private readonly answers: AsyncGenerator<BulkResult, BulkSummary, undefined>
-  private summaryValue: BulkSummary | undefined
-  private readonly abort: AbortController
-
-  constructor(transport: Transport, tenantPath: string, options: BulkOptions) {
-    const encoder = new TextEncoder()
-    const lines = new TransformStream<BulkLine, Uint8Array>({
-      transform: (line, out) => out.enqueue(encoder.encode(`${JSON.stringify(line)}\n`)),
-    })
-    this.writable = lines.writable
-    const mode = options.answers ?? 'all'
-    const abort = linkedAbort(options.signal)
-    this.abort = abort
-    const response = transport.send({
-      method: 'POST', path: `${tenantPath}/bulk?answers=${mode}`, body: lines.readable, signal: abort.signal,
-      headers: { 'content-type': 'application/x-ndjson', accept: 'application/x-ndjson' },
-    })
-    // A refused request (token, scope, tenant) stops the writer too.
-    response.catch((e: unknown) => lines.readable.cancel(e).catch(() => undefined))
-    this.answers = this.read(response, abort, mode)
-  }
-
-  private async *read(response: Promise<Response>, abort: AbortController, mode: 'all' | 'errors'): AsyncGenerator<BulkResult, BulkSummary, undefined> {
-    let answered = 0
-    for await (const a of ndjson<BulkAnswerLine>(await response, abort)) {
-      if (a.done !== undefined) {
-        this.summaryValue = { done: a.done, failed: a.failed ?? 0 }
-        return this.summaryValue
-      }
-      const status = a.status ?? 0
-      const index = mode === 'errors' && a.line !== undefined ? a.line - 1 : answered
-      answered++
-      const result: BulkResult = { index, status }
-      if (a.body !== undefined) result.body = a.body
-      if (a.error !== undefined) result.error = errorOfBody(a.error, status)
-      yield result
-    }
-    throw cutShort()
-  }
-
-  /** The answers as they come (only the failed lines with answers 'errors'); ends after the last. */
-  async *results(): AsyncGenerator<BulkResult, void, undefined> {
-    for (let next = await this.answers.next(); next.done !== true; next = await this.answers.next()) yield next.value
-  }
-
-  /** The request's summary, once every answer is read (reads and drops the answers not read yet). */
-  async summary(): Promise<BulkSummary> {
-    for await (const _ of this.results()) { /* drained */ }
-    if (this.summaryValue === undefined) throw cutShort()
-    return this.summaryValue
-  }
-
-  /** Stops the request: the lines answered so far are durable, the others may or may not be. */
-  cancel(): void {
-    this.abort.abort()
-  }
 }
 
 const cutShort = (): ProfileGraphError =>
   new ProfileGraphError({ status: 0, type: 'network_error', message: 'the bulk answer ended before its summary line' })
+
+export class BulkWrite {
+  /** Write lines here (bulkLines builds them); close it when done. */
+  readonly writable: WritableStream<BulkLine>
+  private readonly queue: BulkResult[] = []
+  private wake: (() => void) | undefined
+  private ended = false
+  private failure: unknown
+  private readonly summaryValue: BulkSummary = { done: 0, failed: 0 }
+  private readonly abort: AbortController
+  private readonly encoder = new TextEncoder()
+
+  constructor(private readonly transport: Transport, private readonly tenantPath: string, options: BulkOptions) {
+    this.abort = linkedAbort(options.signal)
+    this.writable = options.answers === 'errors' ? this.streamed() : this.chunked(options.maxLines ?? 500)
+  }
+
+  /** 'all': lines gathered into requests of at most `maxLines`, each sent once the previous one is answered. */
+  private chunked(maxLines: number): WritableStream<BulkLine> {
+    let lines: string[] = []
+    let sent = 0
+    const flush = async (): Promise<void> => {
+      if (lines.length === 0) return
+      const body = lines.join('')
+      const first = sent
+      sent += lines.length
+      lines = []
+      await this.request(body, 'all', first)
+    }
+    return new WritableStream<BulkLine>({
+      write: async (line) => {
+        this.throwIfFailed()
+        lines.push(`${JSON.stringify(line)}\n`)
+        if (lines.length >= maxLines) await flush().catch((e: unknown) => this.fail(e))
+      },
+      close: async () => {
+        await flush().catch((e: unknown) => this.fail(e))
+        this.end()
+      },
+      abort: (reason) => this.fail(reason),
+    })
+  }
+
+  /** 'errors': one request whose body is the stream's readable side, so a write waits while the service reads no more. */
+  private streamed(): WritableStream<BulkLine> {
+    const lines = new TransformStream<BulkLine, Uint8Array>({
+      transform: (line, out) => out.enqueue(this.encoder.encode(`${JSON.stringify(line)}\n`)),
+    })
+    this.request(lines.readable, 'errors', 0).then(() => this.end(), (e: unknown) => {
+      this.fail(e)
+      // the writer learns it too
+      lines.readable.cancel(e).catch(() => undefined)
+    })
+    return lines.writable
+  }
+
+  private async request(body: string | ReadableStream<Uint8Array>, mode: 'all' | 'errors', first: number): Promise<void> {
+    const res = await this.transport.send({
+      method: 'POST', path: `${this.tenantPath}/bulk?answers=${mode}`, body, signal: this.abort.signal, refusedAppliesNothing: true,
+      headers: { 'content-type': 'application/x-ndjson', accept: 'application/x-ndjson' },
+    })
+    let answered = 0
+    let summarised = false
+    // read to the end, past the summary line: leaving the loop early would abort the request
+    for await (const a of ndjson<BulkAnswerLine>(res, this.abort)) {
+      if (a.done !== undefined) {
+        this.summaryValue.done += a.done
+        this.summaryValue.failed += a.failed ?? 0
+        summarised = true
+        continue
+      }
+      const status = a.status ?? 0
+      const result: BulkResult = { index: first + (a.line !== undefined ? a.line - 1 : answered++), status }
+      if (a.body !== undefined) result.body = a.body
+      if (a.error !== undefined) result.error = errorOfBody(a.error, status)
+      this.push(result)
+    }
+    if (!summarised) throw cutShort()
+  }
+
+  private push(result: BulkResult): void {
+    this.queue.push(result)
+    this.wake?.()
+  }
+
+  private end(): void {
+    this.ended = true
+    this.wake?.()
+  }
+
+  private fail(e: unknown): never {
+    this.failure ??= e
+    this.end()
+    throw this.failure
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure !== undefined) throw this.failure
+  }
+
+  /** The answers as they come (only the failed lines with answers 'errors'); ends once the writable is closed and every line answered. */
+  async *results(): AsyncGenerator<BulkResult, void, undefined> {
+    for (;;) {
+      const next = this.queue.shift()
+      if (next !== undefined) yield next
+      else if (this.ended) return this.throwIfFailed()
+      else await new Promise<void>((resolve) => { this.wake = resolve })
+    }
+  }
+
+  /** The summary of every request, once all is answered (reads and drops the answers not read yet). */
+  async summary(): Promise<BulkSummary> {
+    for await (const _ of this.results()) { /* drained */ }
+    return { ...this.summaryValue }
+  }
+
+  /** Stops sending: the lines answered so far are durable, the others may or may not be. */
+  cancel(): void {
+    this.abort.abort()
+  }
+}

@@ -11,9 +11,9 @@ import type { EventPage, GraphEvent } from './types.js'
 /** What the stream uses of a standard WebSocket (the browser's, Node 22's, or undici's in Node 20). */
 export interface WebSocketLike {
   readonly readyState: number
-  onopen: ((event: unknown) => void) | null
-  onmessage: ((message: { data: unknown }) => void) | null
-  onclose: ((event: { code: number; reason: string }) => void) | null
+  addEventListener(type: 'open', listener: () => void): void
+  addEventListener(type: 'message', listener: (message: { data: unknown }) => void): void
+  addEventListener(type: 'close', listener: (event: { code: number; reason: string }) => void): void
   close(code?: number): void
 }
 
@@ -48,9 +48,9 @@ class Connection {
 
   constructor(WS: WebSocketConstructor, url: string) {
     this.socket = new WS(url)
-    this.socket.onopen = () => { this.opened = true }
-    this.socket.onmessage = (m) => this.push({ kind: 'event', event: JSON.parse(String(m.data)) as GraphEvent })
-    this.socket.onclose = (c) => this.push({ kind: 'closed', code: c.code, reason: c.reason, opened: this.opened })
+    this.socket.addEventListener('open', () => { this.opened = true })
+    this.socket.addEventListener('message', (m) => this.push({ kind: 'event', event: JSON.parse(String(m.data)) as GraphEvent }))
+    this.socket.addEventListener('close', (c) => this.push({ kind: 'closed', code: c.code, reason: c.reason, opened: this.opened }))
   }
 
   private push(item: Item): void {

@@ -2,7 +2,7 @@
 // ProfileGraphError, and retries. Only idempotent methods (GET, HEAD, PUT,
 // DELETE) are retried, on 429, 503 and 507, after the Retry-After the
 // service names (or a growing wait without one); a POST (a counter, a
-// consent, a bulk request) is sent once. A 401 with a token that may have
+// consent) is sent once. A 401 with a token that may have
 // expired is retried once with a new token, whatever the method: the
 // service refuses the token before it applies anything.
 import { errorOf, ProfileGraphError } from './errors.js'
@@ -31,6 +31,8 @@ export interface Exchange {
   json?: unknown
   body?: string | ReadableStream<Uint8Array>
   signal?: AbortSignal
+  /** A POST whose refusal (429, 503, 507) applied nothing, so it is retried as an idempotent call is (a bulk request). */
+  refusedAppliesNothing?: boolean
 }
 
 /** The token a call carries: one fixed, or from a token source. */
@@ -83,7 +85,7 @@ export class Transport {
 
   /** Sends the exchange and answers its 2xx response, body unread; any other answer is thrown as a ProfileGraphError. */
   async send(ex: Exchange): Promise<Response> {
-    const retriable = IDEMPOTENT.has(ex.method) && !(ex.body instanceof ReadableStream)
+    const retriable = (IDEMPOTENT.has(ex.method) || ex.refusedAppliesNothing === true) && !(ex.body instanceof ReadableStream)
     let renewed = false
     for (let attempt = 0; ; attempt++) {
       const token = await this.bearer.token()

@@ -1,0 +1,158 @@
+// The client's bulk writes and event stream against the real server: a
+// writable stream of lines with each line's answer read while writing (and
+// only the failures with answers 'errors'); the WebSocket stream as an async
+// iterator from a cursor, resumed without gap or duplicate after the
+// connection drops, and the service's error when the upgrade is refused.
+import t from 'tap'
+import { WebSocket } from 'undici'
+import { ProfileGraphClient, bulkLines, isProfileGraphError, type BulkResult, type GraphEvent, type WebSocketConstructor, type WebSocketLike } from '@profile-graph/client'
+import { serverForFile } from '../helpers/server'
+
+const fixture = serverForFile(t)
+const credentials = { clientId: 'demo-enricher', clientSecret: 'demo-secret' }
+// Node 20 has no global WebSocket: undici's is the standard one
+const client = (WS: WebSocketConstructor = WebSocket): ProfileGraphClient =>
+  new ProfileGraphClient({ baseUrl: fixture.server.url, tenant: 'demo', credentials, WebSocket: WS })
+
+const customer = (id: string) => ({ ns: 'core', type: 'customer', id })
+const viewed = (from: string, to: string) => ({ from: customer(from), to: { ns: 'core', type: 'product', id: to }, rel: { ns: 'core', type: 'viewed', id: 'v1' } })
+
+t.test('bulk: lines written to a stream, each answered as its single request, in requests of maxLines while the writing goes on', async (t) => {
+  const graph = client()
+  const { consent } = fixture
+  const bulk = graph.bulk({ maxLines: 300 })
+  const lines = 2000
+  const results: BulkResult[] = []
+  let answeredBeforeClose = 0
+  const reading = (async () => { for await (const r of bulk.results()) results.push(r) })()
+  const writer = bulk.writable.getWriter()
+  for (let i = 0; i < lines; i++) {
+    await writer.write(bulkLines.putNode(customer(`bulk-${i}`), { name: `Bulk ${i}`, age: i % 100 }, consent))
+  }
+  answeredBeforeClose = results.length
+  await writer.write(bulkLines.incrementCounter(viewed('bulk-0', 'tea'), 'views', consent))
+  await writer.write(bulkLines.putNode(customer('bulk-x'), { name: 'X' }, 'cr_not_a_consent'))
+  await writer.write(bulkLines.putProperty(customer('bulk-1'), 'email', 'one@example.com', consent))
+  await writer.write(bulkLines.createConsent({ subject: 'bulk-subject' }))
+  await writer.write(bulkLines.deleteNode(customer('bulk-2')))
+  await writer.close()
+  await reading
+  const summary = await bulk.summary()
+
+  t.ok(answeredBeforeClose >= 1800, `answers arrived while writing (${answeredBeforeClose} before the last line was written)`)
+  t.same(summary, { done: lines + 5, failed: 1 }, 'the summary')
+  t.equal(results.length, lines + 5, 'one result per line')
+  t.ok(results.every((r, i) => r.index === i), 'in the order written')
+  t.ok(results.slice(0, lines).every((r) => r.status === 204), 'the node writes: 204')
+  t.equal((results[lines]!.body as { views: number }).views, 1, 'the counter answer carries its body')
+  t.equal(results[lines + 1]!.status, 403)
+  t.ok(isProfileGraphError(results[lines + 1]!.error, 'forbidden'), "a failed line's error, typed")
+  t.equal(results[lines + 2]!.status, 204)
+  t.match(results[lines + 3]!.body, { consentReference: /^cr_/ }, 'a created consent')
+  t.equal(results[lines + 4]!.status, 204)
+  t.equal(await graph.getProperty(customer('bulk-1'), 'email'), 'one@example.com', 'applied')
+  t.ok(isProfileGraphError(await graph.getNode(customer('bulk-2')).catch((e: unknown) => e), 'element_not_found'), 'applied in order')
+})
+
+t.test("bulk with answers 'errors': the whole body first, then only the failed lines with their index", async (t) => {
+  const graph = client()
+  const { consent } = fixture
+  const bulk = graph.bulk({ answers: 'errors' })
+  const writer = bulk.writable.getWriter()
+  for (let i = 0; i < 500; i++) {
+    const line = i % 100 === 7 ? bulkLines.putNode(customer(`err-${i}`), { id: 'reserved' }, consent) : bulkLines.putNode(customer(`err-${i}`), { age: i }, consent)
+    await writer.write(line)
+  }
+  await writer.close()
+  const failed: BulkResult[] = []
+  for await (const r of bulk.results()) failed.push(r)
+  t.same(failed.map((r) => r.index), [7, 107, 207, 307, 407], 'only the failed lines, by their index')
+  t.ok(failed.every((r) => isProfileGraphError(r.error, 'validation_violation') && r.status === 400), 'each with its error')
+  t.same(await bulk.summary(), { done: 500, failed: 5 })
+})
+
+t.test('bulk: a refused request is thrown, and the writer fails too', async (t) => {
+  const graph = new ProfileGraphClient({ baseUrl: fixture.server.url, tenant: 'acme', credentials })
+  const bulk = graph.bulk()
+  const writer = bulk.writable.getWriter()
+  const writing = (async () => {
+    for (let i = 0; i < 10_000; i++) await writer.write(bulkLines.deleteNode(customer(`x${i}`)))
+    await writer.close()
+  })()
+  const error = await bulk.summary().catch((e: unknown) => e)
+  t.ok(isProfileGraphError(error, 'forbidden'), "another tenant's bulk request: forbidden")
+  t.rejects(writing, 'the writer is told')
+  await writing.catch(() => undefined)
+})
+
+/** The events of `n` writes made after reading the log's end; returns the end. */
+async function writeEvents(graph: ProfileGraphClient, prefix: string, n: number): Promise<number> {
+  const end = (await graph.readEvents({ after: 0, limit: 1000 }))
+  let after = end.next
+  for (let page = end; page.events.length > 0; after = page.next) page = await graph.readEvents({ after, limit: 1000 })
+  for (let i = 0; i < n; i++) await graph.putNode(customer(`${prefix}-${i}`), { age: i }, fixture.consent)
+  return after
+}
+
+t.test('the event stream: from a cursor, in order; leaving the loop closes it; resuming from the last sequence', async (t) => {
+  const graph = client()
+  const start = await writeEvents(graph, 'ev', 10)
+  const seen: GraphEvent[] = []
+  for await (const e of graph.events({ after: start })) {
+    seen.push(e)
+    if (seen.length === 4) break
+  }
+  t.same(seen.map((e) => e.sequence), [1, 2, 3, 4].map((i) => start + i), 'consecutive sequences after the cursor')
+  for await (const e of graph.events({ after: seen[3]!.sequence })) {
+    seen.push(e)
+    if (seen.length === 10) break
+  }
+  t.same(seen.map((e) => e.sequence), Array.from({ length: 10 }, (_, i) => start + i + 1), 'resumed: no gap, no duplicate')
+  t.match(seen[9], { payload: { id: 'ev-9' }, tenant: 'demo' }, 'the envelopes of the writes')
+})
+
+t.test('the event stream reconnects after the connection drops, from its last sequence', async (t) => {
+  const sockets: DroppingSocket[] = []
+  // the first connection is cut after two messages, as a network failure would (1006)
+  class DroppingSocket implements WebSocketLike {
+    private readonly inner: WebSocket
+    private readonly listeners = new Map<string, ((e: never) => void)[]>()
+    private messages = 0
+    constructor(readonly url: string) {
+      sockets.push(this)
+      this.inner = new WebSocket(url)
+      const drop = sockets.length === 1
+      this.inner.addEventListener('open', () => this.emit('open', {}))
+      this.inner.addEventListener('message', (m) => {
+        this.emit('message', { data: m.data })
+        if (drop && ++this.messages === 2) {
+          this.inner.close()
+          this.emit('close', { code: 1006, reason: '' })
+        }
+      })
+      this.inner.addEventListener('close', (c) => { if (!drop) this.emit('close', { code: c.code, reason: c.reason }) })
+    }
+    addEventListener(type: string, listener: (e: never) => void): void {
+      this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener])
+    }
+    private emit(type: string, event: object): void {
+      for (const l of this.listeners.get(type) ?? []) (l as (e: object) => void)(event)
+    }
+    get readyState(): number { return this.inner.readyState }
+    close(code?: number): void { this.inner.close(code) }
+  }
+  const graph = client(DroppingSocket)
+  const start = await writeEvents(graph, 'drop', 6)
+  const seen: number[] = []
+  for await (const e of graph.events({ after: start })) if (seen.push(e.sequence) === 6) break
+  t.same(seen, [1, 2, 3, 4, 5, 6].map((i) => start + i), 'every event once, across the reconnection')
+  t.equal(sockets.length, 2, 'one reconnection')
+  t.match(sockets[1]!.url, new RegExp(`after=${start + 2}(&|$)`), 'from the last sequence seen')
+  t.match(sockets[1]!.url, /access_token=/, 'with the token in access_token, as browsers send it')
+})
+
+t.test("a refused upgrade is thrown as the service's error", async (t) => {
+  const graph = new ProfileGraphClient({ baseUrl: fixture.server.url, tenant: 'demo', token: 'not-a-token', WebSocket })
+  const error = await (async () => { for await (const _ of graph.events({ after: 0 })) break })().catch((e: unknown) => e)
+  t.ok(isProfileGraphError(error, 'insufficient_credentials'), 'a bad token: 401 insufficient_credentials')
+})
