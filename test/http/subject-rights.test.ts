@@ -159,3 +159,16 @@ t.test("a subject lists, exports and erases their own data, and nobody else's", 
     t.equal((await bob.put('nodes/core/customer/bob', { name: 'Again' })).status, 403, 'nothing grants it again silently')
   })
 })
+
+t.test('every export and erasure writes an audit line naming the subject, never a consent reference', async (t) => {
+  await server.stop()
+  const audits = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Json).filter((l) => typeof l.audit === 'string')
+  const exports = audits.filter((a) => a.audit === 'subject.export')
+  t.ok(exports.length >= 6, `an audit line per export (${exports.length})`)
+  t.match(exports.find((a) => a.client === 'demo-enricher'), { tenant: 'demo', subject: 'u-bob' }, 'by a tenant: its client and the subject')
+  t.ok(exports.some((a) => a.tenant === 'demo' && a.subject === 'u-bob' && a.client === undefined), "by bob himself: the user token's subject")
+  const erasures = audits.filter((a) => a.audit === 'subject.erase')
+  t.ok(erasures.length >= 3, 'an audit line per erasure')
+  t.ok(erasures.every((a) => a.subject === 'u-bob' && a.tenant === 'demo'))
+  t.notMatch(JSON.stringify([...exports, ...erasures]), /cr_/, 'no consent reference in them')
+})
