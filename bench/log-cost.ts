@@ -1,5 +1,5 @@
-// `node dist/bench/log-cost.js`: what the access log (and whatever else a
-// variant switches) costs per request, measured as CPU time of the server,
+// `node dist/bench/log-cost.js`: what the access log, traces (and whatever
+// else a variant switches) cost per request, measured as CPU time of the server,
 // not throughput: on a shared machine req/s is noise, the CPU a fixed number
 // of requests takes much less. One server per variant (LOG_LEVEL=info and
 // silent by default, optionally other builds), all started and loaded once,
@@ -7,6 +7,8 @@
 // the same fixed list of get-node (or put-node) requests each time; medians at the end.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { startChild, type Child } from './child'
 import { cleanUpOnSignals, runCleanups } from './cleanup'
@@ -20,6 +22,8 @@ import { fetchToken } from './tokens'
 const USAGE = `usage: node dist/bench/log-cost.js [options]
   --scenario S       get-node (default) or put-node (upserts of the loaded customers' nodes)
   --levels a,b       LOG_LEVEL of each variant (default info,silent)
+  --traces a,b       off and/or on: each variant with traces off, on, or both (on: every span sent
+                     by OTLP/HTTP to a sink in this process that takes and drops it) (default off)
   --entry PATH[@L]   another build's dist/src/main.js: each level runs on each entry, or only level L
                      (repeatable; default this build)
   --rounds N         measured rounds, each variant once per round (default 5)
@@ -32,11 +36,14 @@ const USAGE = `usage: node dist/bench/log-cost.js [options]
   The reference without request ids, header, metrics and line: bench/without-request-extras.sh`
 
 const SCENARIO_NAMES = ['get-node', 'put-node'] as const
+const TRACE_SETTINGS = ['off', 'on'] as const
+type TraceSetting = (typeof TRACE_SETTINGS)[number]
 type ScenarioName = (typeof SCENARIO_NAMES)[number]
 
 interface Options {
   scenario: ScenarioName
   levels: string[]
+  traces: TraceSetting[]
   entries: string[]
   rounds: number
   requests: number
@@ -46,7 +53,7 @@ interface Options {
 }
 
 function parse(argv: readonly string[]): Options {
-  const o: Options = { scenario: 'get-node', levels: ['info', 'silent'], entries: [], rounds: 5, requests: 100_000, connections: 64, cpuProfDir: undefined, callgrindDir: undefined }
+  const o: Options = { scenario: 'get-node', levels: ['info', 'silent'], traces: ['off'], entries: [], rounds: 5, requests: 100_000, connections: 64, cpuProfDir: undefined, callgrindDir: undefined }
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!
     const value = argv[++i]
@@ -55,6 +62,11 @@ function parse(argv: readonly string[]): Options {
       if (!(SCENARIO_NAMES as readonly string[]).includes(value)) throw new Error(`--scenario is one of ${SCENARIO_NAMES.join(', ')}\n${USAGE}`)
       o.scenario = value as ScenarioName
     } else if (flag === '--levels') o.levels = value.split(',')
+    else if (flag === '--traces') {
+      const settings = value.split(',')
+      if (!settings.every((v) => (TRACE_SETTINGS as readonly string[]).includes(v))) throw new Error(`--traces takes off and on, got "${value}"\n${USAGE}`)
+      o.traces = settings as TraceSetting[]
+    }
     else if (flag === '--entry') o.entries.push(value)
     else if (flag === '--rounds') o.rounds = Number(value)
     else if (flag === '--requests') o.requests = Number(value)
@@ -85,13 +97,24 @@ const median = (xs: readonly number[]): number => {
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
-async function startVariant(o: Options, entry: string, level: string, label: string): Promise<Variant> {
+/** Where traced variants send their spans: an OTLP/HTTP endpoint that reads each export and answers 200; counts the bytes. */
+async function startTraceSink(): Promise<{ server: Server; url: string; bytes: () => number }> {
+  let bytes = 0
+  const server = createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => { bytes += chunk.length })
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bytes: () => bytes }
+}
+
+async function startVariant(o: Options, entry: string, level: string, label: string, traceEndpoint?: string): Promise<Variant> {
   const layout = prepareService(tempDir('log-cost-'))
   const nodeArgs = o.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(o.cpuProfDir, label.replace(/\W+/g, '_'))}`]
   const wrapper = o.callgrindDir === undefined ? undefined : callgrindCommand(o.callgrindDir)
   const child = await startChild(label, entry, [
     '--port', '0', '--data-dir', layout.dataDir, '--bootstrap', layout.bootstrap, '--master-key-file', layout.masterKey, '--workers', '2',
-  ], { nodeArgs, wrapper, env: { ...process.env, LOG_LEVEL: level }, keepOutputChars: 1 << 16, startTimeoutMs: wrapper === undefined ? 60_000 : 900_000 })
+  ], { nodeArgs, wrapper, env: { ...process.env, LOG_LEVEL: level, ...(traceEndpoint === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: traceEndpoint }) }, keepOutputChars: 1 << 16, startTimeoutMs: wrapper === undefined ? 60_000 : 900_000 })
   const t = TENANTS[0]!
   const token = await fetchToken(child.url, t)
   const consent = await fetch(`${child.url}${consentsPath(t.id)}`, {
@@ -168,9 +191,15 @@ async function main(): Promise<void> {
   cleanUpOnSignals()
   const o = parse(process.argv.slice(2))
   const variants: Variant[] = []
+  const sink = o.traces.includes('on') ? await startTraceSink() : undefined
   for (const [e, spec] of o.entries.entries()) {
     const [entry, only] = spec.split('@') as [string, string | undefined]
-    for (const level of only === undefined ? o.levels : [only]) variants.push(await startVariant(o, entry, level, o.entries.length > 1 ? `entry${e}:${level}` : level))
+    for (const level of only === undefined ? o.levels : [only]) {
+      for (const traces of o.traces) {
+        const label = `${o.entries.length > 1 ? `entry${e}:` : ''}${level}${o.traces.length > 1 ? `:traces-${traces}` : ''}`
+        variants.push(await startVariant(o, entry, level, label, traces === 'on' ? sink!.url : undefined))
+      }
+    }
   }
   console.log(`${variants.length} servers loaded; warm-up round`)
   for (const v of variants) await measure(v, o)
@@ -181,6 +210,10 @@ async function main(): Promise<void> {
     for (const v of order) await measure(v, o)
   }
   for (const v of variants) await v.child.stop()
+  if (sink !== undefined) {
+    sink.server.close()
+    console.log(`\nthe trace sink took ${(sink.bytes() / 2 ** 20).toFixed(1)} MB of spans`)
+  }
   const base = variants.at(-1)!
   console.log(`\n${o.requests} ${o.scenario} requests per measurement, ${o.connections} connections, ${o.rounds} rounds interleaved; medians (range); cost against ${base.label}\n`)
   const unit = o.callgrindDir === undefined ? 'µs/req' : 'instructions/req'
