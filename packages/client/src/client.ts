@@ -219,7 +219,7 @@ export class ProfileGraphClient {
   /** The event stream (WebSocket) from a cursor, resumed after disconnects; leaving the loop closes it. */
   events(options: EventStreamOptions = {}): AsyncGenerator<GraphEvent, void, undefined> {
     const WS = this.WebSocketImpl
-    if (WS === undefined) throw new TypeError('no WebSocket: pass the WebSocket option (in Node 20: require("undici").WebSocket)')
+    if (WS === undefined) throw new TypeError('no WebSocket: pass the WebSocket option (in Node 20: the WebSocket of undici)')
     return eventStream(this.transport, WS, this.base, (after) => this.readEvents({ after, limit: 1 }), options)
   }
 
