@@ -87,3 +87,12 @@ t.test('the hot calls and plain replies cross flat (no object per message), the 
   const replyWire = encodeReplies([replies[0]!]) as unknown[]
   t.same(replyWire, [1, 200, '{"id":"a/b c✓","created":1}', undefined, 41])
 })
+
+t.test('a traced call (traces on) crosses as an object with its traceparent; the same call untraced crosses flat', async (t) => {
+  const call = requests[0]!
+  const traced = { ...call, trace: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } as RequestBatch[number]
+  const wire = encodeRequests([traced, call]) as unknown[]
+  t.same(wire[0], traced, 'the traced call is the first value, whole')
+  t.same(wire.slice(1, 4), [1, 2, 0], 'the untraced one flat after it')
+  t.same(decodeRequests(wire), [traced, call])
+})
