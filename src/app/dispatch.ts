@@ -28,7 +28,7 @@ import { API } from './openapi'
 import type { Services } from './services'
 import { adminAudit, graphAudit, graphTemplate, oauthTemplate } from '../operations/request-labels'
 import { traces } from '../telemetry/traces'
-import { sendAccountPage } from '../auth/account/page'
+import { sendAccountPage } from '../auth/endpoints/account/page'
 import { ACCOUNT_PATH } from '../auth/models/account-client'
 
 const ROOT_METADATA_ROUTE = '/.well-known/oauth-authorization-server/:issuerPath'

@@ -4,7 +4,8 @@
 // tenant demo, downloads his data, takes one consent back, erases the rest,
 // and the shop's own reads show the data gone; another subject's data stays.
 // Then the page is photographed at a phone's width (390 px) and a desktop's
-// (1280 px): nothing wider than the window, every control inside it.
+// (1280 px): nothing wider than the window, every control inside it. And
+// /account?idp=<id> passes the identity provider on to /authorize.
 // Skipped, saying why, when Chromium is not installed.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
@@ -170,5 +171,18 @@ if (missing !== undefined) {
       t.same(problems, [], `${width} px: no script error`)
       await page.close()
     }
+  })
+
+  t.test('/account?idp=<id> signs in at that identity provider', async (t) => {
+    const { page } = await tab()
+    await page.goto(`${env.server.url}/account?idp=nowhere`)
+    await page.waitForSelector('#sign-in')
+    t.equal(new URL(page.url()).search, '', 'the address is cleaned')
+    const [request] = await Promise.all([page.waitForRequest((r) => r.url().includes('/oauth2/v1/authorize')), page.click('#sign-in')])
+    t.equal(new URL(request.url()).searchParams.get('platform_id_provider'), 'nowhere', 'passed on as platform_id_provider')
+    await page.waitForSelector('#status.error')
+    t.match(await page.locator('#status').textContent(), /Sign-in failed: .*nowhere/, 'an unknown provider: the refusal shown on the page')
+    t.ok(await page.isVisible('#sign-in'), 'still signed out')
+    await page.close()
   })
 }

@@ -108,7 +108,9 @@
     }
     state.tokens[key] = { access: body.access_token, until: Date.now() + body.expires_in * 1000 - MARGIN_MS }
     if (body.id_token) state.idToken = body.id_token
-    delete state.refused[key]
+    // A new sign-in asks again for the tenants refused before (a membership may have been given since).
+    if (pending.tenant === undefined) state.refused = {}
+    else delete state.refused[key]
     save()
   }
 

@@ -6,15 +6,15 @@
 // calls the graph API with the user's token.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Exchange } from '../../http/exchange'
-import { packageRoot } from '../../telemetry/build-info'
-import { sendPage } from '../helpers/html'
+import type { Exchange } from '../../../http/exchange'
+import { packageRoot } from '../../../telemetry/build-info'
+import { sendPage } from '../../helpers/html'
 
 let assets: { script: string; style: string } | undefined
 
 function pageAssets(): { script: string; style: string } {
   if (assets === undefined) {
-    const dir = join(packageRoot(), 'src', 'auth', 'account')
+    const dir = join(packageRoot(), 'src', 'auth', 'endpoints', 'account')
     assets = { script: readFileSync(join(dir, 'account.js'), 'utf8'), style: readFileSync(join(dir, 'account.css'), 'utf8') }
   }
   return assets
