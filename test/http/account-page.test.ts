@@ -15,6 +15,9 @@ import { chromiumMissing, launchChromium, type Chromium } from '../helpers/chrom
 import { call, oauthServerForFile, type Json } from '../helpers/oauth'
 import { getToken } from '../helpers/server'
 
+// Three sign-ins, downloads and screenshots in a browser: on a loaded 2-core machine more than tap's default.
+t.setTimeout(600_000)
+
 const missing = chromiumMissing()
 if (missing !== undefined) {
   t.plan(0, missing)
@@ -49,6 +52,7 @@ if (missing !== undefined) {
   /** A tab whose script errors and CSP refusals are collected. */
   async function tab(): Promise<{ page: Page; problems: string[] }> {
     const page = await context.newPage()
+    page.setDefaultTimeout(90_000)
     const problems: string[] = []
     page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()) })
     page.on('pageerror', (e) => problems.push(e.message))
