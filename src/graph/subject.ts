@@ -9,7 +9,6 @@ import { Type } from '@sinclair/typebox'
 import { MANAGE_SCOPE } from '../auth/helpers/bearer'
 import type { AccessTokenRecord } from '../auth/models/auth-store'
 import type { SubjectAccount } from '../auth/models/subject-account'
-import type { ActorReply } from '../contract/messages'
 import { ApiError } from '../core/errors'
 import { answer } from '../http/answer'
 import type { Exchange } from '../http/exchange'
@@ -17,6 +16,7 @@ import { checkKeyBytes } from '../http/key-length'
 import { streamFormat, streamScan } from '../http/stream'
 import { wrapping } from '../shards/reply-handler'
 import { ConsentList, NO_BODY, SubjectExport } from './answers'
+import { revokeAll } from './revoke-all'
 import { SubjectConsentsQuery, SubjectQuery } from './params'
 import { graphMethod } from './services'
 import { limitParam, MAX_ID_BYTES } from './validate'
@@ -43,7 +43,7 @@ function auditSubject(ex: Exchange, subject: string): void {
 export const listSubjectConsents = graphMethod({
   body: 'none',
   query: SubjectConsentsQuery,
-  answers: { 200: { content: { 'application/json': ConsentList } } },
+  answers: { 200: ConsentList },
   errors: ['forbidden'],
   summary: "List a subject's consents (a user token: its own)",
   handle(s, ex, { tenant, token, query }) {
@@ -81,9 +81,6 @@ export const exportSubject = graphMethod({
   },
 })
 
-/** Revocations in flight at once: enough to fill a group commit, few enough never to fill an actor's queue. */
-const REVOKE_WAVE = 64
-
 export const eraseSubject = graphMethod({
   body: 'none',
   query: SubjectQuery,
@@ -100,35 +97,8 @@ export const eraseSubject = graphMethod({
         return
       }
       const granted = (JSON.parse(reply.body) as { consentReference: string; status: string }[]).filter((c) => c.status === 'granted').map((c) => c.consentReference)
+      // The revocations carry no `abandoned`: a client that leaves does not stop an erasure half-way.
       revokeAll(granted, (ref, revoked) => s.pool.call(tenant, { op: 'revokeConsent', tenant, ref, caller: { kind: 'subject', sub: subject } }, revoked), done)
     }))
   },
 })
-
-/**
- * Revokes each reference through the single revocation (its key destroyed
- * before its answer), REVOKE_WAVE at a time, and answers 204 once all are
- * done, or the first failure once every call in flight has answered. The
- * calls carry no `abandoned`: a client that leaves does not stop an erasure.
- */
-function revokeAll(refs: readonly string[], revoke: (ref: string, revoked: (r: ActorReply) => void) => void, done: (r: ActorReply) => void): void {
-  let next = 0
-  let running = 0
-  let failed: ActorReply | undefined
-  let answered = false
-  const launch = (): void => {
-    while (running < REVOKE_WAVE && next < refs.length && failed === undefined) {
-      running++
-      revoke(refs[next++]!, (r) => {
-        running--
-        if (r.kind === 'error' && failed === undefined) failed = r
-        launch()
-      })
-    }
-    // A call may answer at once (a full queue's 503), inside this loop: `answered` keeps the answer single.
-    if (running > 0 || (next < refs.length && failed === undefined) || answered) return
-    answered = true
-    done(failed ?? { kind: 'ok', id: 0, status: 204, body: undefined, total: undefined })
-  }
-  launch()
-}
