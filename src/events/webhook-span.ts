@@ -2,7 +2,7 @@
 // envelope), the root of a trace of its own: delivery runs apart from the
 // request that caused the event. Its traceparent goes with the POST, so the
 // receiver's spans join that trace.
-import type { Span, Traces } from '../telemetry/traces'
+import { endHttpCall, type Span, type Traces } from '../telemetry/traces'
 
 /** Starts the attempt's span and puts its traceparent into `headers`. */
 export function deliverySpan(t: Traces, hook: { tenant: string; id: string; url: string }, sequence: number, headers: Record<string, string>): Span {
@@ -14,8 +14,7 @@ export function deliverySpan(t: Traces, hook: { tenant: string; id: string; url:
   return span
 }
 
-/** Ends the attempt's span: the receiver's status, or why it was not reached. */
+/** Ends the attempt's span: the receiver's status (anything but a 2xx is a failed delivery), or why it was not reached. */
 export function deliveryEnded(t: Traces, span: Span, status: number | undefined, failure?: string): void {
-  if (status !== undefined) span.setAttribute('http.response.status_code', status)
-  t.end(span, failure ?? (status !== undefined && (status < 200 || status >= 300) ? `HTTP ${status}` : undefined))
+  endHttpCall(t, span, status, failure, (s) => s < 200 || s >= 300)
 }

@@ -21,7 +21,7 @@ import { forwardedSegments } from './target-path'
 import { log } from '../telemetry/log'
 import { gatewayUpstreamSeconds } from '../telemetry/metrics'
 import { traceParentId } from '../telemetry/request-id'
-import { traces } from '../telemetry/traces'
+import { endHttpCall, traces } from '../telemetry/traces'
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and what the gateway sets itself. */
 const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', ...IDENTITY_HEADERS])
@@ -30,6 +30,9 @@ const REWRITTEN_TYPES = new Set(['application/json', 'text/plain', 'text/html'])
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
 type Services = AuthServices & GatewayServices
+
+/** A service's answer that marks the upstream span an error (OpenTelemetry's rule for HTTP client spans is any 4xx or 5xx; a 4xx here is the caller's). */
+const serverFailed = (status: number): boolean => status >= 500
 
 /** The header names a Connection header lists: hop-by-hop too (RFC 9110 7.6.1). */
 export function connectionOptions(values: readonly string[]): Set<string> {
@@ -155,18 +158,13 @@ export function forward(s: Services, ex: Exchange, req: HttpRequest): void {
   const upstream = gatewayUpstreamSeconds.labels(`${packageId}/${serviceId}`)
   const sent = performance.now()
   const took = (): void => upstream.observe((performance.now() - sent) / 1000)
-  const answered = (status: number | undefined, failure?: string): void => {
-    if (span === undefined) return
-    if (status !== undefined) span.setAttribute('http.response.status_code', status)
-    t!.end(span, failure ?? (status !== undefined && status >= 500 ? `HTTP ${status}` : undefined))
-  }
   request(target, {
     method: ex.method as Dispatcher.HttpMethod, headers, body, signal: abort.signal,
     headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
   }).then(
     (answer) => {
       took()
-      answered(answer.statusCode)
+      if (span !== undefined) endHttpCall(t!, span, answer.statusCode, undefined, serverFailed)
       if (ex.aborted) {
         answer.body.destroy()
         return
@@ -176,7 +174,7 @@ export function forward(s: Services, ex: Exchange, req: HttpRequest): void {
     (err: unknown) => {
       // A client that went away aborted the call: not the service's time.
       if (!ex.aborted) took()
-      answered(undefined, ex.aborted ? 'the client went away' : (err as Error).message)
+      if (span !== undefined) endHttpCall(t!, span, undefined, ex.aborted ? 'the client went away' : (err as Error).message, serverFailed)
       release()
       ex.error(upstreamFailure(err, serviceId, timeoutMs))
     },

@@ -73,6 +73,12 @@ export async function stopTraces(): Promise<void> {
   }
 }
 
+/** Ends the span of an outgoing HTTP call: the status it got (an error where `failed` says so), or why it got none. */
+export function endHttpCall(t: Traces, span: Span, status: number | undefined, failure: string | undefined, failed: (status: number) => boolean): void {
+  if (status !== undefined) span.setAttribute('http.response.status_code', status)
+  t.end(span, failure ?? (status !== undefined && failed(status) ? `HTTP ${status}` : undefined))
+}
+
 /** `run`, inside a span of its own under the current request's span (a piscina task); untraced outside a request. */
 export function traceTask<T>(name: string, attributes: Attributes, run: () => Promise<T>): Promise<T> {
   const t = traces
