@@ -19,6 +19,8 @@
   const PAGE = 100
   /** A token is put aside this long before it expires. */
   const MARGIN_MS = 30000
+  /** A token refused within this long of its issue is not asked for again in this tab. */
+  const FRESH_MS = 10000
 
   const $ = (id) => document.getElementById(id)
 
@@ -106,7 +108,7 @@
       say('Sign-in failed: ' + why, true)
       return
     }
-    state.tokens[key] = { access: body.access_token, until: Date.now() + body.expires_in * 1000 - MARGIN_MS }
+    state.tokens[key] = { access: body.access_token, at: Date.now(), until: Date.now() + body.expires_in * 1000 - MARGIN_MS }
     if (body.id_token) state.idToken = body.id_token
     // A new sign-in asks again for the tenants refused before (a membership may have been given since).
     if (pending.tenant === undefined) state.refused = {}
@@ -253,9 +255,13 @@
     const consents = await consentsOf(tenant, token)
     if (!Array.isArray(consents)) {
       if (consents.status === 401) {
+        // A token refused at once is not fetched again and again (no loop of redirects).
+        const fresh = Date.now() - (state.tokens[tenant].at || 0) < FRESH_MS
         delete state.tokens[tenant]
+        if (fresh) state.refused[tenant] = await errorText(consents)
         save()
-        await signIn(tenant, true)
+        if (fresh) await openTenant(tenant)
+        else await signIn(tenant, true)
         return
       }
       say('Your consents could not be read: ' + (await errorText(consents)), true)
