@@ -125,8 +125,19 @@ export const SubjectExportElement = Type.Union([
 
 export const SubjectExport = { ...streamed(SubjectExportElement), description: 'the subject and account first, then each consent, then each node and relation of the granted consents' }
 
+/** One event as the log keeps it (workers/store/events.ts): the cursor read, the stream and webhooks serve it byte for byte. */
+export const EventEnvelope = Type.Object({
+  id: Type.String({ description: "a new UUID per event, or the request's platform-context-trace-id" }),
+  sequence: Type.Integer({ description: 'the cursor: per tenant, from 1, one more per event' }),
+  tenant: Type.String(),
+  operation: Type.String({ description: 'CREATE, DELETE, STORE, SCHEDULED or DECAY' }),
+  schema: url('the metamodel address of what changed'),
+  payload: Type.Record(Type.String(), Type.Unknown(), { description: 'what changed: the id, the consent reference and more (docs/manual/events.md)' }),
+  time: epochMs('when it happened'),
+}, { additionalProperties: false, description: 'an event envelope (docs/manual/events.md)' })
+
 export const EventPage = Type.Object({
-  events: Type.Array(Type.Object({ sequence: Type.Integer() }, { additionalProperties: true, description: 'an event envelope (docs/manual/events.md)' })),
+  events: Type.Array(EventEnvelope),
   next: Type.Integer({ description: 'the cursor to read after' }),
 }, { additionalProperties: false })
 

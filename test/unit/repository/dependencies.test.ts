@@ -8,8 +8,10 @@ import { join, resolve } from 'node:path'
 
 const ROOT = resolve(__dirname, '../../..')
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-  engines: { node: string }; dependencies: Record<string, string>; devDependencies: Record<string, string>
+  engines: { node: string }; dependencies: Record<string, string>; devDependencies: Record<string, string>; workspaces?: string[]
 }
+/** The packages of this repository's workspaces (packages/client): npm links them, nothing is fetched. */
+const workspaces = new Set((pkg.workspaces ?? []).map((dir) => (JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as { name: string }).name))
 
 function tsFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
@@ -41,9 +43,10 @@ t.test('what src/, workers/ and bench/ import is a declared dependency', async (
   for (const [name, file] of imported) t.ok(pkg.dependencies[name] !== undefined, `${name} (imported by ${file}) is in dependencies`)
 })
 
-t.test('what test/ imports is declared too', async (t) => {
+t.test('what test/ imports is declared too, or is a workspace of this repository', async (t) => {
+  t.ok(workspaces.has('@profile-graph/client'), 'the client package is a workspace')
   for (const [name, file] of importedPackages(tsFiles('test'))) {
-    t.ok(pkg.dependencies[name] !== undefined || pkg.devDependencies[name] !== undefined, `${name} (imported by ${file}) is declared`)
+    t.ok(pkg.dependencies[name] !== undefined || pkg.devDependencies[name] !== undefined || workspaces.has(name), `${name} (imported by ${file}) is declared`)
   }
 })
 
