@@ -46,8 +46,8 @@ export class OtlpReceiver {
   refused = 0
   private server: Server | undefined
 
-  /** Starts listening on a free port of 127.0.0.1. */
-  async start(): Promise<void> {
+  /** Starts listening on `port` of 127.0.0.1 (a free one by default); rejects when it is taken. */
+  async start(port = 0): Promise<void> {
     this.server = createServer((req, res) => {
       this.requests++
       const chunks: Buffer[] = []
@@ -68,7 +68,10 @@ export class OtlpReceiver {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
       })
     })
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject)
+      this.server!.listen(port, '127.0.0.1', resolve)
+    })
   }
 
   /** The URL spans are sent to (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). */

@@ -5,8 +5,9 @@
 // call, each under the parent it should have; the caller's traceparent is
 // the request span's parent and goes on to the webhook receiver and the
 // gateway's service, and its trace id is the events' id when
-// platform-context-trace-id is absent. With the SDK disabled nothing is
-// sent, and the trace id still names the request and its events.
+// platform-context-trace-id is absent. With no OTEL_* variable nothing is
+// sent (to OTLP's default address), and the trace id still names the
+// request and its events.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http'
@@ -14,6 +15,7 @@ import type { AddressInfo } from 'node:net'
 import { until } from '../../bench/wait'
 import { createConsent, Graph } from '../helpers/client'
 import { OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver'
+import { TRACE_VARIABLES } from '../../src/config/trace-options'
 import { adminToken, basic, call, clientToken, codeFor, MANAGE, removeDir, startOAuthServer, tokenOk, VIEW, type Json, type OAuthServer } from '../helpers/oauth'
 
 const SERVER = 2
@@ -178,10 +180,19 @@ t.test('a gateway call: its upstream span, whose traceparent and trace id the se
   t.equal(seen.headers['platform-context-trace-id'], p.traceId, 'and its trace id is the context trace id')
 })
 
-t.test('traces disabled: nothing reaches the receiver; the trace id still names the request and its events', async (t) => {
+/** No OTEL_* variable, whatever this test's own environment has (empty is not set). */
+const NO_TRACE_VARIABLES = Object.fromEntries(Object.keys(TRACE_VARIABLES).map((name) => [name, '']))
+
+t.test('traces off by default: nothing reaches OTLP\'s default address; the trace id still names the request and its events', async (t) => {
+  // The receiver listens where an exporter would send by default; were that port taken, the next best: an endpoint named and the SDK disabled.
   const quiet = new OtlpReceiver()
-  await quiet.start()
-  const off = await startOAuthServer({ env: { ...tracing(quiet), OTEL_SDK_DISABLED: 'true' } })
+  const atDefault = await quiet.start(4318).then(() => true, async () => {
+    await quiet.start()
+    return false
+  })
+  const env = atDefault ? NO_TRACE_VARIABLES : { ...NO_TRACE_VARIABLES, ...tracing(quiet), OTEL_SDK_DISABLED: 'true' }
+  t.comment(atDefault ? 'the receiver listens on 127.0.0.1:4318' : 'port 4318 is taken: the SDK disabled instead')
+  const off = await startOAuthServer({ env })
   t.teardown(async () => {
     removeDir(off.dataDir)
     await quiet.stop()
