@@ -27,6 +27,7 @@ const BODY = `<header class="top">
 <button type="button" id="sign-out" class="plain" hidden>Sign out</button>
 </header>
 <p id="status" class="status" role="status" aria-live="polite"></p>
+<noscript><p class="status error">This page needs JavaScript to sign you in and show your data.</p></noscript>
 <section id="signed-out" hidden>
 <p>Shops you buy from may store what they learn about you here, each piece under a consent you gave. Sign in to see your consents, take any of them back, download your data or erase it.</p>
 <button type="button" id="sign-in">Sign in</button>
