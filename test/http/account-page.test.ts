@@ -145,9 +145,16 @@ if (missing !== undefined) {
     t.equal(after.filter((e) => e.kind === 'node').length, 0, 'nothing left to export')
     t.ok(after.filter((e) => e.kind === 'consent').every((e) => e.erased === true), 'the export says the consents were erased')
 
+    const kept = JSON.parse(await page.evaluate('sessionStorage.getItem("platform-account")') as string) as { tokens: Record<string, { access: string }> }
+    t.same(Object.keys(kept.tokens).sort(), ['', 'acme', 'demo'], 'the tab kept the identity token and one per tenant opened')
     await page.click('#sign-out')
     await page.waitForSelector('#sign-in')
     t.ok(await page.isVisible('#sign-in'), 'signed out')
+    for (const [key, { access }] of Object.entries(kept.tokens)) {
+      t.equal((await call('GET', `${env.issuer}/userinfo`, { authorization: `Bearer ${access}` })).status, 401, `the token of "${key}" is revoked`)
+    }
+    t.notOk((await context.cookies(env.issuer)).some((c) => c.name === 'platform_session'), 'the sign-in session ended')
+    t.equal(await page.evaluate('sessionStorage.getItem("platform-account")'), null, 'nothing left in the tab')
     t.same(problems, [], 'no script error, nothing refused by the CSP')
     await page.close()
   })
