@@ -20,7 +20,8 @@ export type ExportedData = { properties: Record<string, unknown>; locked?: undef
 
 export type ExportLine =
   | { kind: 'metamodel'; tenant: string; metamodel: TenantMetamodel }
-  | { kind: 'consent'; ref: string; subject: string; status: 'granted' | 'revoked'; revokedProperties: string[]; created: number }
+  /** `client` and `changed` where the consent records them (disk format 6). */
+  | { kind: 'consent'; ref: string; subject: string; status: 'granted' | 'revoked'; revokedProperties: string[]; created: number; client?: string; changed?: number }
   | ({ kind: 'node'; node: NodeRef } & ExportedMeta & ExportedData)
   | ({ kind: 'relation'; from: NodeRef; to: NodeRef; rel: NodeRef } & ExportedMeta & ExportedData)
 

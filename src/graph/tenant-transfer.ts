@@ -81,7 +81,11 @@ function importLine(n: number, raw: unknown, mm: Metamodel, tenant: string): Imp
       }
       if (o.status !== 'granted' && o.status !== 'revoked') throw bad(n, '"status" must be "granted" or "revoked"')
       if (typeof o.ref !== 'string' || !CONSENT_REF.test(o.ref)) throw bad(n, '"ref" must be a consent reference as this service makes them (cr_ and 22 base64url characters)')
-      return { kind: 'consent', ref: text(n, o, 'ref'), subject: text(n, o, 'subject'), status: o.status, revokedProperties: names as string[], created: time(n, o, 'created') }
+      return {
+        kind: 'consent', ref: text(n, o, 'ref'), subject: text(n, o, 'subject'), status: o.status, revokedProperties: names as string[], created: time(n, o, 'created'),
+        // Recorded since disk format 6: an export of an older consent has neither.
+        ...(o.client === undefined ? {} : { client: text(n, o, 'client') }), ...(o.changed === undefined ? {} : { changed: time(n, o, 'changed') }),
+      }
     }
     case 'node':
       return { kind: 'node', node: node(n, o, 'node'), ...element(n, o) }

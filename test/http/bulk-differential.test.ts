@@ -50,7 +50,7 @@ function bind(op: Op, refs: readonly string[]): Op {
   return { ...op, path: fill(op.path), ...(headers === undefined ? {} : { headers }) }
 }
 
-const TIME_KEYS = /^(created|toCreated|fromCreated|relationCreated|time|modified|updated)$/
+const TIME_KEYS = /^(created|changed|toCreated|fromCreated|relationCreated|time|modified|updated)$/
 
 /** Replaces what a server makes up itself: its URL, its consent references (named in order of first sight), timestamps. */
 class Normalizer {

@@ -55,7 +55,7 @@ t.test('a tenant exported from one server and imported into another is the same 
   const text = readFileSync(file, 'utf8')
   t.notOk(text.includes(REVOKED_MARKER), 'no plaintext of the revoked consent is in the export')
   const lines = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
-  t.match(lines.find((l) => l.ref === revoked), { kind: 'consent', status: 'revoked' })
+  t.match(lines.find((l) => l.ref === revoked), { kind: 'consent', status: 'revoked', client: 'demo-enricher', changed: Number }, 'with the client that made it and its last change, which the import keeps')
   t.same(lines.find((l) => (l.node as { id?: string } | undefined)?.id === 'forget-me'), {
     kind: 'node', node: { ns: 'core', type: 'customer', id: 'forget-me' }, created: lines.find((l) => (l.node as { id?: string } | undefined)?.id === 'forget-me')!.created,
     createdBy: 'demo-enricher', owner: revoked, locked: true,

@@ -10,7 +10,7 @@ import { consentOf, prefixRange, tenantPrefix, type Key } from './keys'
 import type { ShardContext } from './context'
 import { SLICE_BYTES, SLICE_ITEMS, type Scan, type Slice } from './scans'
 import { openElement } from './sealing'
-import type { StoredElement } from './schema'
+import type { ConsentRecord, StoredElement } from './schema'
 import type { ShardStore } from './shard-store'
 
 type Phase = 'consents' | 'nodes' | 'relations'
@@ -27,8 +27,11 @@ export function element(store: ShardStore, tenant: string, key: Key, stored: Sto
 
 function lineOf(store: ShardStore, tenant: string, phase: Phase, key: Key, value: unknown): ExportLine {
   if (phase === 'consents') {
-    const c = value as { subject: string; status: 'granted' | 'revoked'; revokedProperties: string[]; created: number }
-    return { kind: 'consent', ref: consentOf(key).ref, subject: c.subject, status: c.status, revokedProperties: c.revokedProperties, created: c.created }
+    const c = value as ConsentRecord
+    return {
+      kind: 'consent', ref: consentOf(key).ref, subject: c.subject, status: c.status, revokedProperties: c.revokedProperties, created: c.created,
+      ...(c.client === undefined ? {} : { client: c.client }), ...(c.changed === undefined ? {} : { changed: c.changed }),
+    }
   }
   const stored = value as StoredElement
   if (phase === 'nodes') return { kind: 'node', node: ref(key[1], key[2], key[3]), ...element(store, tenant, key, stored) }

@@ -57,7 +57,10 @@ function importConsent(sc: ShardContext, tenant: string, line: Extract<ImportLin
   const key = consentKey(tenant, line.ref)
   if (sc.store.consents.get(key) !== undefined) return false
   const slot = newKeySlot(sc.store)
-  sc.store.consents.putSync(key, { subject: line.subject, status: line.status, slot, revokedProperties: line.revokedProperties, created: line.created })
+  sc.store.consents.putSync(key, {
+    subject: line.subject, status: line.status, slot, revokedProperties: line.revokedProperties, created: line.created,
+    ...(line.client === undefined ? {} : { client: line.client }), ...(line.changed === undefined ? {} : { changed: line.changed }),
+  })
   sc.store.subjects.putSync(subjectConsentKey(tenant, line.subject, line.ref), 1)
   // Destroyed once committed, through the shred log like any revocation's key.
   if (line.status === 'revoked') sc.shred.push(slot)
