@@ -2,13 +2,15 @@
 // writable stream of lines with each line's answer read while writing (and
 // only the failures with answers 'errors'); the WebSocket stream as an async
 // iterator from a cursor, resumed without gap or duplicate after the
-// connection drops, and the service's error when the upgrade is refused.
+// connection drops, and the service's error when the upgrade is refused;
+// webhooks.
 import t from 'tap'
 import { WebSocket } from 'undici'
 import { ProfileGraphClient, bulkLines, isProfileGraphError, type BulkResult, type GraphEvent, type WebSocketConstructor, type WebSocketLike } from '@profile-graph/client'
-import { serverForFile } from '../helpers/server'
+import { getToken, serverForFile } from '../helpers/server'
 
-const fixture = serverForFile(t)
+// webhooks may name this machine: their deliveries are not what is tested here
+const fixture = serverForFile(t, { args: ['--webhook-allow', '127.0.0.1'] })
 const credentials = { clientId: 'demo-enricher', clientSecret: 'demo-secret' }
 // Node 20 has no global WebSocket: undici's is the standard one
 const client = (WS: WebSocketConstructor = WebSocket): ProfileGraphClient =>
@@ -155,4 +157,40 @@ t.test("a refused upgrade is thrown as the service's error", async (t) => {
   const graph = new ProfileGraphClient({ baseUrl: fixture.server.url, tenant: 'demo', token: 'not-a-token', WebSocket })
   const error = await (async () => { for await (const _ of graph.events({ after: 0 })) break })().catch((e: unknown) => e)
   t.ok(isProfileGraphError(error, 'insufficient_credentials'), 'a bad token: 401 insufficient_credentials')
+})
+
+t.test('the event stream goes on with a new token once the old one is revoked (close 4401)', async (t) => {
+  let token = await getToken(fixture.server.url)
+  const urls: string[] = []
+  // undici's WebSocket, recording each connection's address
+  const Recording = class extends WebSocket { constructor(url: string) { urls.push(url); super(url) } }
+  const graph = new ProfileGraphClient({ baseUrl: fixture.server.url, tenant: 'demo', token: () => token, WebSocket: Recording })
+  const start = await writeEvents(graph, 'renew', 2)
+  const seen: number[] = []
+  for await (const e of graph.events({ after: start })) {
+    seen.push(e.sequence)
+    if (seen.length === 2) {
+      const revoked = await fetch(`${fixture.server.url}/oauth2/v1/revoke`, {
+        method: 'POST', body: new URLSearchParams({ token }),
+        headers: { authorization: `Basic ${btoa('demo-enricher:demo-secret')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      })
+      t.equal(revoked.status, 200, 'the first token revoked')
+      token = await getToken(fixture.server.url)
+      for (let i = 2; i < 4; i++) await graph.putNode(customer(`renew-${i}`), { age: i }, fixture.consent)
+    }
+    if (seen.length === 4) break
+  }
+  t.same(seen, [1, 2, 3, 4].map((i) => start + i), 'every event once')
+  t.equal(urls.length, 2, 'one reconnection')
+  t.match(urls[1], `access_token=${encodeURIComponent(token)}`, 'with the new token')
+})
+
+t.test('webhooks: created with their secret, listed, read and deleted', async (t) => {
+  const graph = client()
+  const created = await graph.createWebhook({ url: 'http://127.0.0.1:9/hook' })
+  t.match(created, { id: String, url: 'http://127.0.0.1:9/hook', secret: String }, 'the secret, shown once')
+  t.ok((await graph.listWebhooks()).some((w) => w.id === created.id), 'listed')
+  t.equal((await graph.getWebhook(created.id)).url, created.url, 'read')
+  await graph.deleteWebhook(created.id)
+  t.ok(isProfileGraphError(await graph.getWebhook(created.id).catch((e: unknown) => e), 'element_not_found'), 'deleted')
 })

@@ -97,11 +97,7 @@ export class ProfileGraphClient {
 
   /** Sets one property (creating the node when missing). */
   putProperty(node: NodeRef, key: string, value: PropertyValue, consent: string, options: WriteOptions = {}): Promise<void> {
-    return this.transport.none({
-      method: 'PUT', path: `${this.base}/nodes/${nodePath(node)}/${segment(key)}`, json: value, headers: writeHeaders(consent, options), signal: options.signal,
-      // a JSON null is a value to store, and json: undefined would send no body
-      ...(value === null ? { body: 'null', headers: { ...writeHeaders(consent, options), 'content-type': 'application/json' } } : {}),
-    })
+    return this.transport.none({ method: 'PUT', path: `${this.base}/nodes/${nodePath(node)}/${segment(key)}`, json: value, headers: writeHeaders(consent, options), signal: options.signal })
   }
 
   /** The nodes of a type, streamed: one value per node as the loop asks for it; leaving the loop stops the download. */
