@@ -132,6 +132,19 @@ t.test('a neighbours read: the request span and its streamed actor call', async 
   t.match(actorCall.attributes, { 'profile_graph.operation': 'neighbours', 'profile_graph.shard': Number })
 })
 
+t.test('a bulk request: one request span, the actor calls of its lines under it', async (t) => {
+  const p = newParent()
+  const lines = ['bulk-1', 'bulk-2'].map((id) => `${JSON.stringify({ method: 'PUT', path: `nodes/core/customer/${id}`, headers: { 'consent-reference': graph.consent }, body: { name: id } })}\n`).join('')
+  const res = await call('POST', graph.url('bulk'), { authorization: `Bearer ${graph.token}`, 'content-type': 'application/x-ndjson', traceparent: p.traceparent }, lines)
+  t.equal(res.status, 200)
+  const front = await spanOf(p.traceId, /^POST /)
+  t.equal(front.name, 'POST /graph/v1/:tenant/bulk')
+  const actorCall = await childOf(front, 'actor call')
+  t.equal(actorCall.attributes['profile_graph.operation'], 'putNode')
+  await childOf(actorCall, 'commit')
+  await until('both lines\' actor calls', () => receiver.spans.filter((s) => s.parentSpanId === front.spanId && s.name === 'actor call').length === 2, 20_000)
+})
+
 t.test('a token: the code exchange\'s client secret check (scrypt) and ID token signing, in the piscina pools', async (t) => {
   const redirect = 'http://127.0.0.1:65530/other'
   const { code } = await codeFor(server.issuer, { client_id: 'other-app', redirect_uri: redirect, scope: `openid ${VIEW}` }, 'alice', 'alice-password')
