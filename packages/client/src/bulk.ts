@@ -65,6 +65,8 @@ export interface BulkOptions {
   signal?: AbortSignal
 }
 
+const CHUNK_CHARS = 64 * 1024
+
 const cutShort = (): ProfileGraphError =>
   new ProfileGraphError({ status: 0, type: 'network_error', message: 'the bulk answer ended before its summary line' })
 
@@ -112,8 +114,28 @@ export class BulkWrite {
 
   /** 'errors': one request whose body is the stream's readable side, so a write waits while the service reads no more. */
   private streamed(): WritableStream<BulkLine> {
+    // Lines go out gathered into chunks of up to 64 KiB (a chunk per line costs a write and a parse each:
+    // a quarter of the throughput); a line that waits alone goes out after 5 ms.
+    let pending = ''
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const send = (out: TransformStreamDefaultController<Uint8Array>): void => {
+      if (timer !== undefined) clearTimeout(timer)
+      timer = undefined
+      const chunk = pending
+      pending = ''
+      try {
+        if (chunk !== '') out.enqueue(this.encoder.encode(chunk))
+      } catch {
+        // the request failed and closed the stream: results() and the writer throw its error
+      }
+    }
     const lines = new TransformStream<BulkLine, Uint8Array>({
-      transform: (line, out) => out.enqueue(this.encoder.encode(`${JSON.stringify(line)}\n`)),
+      transform: (line, out) => {
+        pending += `${JSON.stringify(line)}\n`
+        if (pending.length >= CHUNK_CHARS) send(out)
+        else timer ??= setTimeout(() => send(out), 5)
+      },
+      flush: (out) => send(out),
     })
     this.request(lines.readable, 'errors', 0).then(() => this.end(), (e: unknown) => {
       this.fail(e)
