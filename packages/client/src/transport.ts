@@ -39,14 +39,16 @@ export interface Exchange {
 export interface Bearer {
   token(): Promise<string>
   invalidate(token: string): void
+  /** Whether asking again may give another token. */
+  readonly renewable: boolean
 }
 
 export function fixedBearer(source: string | (() => Promise<string> | string)): Bearer {
-  return { token: async () => (typeof source === 'string' ? source : await source()), invalidate: () => undefined }
+  return { token: async () => (typeof source === 'string' ? source : await source()), invalidate: () => undefined, renewable: typeof source !== 'string' }
 }
 
 export function tokensBearer(tokens: ClientCredentialsTokens): Bearer {
-  return { token: () => tokens.token(), invalidate: (t) => tokens.invalidate(t) }
+  return { token: () => tokens.token(), invalidate: (t) => tokens.invalidate(t), renewable: true }
 }
 
 /** Waits `ms`, or rejects when `signal` aborts. */
@@ -86,20 +88,21 @@ export class Transport {
   /** Sends the exchange and answers its 2xx response, body unread; any other answer is thrown as a ProfileGraphError. */
   async send(ex: Exchange): Promise<Response> {
     const retriable = (IDEMPOTENT.has(ex.method) || ex.refusedAppliesNothing === true) && !(ex.body instanceof ReadableStream)
-    let renewed = false
-    for (let attempt = 0; ; attempt++) {
+    // a second token only where one can come: client credentials, or a token function
+    let renewed = !this.bearer.renewable || ex.body instanceof ReadableStream
+    for (let retried = 0; ;) {
       const token = await this.bearer.token()
       const res = await this.attempt(ex, token)
       if (res.ok) return res
       const error = errorOf(res.status, await res.text(), res.headers.get('retry-after'))
-      if (res.status === 401 && !renewed && !(ex.body instanceof ReadableStream)) {
+      if (res.status === 401 && !renewed) {
         renewed = true
         this.bearer.invalidate(token)
-        attempt--
         continue
       }
-      const wait = error.retryAfter !== undefined ? error.retryAfter * 1000 : this.baseDelayMs * 2 ** attempt
-      if (!retriable || !RETRIED_STATUSES.has(res.status) || attempt >= this.retries || wait > this.maxDelayMs) throw error
+      const wait = error.retryAfter !== undefined ? error.retryAfter * 1000 : this.baseDelayMs * 2 ** retried
+      if (!retriable || !RETRIED_STATUSES.has(res.status) || retried >= this.retries || wait > this.maxDelayMs) throw error
+      retried++
       await sleep(wait, ex.signal)
     }
   }
