@@ -149,7 +149,7 @@ async function shutdown(id: number): Promise<void> {
   outbox.flush()
   for (const store of stores.values()) await closeShard(store)
   await readers.close()
-  await stopTraces().catch((err: unknown) => logWarning('shard actor: the last spans could not be exported', err))
+  await stopTraces()
   outbox.flush()
   port!.postMessage(encodeReplies([{ kind: 'closed', id }]))
 }

@@ -35,7 +35,7 @@ async function shutDown(signal: string, r: Running): Promise<void> {
   await Promise.all([r.auth.hasher.close(), r.auth.signing.close()])
   await r.auth.authStore.env.close()
   // The front thread's last spans (the actors sent theirs as they closed).
-  await stopTraces().catch((err: unknown) => log.warn({ err }, 'shutdown: the last spans could not be exported'))
+  await stopTraces()
   r.lock.release()
 }
 

@@ -44,6 +44,8 @@ export interface Traces {
 
 /** Undefined while traces are off (the default): the one check every traced place makes. */
 export let traces: Traces | undefined
+/** Where startTraces was told to send the SDK's complaints. */
+let warnTraces: (message: string) => void = () => undefined
 
 /**
  * Loads the SDK and starts exporting, when `options` says traces are on;
@@ -53,24 +55,23 @@ export let traces: Traces | undefined
 export async function startTraces(options: TraceOptions | undefined, thread: string, warn: (message: string) => void): Promise<void> {
   if (options === undefined || traces !== undefined) return
   const sdk = await import('./traces-sdk')
+  warnTraces = warn
   traces = sdk.startSdk(options, thread, warn)
 }
 
 /** How long a clean exit waits for the last export (a collector that does not answer holds it no longer). */
 const LAST_EXPORT_WAIT_MS = 2000
 
-/** Exports what is left (before a clean exit), waiting LAST_EXPORT_WAIT_MS at most. */
+/** Exports what is left (before a clean exit), waiting LAST_EXPORT_WAIT_MS at most; a failed export is a warning, never a failed exit. */
 export async function stopTraces(): Promise<void> {
   const t = traces
   traces = undefined
   if (t === undefined) return
   let timer: NodeJS.Timeout | undefined
   const waited = new Promise<void>((resolve) => { timer = setTimeout(resolve, LAST_EXPORT_WAIT_MS) })
-  try {
-    await Promise.race([t.shutdown(), waited])
-  } finally {
-    clearTimeout(timer)
-  }
+  const exported = t.shutdown().catch((err: unknown) => warnTraces(`traces: the last spans could not be exported: ${err instanceof Error ? err.message : String(err)}`))
+  await Promise.race([exported, waited])
+  clearTimeout(timer)
 }
 
 /** Ends the span of an outgoing HTTP call: the status it got (an error where `failed` says so), or why it got none. */

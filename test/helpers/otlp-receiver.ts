@@ -44,12 +44,15 @@ export class OtlpReceiver {
   requests = 0
   /** Requests it could not read (not POST /v1/traces with a JSON body). */
   refused = 0
+  /** The content type of every request. */
+  readonly contentTypes: string[] = []
   private server: Server | undefined
 
   /** Starts listening on `port` of 127.0.0.1 (a free one by default); rejects when it is taken. */
   async start(port = 0): Promise<void> {
     this.server = createServer((req, res) => {
       this.requests++
+      this.contentTypes.push(String(req.headers['content-type']))
       const chunks: Buffer[] = []
       req.on('data', (c: Buffer) => chunks.push(c))
       req.on('end', () => {

@@ -4,7 +4,9 @@
 // can be made. Each case runs the compiled modules in a node process of its
 // own, so this test's process loads nothing of them.
 import t from 'tap'
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
+import { promisify } from 'node:util'
+import { OtlpReceiver } from '../../helpers/otlp-receiver'
 import { ROOT } from '../../helpers/server'
 
 /** Runs `script` in a fresh node in the repository's root and returns what it printed, parsed. */
@@ -42,4 +44,24 @@ t.test('on: the SDK loads and makes spans with a parent from a traceparent', asy
   t.ok(on.loaded > 0, 'the SDK is loaded')
   t.equal(on.parent, '0af7651916cd43dd8448eb211c80319c', 'the span is in the traceparent\'s trace')
   t.match(on.traceparent, /^00-0af7651916cd43dd8448eb211c80319c-[\da-f]{16}-01$/)
+})
+
+t.test('http/protobuf (the default protocol) sends protobuf; http/json, JSON', async (t) => {
+  const receiver = new OtlpReceiver()
+  await receiver.start()
+  t.teardown(() => receiver.stop())
+  const script = (protocol: string): string => `
+    const traces = require('./dist/src/telemetry/traces')
+    traces.startTraces({ protocol: '${protocol}' }, 'front', () => undefined).then(async () => {
+      traces.traces.end(traces.traces.start('one', 'internal', undefined))
+      await traces.stopTraces()
+    })
+  `
+  // Asynchronously: the receiver in this process must answer meanwhile.
+  const run = (protocol: string) => promisify(execFile)(process.execPath, ['-e', script(protocol)], { cwd: ROOT, env: { ...process.env, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.url } })
+  await run('http/protobuf')
+  t.same(receiver.contentTypes, ['application/x-protobuf'])
+  await run('http/json')
+  t.same(receiver.contentTypes, ['application/x-protobuf', 'application/json'])
+  t.same(receiver.spans.map((s) => s.name), ['one'], 'the JSON export read back')
 })
