@@ -15,6 +15,9 @@ import { Graph, createConsent } from '../helpers/client'
 import { filesUnder, holders } from '../helpers/files'
 import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
 
+// Many server starts (or much data): more than .taprc's per-file limit on a loaded 2-core machine.
+t.setTimeout(600_000)
+
 type Body = Record<string, unknown>
 const SHARDS = 4
 

@@ -6,6 +6,9 @@ import { Graph, call, createConsent } from '../helpers/client'
 import { getToken, removeDir, startServer, tempDir } from '../helpers/server'
 import { sleep } from '../../bench/wait'
 
+// Many server starts (or much data): more than .taprc's per-file limit on a loaded 2-core machine.
+t.setTimeout(600_000)
+
 const ROUNDS = 5
 const CONSENTS = 12
 
