@@ -155,8 +155,13 @@ t.test('the event stream reconnects after the connection drops, from its last se
 
 t.test("a refused upgrade is thrown as the service's error", async (t) => {
   const graph = new ProfileGraphClient({ baseUrl: fixture.server.url, tenant: 'demo', token: 'not-a-token', WebSocket })
-  const error = await (async () => { for await (const _ of graph.events({ after: 0 })) break })().catch((e: unknown) => e)
-  t.ok(isProfileGraphError(error, 'insufficient_credentials'), 'a bad token: 401 insufficient_credentials')
+  for (const after of [0, undefined]) {
+    const error = await (async () => { for await (const _ of graph.events({ after })) break })().catch((e: unknown) => e)
+    t.ok(isProfileGraphError(error, 'insufficient_credentials'), `a bad token: 401 insufficient_credentials (after ${after})`)
+  }
+  const otherTenant = new ProfileGraphClient({ baseUrl: fixture.server.url, tenant: 'acme', credentials, WebSocket })
+  const error = await (async () => { for await (const _ of otherTenant.events()) break })().catch((e: unknown) => e)
+  t.ok(isProfileGraphError(error, 'forbidden'), "another tenant's stream: 403 forbidden")
 })
 
 t.test('the event stream goes on with a new token once the old one is revoked (close 4401)', async (t) => {

@@ -104,8 +104,9 @@ export async function* eventStream(
       continue
     }
     if (!closed.opened) {
-      // the upgrade was refused or never reached the service: the cursor read over HTTP has the same checks and throws why
-      if (after !== undefined) await readPage(after)
+      // the upgrade was refused or never reached the service: the cursor read over HTTP has the same checks and
+      // throws why (without a cursor, from past the end: nothing there can have expired)
+      await readPage(after ?? Number.MAX_SAFE_INTEGER)
     } else if (!RESUMABLE.has(closed.code)) return
     if (options.reconnect === false) return
     failures++
