@@ -10,7 +10,7 @@ import { bulkLine } from './bulk-load'
 import { cleanUpOnSignals, runCleanups } from './cleanup'
 import { parseOrUsage } from './command-line'
 import { TENANTS } from './fixture'
-import { UsageError, positive } from './options'
+import { parseNumberFlags } from './options'
 import { MemorySampler, readMemory } from './proc'
 import { prepareService, startService, tempDir } from './service'
 import { tenantCredentials } from './tokens'
@@ -22,22 +22,14 @@ const USAGE = `usage: node dist/bench/bulk-memory.js [--gb N] [--ids N] [--line-
 const GOAL_MB = 50
 const LINES_PER_CHUNK = 64
 
-interface Options { gb: number; ids: number; lineBytes: number }
+type Options = { gb: number; ids: number; lineBytes: number }
 
 function parse(argv: readonly string[]): Options {
-  const o: Options = { gb: 2, ids: 100_000, lineBytes: 2048 }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    const value = (): string | undefined => argv[++i]
-    switch (arg) {
-      case '--gb': o.gb = positive(arg, value(), 1024); break
-      case '--ids': o.ids = Math.floor(positive(arg, value(), 10_000_000)); break
-      case '--line-bytes': o.lineBytes = Math.floor(positive(arg, value(), 1 << 20)); break
-      case '--help': case '-h': throw new UsageError(USAGE)
-      default: throw new UsageError(`unknown option ${arg}\n${USAGE}`)
-    }
-  }
-  return o
+  return parseNumberFlags(argv, USAGE, { gb: 2, ids: 100_000, lineBytes: 2048 }, {
+    '--gb': { key: 'gb', max: 1024 },
+    '--ids': { key: 'ids', max: 10_000_000, whole: true },
+    '--line-bytes': { key: 'lineBytes', max: 1 << 20, whole: true },
+  })
 }
 
 /** `count` put-node lines over `ids` ids, each padded to about `lineBytes`, made as they are read. */

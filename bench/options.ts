@@ -89,6 +89,26 @@ export function positive(flag: string, raw: string | undefined, max: number): nu
   return n
 }
 
+/** How a numeric flag of a small command sets its options: the option, its bound, and whether only its whole part counts. */
+export interface NumberFlag<T> { key: keyof T; max: number; whole?: boolean }
+
+/**
+ * The options of a command whose flags all take a number (`positive`), from
+ * `defaults`; `--help` and an unknown flag are usage errors.
+ */
+export function parseNumberFlags<T extends Record<string, number>>(argv: readonly string[], usage: string, defaults: T, flags: Readonly<Record<string, NumberFlag<T>>>): T {
+  const o: T = { ...defaults }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--help' || arg === '-h') throw new UsageError(usage)
+    const flag = flags[arg]
+    if (flag === undefined) throw new UsageError(`unknown option ${arg}\n${usage}`)
+    const n = positive(arg, argv[++i], flag.max)
+    o[flag.key] = (flag.whole === true ? Math.floor(n) : n) as T[keyof T]
+  }
+  return o
+}
+
 /** `--tenants 1` or `--tenants 16,1`: each from 1 to the bench's tenant count. */
 export function parseTenants(raw: string | undefined): number[] {
   const list = (raw ?? '').split(',').filter((x) => x !== '')

@@ -11,7 +11,7 @@ import { bulkLine } from './bulk-load'
 import { cleanUpOnSignals, runCleanups } from './cleanup'
 import { parseOrUsage } from './command-line'
 import { TENANTS, consentsPath } from './fixture'
-import { UsageError, positive } from './options'
+import { parseNumberFlags } from './options'
 import { MemorySampler, readMemory } from './proc'
 import { prepareService, startService, tempDir } from './service'
 import { tenantCredentials } from './tokens'
@@ -25,22 +25,14 @@ const ERASE_GOAL_S = 5
 /** "Flat": the export's peak over the memory before it, in MB. */
 const FLAT_MB = 50
 
-interface Options { elements: number; consents: number; rounds: number }
+type Options = { elements: number; consents: number; rounds: number }
 
 function parse(argv: readonly string[]): Options {
-  const o: Options = { elements: 10_000, consents: 100, rounds: 3 }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    const value = (): string | undefined => argv[++i]
-    switch (arg) {
-      case '--elements': o.elements = Math.floor(positive(arg, value(), 10_000_000)); break
-      case '--consents': o.consents = Math.floor(positive(arg, value(), 100_000)); break
-      case '--rounds': o.rounds = Math.floor(positive(arg, value(), 100)); break
-      case '--help': case '-h': throw new UsageError(USAGE)
-      default: throw new UsageError(`unknown option ${arg}\n${USAGE}`)
-    }
-  }
-  return o
+  return parseNumberFlags(argv, USAGE, { elements: 10_000, consents: 100, rounds: 3 }, {
+    '--elements': { key: 'elements', max: 10_000_000, whole: true },
+    '--consents': { key: 'consents', max: 100_000, whole: true },
+    '--rounds': { key: 'rounds', max: 100, whole: true },
+  })
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
