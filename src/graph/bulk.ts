@@ -23,7 +23,7 @@ const ENVELOPE_BYTES = 64 * 1024
 
 export const BulkQuery = Type.Object({
   answers: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('errors')], {
-    description: 'all (the default): one answer per line, in order; errors: only the failed lines, each with its line number',
+    description: 'all (the default): one answer per line, in order, and nothing else; errors: only the failed lines, each with its line number, then a last {"done":n,"failed":m}',
   })),
 })
 
@@ -42,8 +42,8 @@ const AnswerSchema = Type.Object({
   status: Type.Optional(Type.Integer({ description: "the single request's status" })),
   body: Type.Optional(Type.Unknown({ description: "the single request's body, where it has one" })),
   error: Type.Optional(Type.Unknown({ description: "the single request's error body" })),
-  done: Type.Optional(Type.Integer({ description: 'the last line: how many lines were answered' })),
-  failed: Type.Optional(Type.Integer({ description: 'the last line: how many of them failed' })),
+  done: Type.Optional(Type.Integer({ description: 'with answers=errors, the last line: how many lines were answered' })),
+  failed: Type.Optional(Type.Integer({ description: 'with answers=errors, the last line: how many of them failed' })),
 }, { example: { status: 204 } })
 
 export const bulkWrite = graphMethod({

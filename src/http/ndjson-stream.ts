@@ -1,10 +1,14 @@
 // A streamed NDJSON exchange: the body is split into lines as it arrives,
 // each line is handed on without waiting for the ones before it to be
 // answered (so many land in one group commit), and the answers are written
-// back in the lines' order. Memory is bounded both ways: while `window`
-// lines (or `windowBytes` of them) wait for their answers, or while the
-// client does not read what was written, the body's intake is paused
-// (uWebSockets.js stops reading the socket); it resumes when both clear.
+// back in the lines' order. By default that is one answer per line and
+// nothing else, so a client matches answers to lines by counting them; with
+// `onlyFailures`, the failed lines with their numbers and a last
+// `{"done":n,"failed":m}` (else the client could not tell how many lines
+// were taken). Memory is bounded both ways: while `window` lines (or
+// `windowBytes` of them) wait for their answers, or while the client does
+// not read what was written, the body's intake is paused (uWebSockets.js
+// stops reading the socket); it resumes when both clear.
 // No line is taken before the route runs, so none before the token's
 // verdict (src/app/dispatch.ts holds the body until then).
 import { ApiError } from '../core/errors'
@@ -21,7 +25,7 @@ export interface NdjsonStreamOptions {
   windowBytes: number
   /** A longer line is dropped unread and answered by `handle` as oversized. */
   maxLine: number
-  /** Write only the failed lines (with their numbers) and the summary: for a client that reads nothing before it has sent everything. */
+  /** Write only the failed lines (with their numbers) and a last `{"done":n,"failed":m}`: for a client that reads nothing before it has sent everything. Otherwise every line's answer and nothing more. */
   onlyFailures: boolean
 }
 
@@ -106,9 +110,12 @@ export function streamNdjson(ex: Exchange, options: NdjsonStreamOptions, handle:
     if (paused) res.resume()
     ex.status = 200
     res.cork(() => {
+      // Also for an empty body: 200 and the content type, with no answer line.
       start()
+      // Only answers=errors needs the counts: otherwise the answer lines are them.
+      const summary = options.onlyFailures ? `{"done":${done},"failed":${failed}}\n` : ''
       // A shutdown's answer closes its connection.
-      res.end(`{"done":${done},"failed":${failed}}\n`, isDraining())
+      res.end(summary, isDraining())
     })
     ex.finished = true
   }

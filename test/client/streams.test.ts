@@ -1,9 +1,9 @@
 // The client's bulk writes and event stream against the real server: a
 // writable stream of lines with each line's answer read while writing (and
-// only the failures with answers 'errors'); the WebSocket stream as an async
-// iterator from a cursor, resumed without gap or duplicate after the
-// connection drops, and the service's error when the upgrade is refused;
-// webhooks.
+// only the failures with answers 'errors'), and an answer cut short; the
+// WebSocket stream as an async iterator from a cursor, resumed without gap
+// or duplicate after the connection drops, and the service's error when
+// the upgrade is refused; webhooks.
 import t from 'tap'
 import { WebSocket } from 'undici'
 import { ProfileGraphClient, bulkLines, isProfileGraphError, type BulkResult, type GraphEvent, type WebSocketConstructor, type WebSocketLike } from '@profile-graph/client'
@@ -85,6 +85,29 @@ t.test('bulk: a refused request is thrown, and the writer fails too', async (t) 
   t.ok(isProfileGraphError(error, 'forbidden'), "another tenant's bulk request: forbidden")
   t.rejects(writing, 'the writer is told')
   await writing.catch(() => undefined)
+})
+
+t.test('bulk: an answer cut short fails the summary (too few answers with all, no summary line with errors)', async (t) => {
+  // Drops the last line of each bulk answer, as a connection closed early would.
+  const cutting = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const res = await fetch(input, init)
+    if (!String(input).includes('/bulk?')) return res
+    const kept = (await res.text()).split('\n').filter((l) => l !== '').slice(0, -1).map((l) => `${l}\n`).join('')
+    return new Response(kept, { status: res.status, headers: { 'content-type': 'application/x-ndjson' } })
+  }
+  for (const [answers, message] of [['all', /with 2 answers to 3 lines/], ['errors', /before its summary line/]] as const) {
+    const graph = new ProfileGraphClient({ baseUrl: fixture.server.url, tenant: 'demo', credentials, fetch: cutting })
+    const bulk = graph.bulk({ answers })
+    const writer = bulk.writable.getWriter()
+    const writing = (async () => {
+      for (let i = 0; i < 3; i++) await writer.write(bulkLines.putNode(customer(`cut-${answers}-${i}`), { age: i }, fixture.consent))
+      await writer.close()
+    })()
+    const error = await bulk.summary().catch((e: unknown) => e)
+    t.ok(isProfileGraphError(error, 'network_error'), `${answers}: network_error`)
+    t.match((error as Error).message, message)
+    await writing.catch(() => undefined)
+  }
 })
 
 /** The events of `n` writes made after reading the log's end; returns the end. */

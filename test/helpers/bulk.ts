@@ -14,7 +14,7 @@ export interface Op {
 export interface BulkResult {
   status: number
   contentType: string | undefined
-  /** The answer lines, parsed (the summary is the last). */
+  /** The answer lines, parsed (with answers=errors the summary is the last). */
   lines: Record<string, unknown>[]
   text: string
 }
@@ -52,8 +52,8 @@ export async function single(base: string, tenant: string, token: string, op: Op
 export interface CutShort {
   /** Lines answered 204, in order from the first. */
   answered: number
-  /** The summary line, if the answer got that far. */
-  summary: Record<string, unknown> | undefined
+  /** The answer was read to its end (not cut off with the connection). */
+  ended: boolean
 }
 
 /**
@@ -75,7 +75,7 @@ export async function bulkUntilCut(base: string, tenant: string, token: string, 
   })
   if (res.statusCode !== 200) throw new Error(`bulk answered ${res.statusCode}`)
   let answered = 0
-  let summary: Record<string, unknown> | undefined
+  let ended = false
   let rest = ''
   let cutting: Promise<void> | undefined
   try {
@@ -83,16 +83,16 @@ export async function bulkUntilCut(base: string, tenant: string, token: string, 
       const parts = (rest + (chunk as Buffer).toString()).split('\n')
       rest = parts.pop()!
       for (const p of parts) {
-        const answer = JSON.parse(p) as Record<string, unknown>
-        if (answer.done !== undefined) summary = answer
-        else if (answer.status === 204) answered++
+        // One answer per line and nothing else: anything but a 204 (a summary too) is wrong here.
+        if ((JSON.parse(p) as Record<string, unknown>).status === 204) answered++
         else throw new Error(`line ${answered + 1} answered ${p}`)
       }
       if (answered >= after && cutting === undefined) cutting = cut()
     }
+    ended = true
   } catch (err) {
     if (cutting === undefined) throw err
   }
   await cutting
-  return { answered, summary }
+  return { answered, ended }
 }

@@ -110,14 +110,15 @@ t.test('one authorization service across two hosts', { skip }, async (t) => {
     const consent = await createConsent(b.url, 'demo', token, 'bulk-through-b')
     const res = await bulk(b.url, 'demo', token, [putNode('bk1', { name: 'Ann' }, consent), putNode('bk2', { name: 'Bo' }, consent)].map(lineOf).join(''))
     t.equal(res.status, 200)
-    t.same(res.lines, [{ status: 204 }, { status: 204 }, { done: 2, failed: 0 }])
+    t.same(res.lines, [{ status: 204 }, { status: 204 }], 'one answer line per line')
     for (const host of [a, b]) t.same((await readNode(host, token, 'bk1')).body?.name, 'Ann', `written through B, read through ${host === a ? 'A' : 'B'}`)
     // More than the socket holds at once: the intake is paused while the owner answers, then streams.
     const n = 3000
     const many = Array.from({ length: n }, (_, i) => lineOf(putNode(`bm${i % 100}`, { name: `N${i}` }, consent)))
     const big = await bulk(b.url, 'demo', token, many)
     t.equal(big.status, 200)
-    t.same(big.lines[n], { done: n, failed: 0 }, 'every line answered')
+    t.equal(big.lines.length, n, 'every line answered')
+    t.ok(big.lines.every((l) => l.status === 204), 'every line 204')
     t.equal((await readNode(a, token, 'bm99')).body?.name, `N${n - 1}`, 'applied in order')
   })
 

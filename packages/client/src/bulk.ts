@@ -6,6 +6,9 @@
 // sequence of requests of at most `maxLines` lines, each answer small enough
 // to wait in the connection's buffers; `answers: 'errors'`, where only
 // failed lines are answered, streams everything as one request.
+// With 'all' the answer is one line per line sent and nothing more: the
+// summary is counted from them, and fewer answers than lines is an answer
+// cut short. With 'errors' the service's last line is the summary.
 // A request the service refuses as a whole applied no line (the token, or
 // no owner in a cluster), so it is retried as an idempotent call is.
 import { errorOfBody, ProfileGraphError } from './errors.js'
@@ -67,8 +70,8 @@ export interface BulkOptions {
 
 const CHUNK_CHARS = 64 * 1024
 
-const cutShort = (): ProfileGraphError =>
-  new ProfileGraphError({ status: 0, type: 'network_error', message: 'the bulk answer ended before its summary line' })
+const cutShort = (what: string): ProfileGraphError =>
+  new ProfileGraphError({ status: 0, type: 'network_error', message: `the bulk answer ended ${what}` })
 
 export class BulkWrite {
   /** Write lines here (bulkLines builds them); close it when done. */
@@ -94,9 +97,10 @@ export class BulkWrite {
       if (lines.length === 0) return
       const body = lines.join('')
       const first = sent
-      sent += lines.length
+      const count = lines.length
+      sent += count
       lines = []
-      await this.request(body, 'all', first)
+      await this.request(body, 'all', first, count)
     }
     return new WritableStream<BulkLine>({
       write: async (line) => {
@@ -137,36 +141,49 @@ export class BulkWrite {
       },
       flush: (out) => send(out),
     })
-    this.request(lines.readable, 'errors', 0).then(() => this.end(), (e: unknown) => {
-      this.fail(e)
+    this.request(lines.readable, 'errors', 0, undefined).then(() => this.end(), (e: unknown) => {
+      // kept, not thrown: nobody awaits this promise (results() and summary() throw it)
+      this.keepFailure(e)
       // the writer learns it too
       lines.readable.cancel(e).catch(() => undefined)
     })
     return lines.writable
   }
 
-  private async request(body: string | ReadableStream<Uint8Array>, mode: 'all' | 'errors', first: number): Promise<void> {
+  /** One request: `count` lines ('all'), or the streamed body whose summary line says how many ('errors', `count` undefined). */
+  private async request(body: string | ReadableStream<Uint8Array>, mode: 'all' | 'errors', first: number, count: number | undefined): Promise<void> {
     const res = await this.transport.send({
       method: 'POST', path: `${this.tenantPath}/bulk?answers=${mode}`, body, signal: this.abort.signal, refusedAppliesNothing: true,
       headers: { 'content-type': 'application/x-ndjson', accept: 'application/x-ndjson' },
     })
     let answered = 0
+    let failed = 0
     let summarised = false
-    // read to the end, past the summary line: leaving the loop early would abort the request
+    // read to the end: leaving the loop early would abort the request
     for await (const a of ndjson<BulkAnswerLine>(res, this.abort)) {
       if (a.done !== undefined) {
+        // 'all' counts its answers instead; an older service's summary line there says the same
+        if (count !== undefined) continue
         this.summaryValue.done += a.done
         this.summaryValue.failed += a.failed ?? 0
         summarised = true
         continue
       }
       const status = a.status ?? 0
-      const result: BulkResult = { index: first + (a.line !== undefined ? a.line - 1 : answered++), status }
+      const result: BulkResult = { index: first + (a.line !== undefined ? a.line - 1 : answered), status }
+      answered++
+      if (status >= 400) failed++
       if (a.body !== undefined) result.body = a.body
       if (a.error !== undefined) result.error = errorOfBody(a.error, status)
       this.push(result)
     }
-    if (!summarised) throw cutShort()
+    if (count === undefined) {
+      if (!summarised) throw cutShort('before its summary line')
+      return
+    }
+    if (answered !== count) throw cutShort(`with ${answered} answers to ${count} lines`)
+    this.summaryValue.done += answered
+    this.summaryValue.failed += failed
   }
 
   private push(result: BulkResult): void {
@@ -179,9 +196,13 @@ export class BulkWrite {
     this.wake?.()
   }
 
-  private fail(e: unknown): never {
+  private keepFailure(e: unknown): void {
     this.failure ??= e
     this.end()
+  }
+
+  private fail(e: unknown): never {
+    this.keepFailure(e)
     throw this.failure
   }
 

@@ -1,9 +1,9 @@
 // src/http/ndjson-stream.ts against a stand-in for uWebSockets.js's
 // response: answers in the lines' order whatever order they arrive in (those
-// of one turn in one write), the
-// intake paused while the window is full or the socket has not drained and
-// resumed when both clear, answers=errors, and the first line refusing the
-// request.
+// of one turn in one write), one per line and nothing more, the intake
+// paused while the window is full or the socket has not drained and resumed
+// when both clear, answers=errors (the failed lines, then the summary), and
+// the first line refusing the request.
 import t from 'tap'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { ApiError } from '../../../src/core/errors'
@@ -54,7 +54,7 @@ function deferred(): { pending: ((a: LineAnswer) => void)[]; handle: LineHandler
   return { pending, handle: (_line, _first, answer) => { pending.push(answer); return undefined } }
 }
 
-t.test('answers are written in the lines\' order, whenever each arrives; the summary ends the answer', async (t) => {
+t.test('answers are written in the lines\' order, whenever each arrives, one per line and nothing more', async (t) => {
   const { ex, state, push } = fakeResponse()
   const { pending, handle } = deferred()
   streamNdjson(ex, options({ window: 10 }), handle)
@@ -66,9 +66,21 @@ t.test('answers are written in the lines\' order, whenever each arrives; the sum
   t.equal(state.written, '', 'nothing before the first line is answered')
   pending[0]!({ status: 201, body: '{"a":1}' })
   await settle()
-  t.same(answerLines(state.written), ['{"status":201,"body":{"a":1}}', '{"status":400,"error":{"status":400}}', '{"status":204}', '{"done":3,"failed":1}'])
+  t.same(answerLines(state.written), ['{"status":201,"body":{"a":1}}', '{"status":400,"error":{"status":400}}', '{"status":204}'], 'no summary')
   t.ok(state.ended)
   t.equal(state.status, '200 OK')
+})
+
+t.test('an empty body: 200 and an empty answer; with answers=errors, the summary alone', async (t) => {
+  for (const onlyFailures of [false, true]) {
+    const { ex, state, push } = fakeResponse()
+    streamNdjson(ex, options({ onlyFailures }), () => {
+      t.fail('no line to handle')
+      return undefined
+    })
+    push('', true)
+    t.same([state.status, state.ended, state.written], ['200 OK', true, onlyFailures ? '{"done":0,"failed":0}\n' : ''], `onlyFailures ${onlyFailures}`)
+  }
 })
 
 t.test('the intake pauses while the window is full and resumes once half of it is answered', async (t) => {
@@ -95,7 +107,7 @@ t.test('the intake pauses while the window is full and resumes once half of it i
   pending[9]!({ status: 204 })
   await settle()
   t.ok(state.ended)
-  t.equal(answerLines(state.written).at(-1), '{"done":10,"failed":0}')
+  t.equal(answerLines(state.written).length, 10)
 })
 
 t.test('a client that does not read stops the intake until the socket drains', async (t) => {
@@ -115,7 +127,7 @@ t.test('a client that does not read stops the intake until the socket drains', a
   t.equal(answerLines(state.written).length, 6, 'the lines received meanwhile are taken then')
 })
 
-t.test('answers=errors: only the failed lines with their numbers, then the summary', async (t) => {
+t.test('answers=errors: only the failed lines with their numbers, then the summary as the last line', async (t) => {
   const { state, ex, push } = fakeResponse()
   streamNdjson(ex, options({ onlyFailures: true }), (line, _first, answer) => {
     answer(line.number === 4 ? { status: 400, error: '{}' } : { status: 204 })
@@ -140,8 +152,8 @@ t.test('the first line may refuse the whole request; a later one only fails itse
   })
   later.push(lines(2), true)
   t.equal(later.state.status, '200 OK')
-  const [first, second, summary] = answerLines(later.state.written)
-  t.equal(first, '{"status":204}')
-  t.match(second, /^\{"status":400,"error":\{.*ignored: not the first line/)
-  t.equal(summary, '{"done":2,"failed":1}')
+  const answers = answerLines(later.state.written)
+  t.equal(answers.length, 2)
+  t.equal(answers[0], '{"status":204}')
+  t.match(answers[1], /^\{"status":400,"error":\{.*ignored: not the first line/)
 })
