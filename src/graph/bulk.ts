@@ -4,7 +4,6 @@
 // answered in order once durable. The request is not a transaction: each
 // line is applied (with its events) or not on its own.
 import { Type } from '@sinclair/typebox'
-import { ApiError } from '../core/errors'
 import { bodyTooLarge } from '../http/body'
 import { LineExchange, lineError } from '../http/line-exchange'
 import { streamNdjson } from '../http/ndjson-stream'
@@ -56,14 +55,15 @@ export const bulkWrite = graphMethod({
     // The lines' paths are under the tenant as this request spelled it.
     const prefix = `${ex.rawPath.split('/', 4).join('/')}/`
     const options = { window: WINDOW, windowBytes: WINDOW_BYTES, maxLine: s.maxBody + ENVELOPE_BYTES, onlyFailures: query.answers === 'errors' }
-    streamNdjson(ex, options, (split, first, answer) => {
+    streamNdjson(ex, options, (split, answer) => {
       if (split.kind === 'oversized') {
         answer(lineError(bodyTooLarge(s.maxBody), s.publicUrl))
         return undefined
       }
       const parsed = parseBulkLine(split.bytes, s.jsonLimits)
       if (!parsed.ok) {
-        if (first && parsed.notJson) return new ApiError('bad_request', `the body is not NDJSON (one JSON object per line): line ${split.number}: ${parsed.error.message}`)
+        // A line that is no JSON at all is handed back: streamNdjson refuses a body with no JSON line as not NDJSON.
+        if (parsed.notJson) return parsed.error
         answer(lineError(parsed.error, s.publicUrl))
         return undefined
       }

@@ -31,11 +31,20 @@ export interface NdjsonStreamOptions {
 
 /**
  * Handles one line: calls `answer` once, now or later, or returns an error
- * instead. On the body's first line (`first`) a returned error refuses the
- * whole request (nothing has been applied or written yet); on a later line
- * it is that line's answer.
+ * instead when the line is no JSON value at all. Such an error is that line's
+ * answer, unless no line of the body is JSON: then the request is refused as
+ * a whole (nothing was applied, nothing written).
  */
-export type LineHandler = (line: SplitLine, first: boolean, answer: (a: LineAnswer) => void) => ApiError | undefined
+export type LineHandler = (line: SplitLine, answer: (a: LineAnswer) => void) => ApiError | undefined
+
+/**
+ * Lines that are no JSON at all before any line that is: past this many the
+ * body is taken for something other than NDJSON (a JSON document spread over
+ * lines, a form, binary) and refused, without reading the rest. Fewer would
+ * refuse a request whose first lines are merely malformed, whose later lines
+ * must still be applied.
+ */
+const NOT_JSON_BEFORE_REFUSAL = 16
 
 const NDJSON = Buffer.from('application/x-ndjson')
 
@@ -63,7 +72,10 @@ export function streamNdjson(ex: Exchange, options: NdjsonStreamOptions, handle:
   /** Waiting for the socket to drain what was written. */
   let blocked = false
   let started = false
-  let first = true
+  /** Until a line is JSON, the body may not be NDJSON at all: the answers of lines that are not are held. */
+  let undecided = true
+  let notJsonLines = 0
+  let firstNotJson: { number: number; error: ApiError } | undefined
   /** No more lines are taken: the body ended, the client went away, or a shutdown began. */
   let stopped = false
   let over = false
@@ -122,6 +134,7 @@ export function streamNdjson(ex: Exchange, options: NdjsonStreamOptions, handle:
 
   /** Writes the answers at the head of the queue that have arrived, in order. */
   const flush = (): void => {
+    if (undecided) return
     let out = ''
     for (let slot = queue[head]; slot?.answer !== undefined; slot = queue[head]) {
       queue[head++] = undefined
@@ -152,26 +165,34 @@ export function streamNdjson(ex: Exchange, options: NdjsonStreamOptions, handle:
     })
   }
 
+  /** Refuses the request as a whole: no line of its body was JSON, so none was applied and nothing was written. */
+  const refuse = (): void => {
+    over = true
+    offDrain()
+    if (paused) res.resume()
+    const { number, error } = firstNotJson!
+    ex.error(new ApiError('bad_request', `the body is not NDJSON (one JSON object per line): line ${number}: ${error.message}`))
+  }
+
   const take = (line: SplitLine): boolean => {
     const slot: Slot = { number: line.number, bytes: line.kind === 'line' ? line.bytes.length : 0, answer: undefined }
-    const wasFirst = first
-    first = false
     let sync = true
-    const refused = handle(line, wasFirst, (a) => {
+    const notJson = handle(line, (a) => {
       if (slot.answer !== undefined || over) return
       slot.answer = a
       if (sync) return
       later()
     })
     sync = false
-    if (refused !== undefined && wasFirst) {
-      over = true
-      offDrain()
-      ex.error(refused)
-      return false
+    if (notJson === undefined) undecided = false
+    else if (undecided) {
+      firstNotJson ??= { number: line.number, error: notJson }
+      if (++notJsonLines >= NOT_JSON_BEFORE_REFUSAL) {
+        refuse()
+        return false
+      }
     }
-    // Past the first line something has been applied or written: a refusal fails that line only.
-    if (refused !== undefined && slot.answer === undefined) slot.answer = lineError(refused, ex.publicUrl)
+    if (notJson !== undefined && slot.answer === undefined) slot.answer = lineError(notJson, ex.publicUrl)
     queue.push(slot)
     bytesInFlight += slot.bytes
     return true
@@ -183,6 +204,14 @@ export function streamNdjson(ex: Exchange, options: NdjsonStreamOptions, handle:
       const line = lines.next()
       if (line === undefined) break
       if (!take(line)) return
+    }
+    if (undecided && notJsonLines > 0) {
+      if (lines.exhausted) {
+        refuse()
+        return
+      }
+      // A shutdown stops the intake: the lines held so far are answered as what they are.
+      if (stopped) undecided = false
     }
     flush()
     if (over) return

@@ -1,7 +1,8 @@
 // POST /graph/v1/{tenant}/bulk against the real server: every line answered
 // as the single request it stands for, in order, one answer line per line
 // and nothing more; bad lines fail alone; read routes are 405 on their line;
-// 415, 401 and a body that is not NDJSON fail the request; answers=errors
+// 415, 401 and a body with no JSON line fail the request (malformed lines
+// before good ones fail alone); answers=errors
 // (the failed lines, then the summary); scope and consent per line; large
 // bodies, long lines, and a client that reads its answers late.
 import t from 'tap'
@@ -90,6 +91,19 @@ t.test('bad lines fail alone with the answer of their single request; read route
   t.same(answers.at(-1), { status: 204 })
   t.equal(answers.filter((a) => (a.status as number) >= 400).length, notWrites.length + malformed.length)
   t.equal((await fixture.graph.get('nodes/core/customer/e3')).status, 200, 'the line after the bad ones is applied')
+})
+
+t.test('malformed lines at the start fail alone: the lines after them are applied', async (t) => {
+  const { server, token, consent } = fixture
+  const body = `{"method":"PUT",\nnot json at all\n${lineOf(put('nodes/core/customer/m1', { name: 'M' }, consent))}{oops\n`
+  const res = await bulk(server.url, 'demo', token, body)
+  t.equal(res.status, 200)
+  t.equal(res.lines.length, 4, 'one answer per line')
+  t.same(res.lines.map((l) => l.status), [400, 400, 204, 400])
+  t.match((res.lines[0]!.error as Body).message, /not valid JSON/)
+  t.equal((await fixture.graph.get('nodes/core/customer/m1')).json<Body>().name, 'M')
+  const numbered = await bulk(server.url, 'demo', token, body, '?answers=errors')
+  t.same(numbered.lines.map((l) => l.line ?? l.done), [1, 2, 4, 4], 'answers=errors numbers them')
 })
 
 t.test('the request fails as a whole: 415, 401, and a body that is not NDJSON', async (t) => {

@@ -3,7 +3,7 @@
 // of one turn in one write), one per line and nothing more, the intake
 // paused while the window is full or the socket has not drained and resumed
 // when both clear, answers=errors (the failed lines, then the summary), and
-// the first line refusing the request.
+// a body with no JSON line refused as a whole.
 import t from 'tap'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { ApiError } from '../../../src/core/errors'
@@ -51,7 +51,7 @@ const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolv
 /** A handler that keeps each line's answer function, to answer later in any order. */
 function deferred(): { pending: ((a: LineAnswer) => void)[]; handle: LineHandler } {
   const pending: ((a: LineAnswer) => void)[] = []
-  return { pending, handle: (_line, _first, answer) => { pending.push(answer); return undefined } }
+  return { pending, handle: (_line, answer) => { pending.push(answer); return undefined } }
 }
 
 t.test('answers are written in the lines\' order, whenever each arrives, one per line and nothing more', async (t) => {
@@ -112,7 +112,7 @@ t.test('the intake pauses while the window is full and resumes once half of it i
 
 t.test('a client that does not read stops the intake until the socket drains', async (t) => {
   const { ex, state, push, drain } = fakeResponse()
-  streamNdjson(ex, options({ window: 100 }), (_line, _first, answer) => {
+  streamNdjson(ex, options({ window: 100 }), (_line, answer) => {
     answer({ status: 204 })
     return undefined
   })
@@ -129,7 +129,7 @@ t.test('a client that does not read stops the intake until the socket drains', a
 
 t.test('answers=errors: only the failed lines with their numbers, then the summary as the last line', async (t) => {
   const { state, ex, push } = fakeResponse()
-  streamNdjson(ex, options({ onlyFailures: true }), (line, _first, answer) => {
+  streamNdjson(ex, options({ onlyFailures: true }), (line, answer) => {
     answer(line.number === 4 ? { status: 400, error: '{}' } : { status: 204 })
     return undefined
   })
@@ -137,23 +137,55 @@ t.test('answers=errors: only the failed lines with their numbers, then the summa
   t.same(answerLines(state.written), ['{"line":4,"status":400,"error":{}}', '{"done":4,"failed":1}'], 'the blank third line is counted, not answered')
 })
 
-t.test('the first line may refuse the whole request; a later one only fails itself', async (t) => {
-  const refused = fakeResponse()
-  streamNdjson(refused.ex, options(), () => new ApiError('bad_request', 'not NDJSON'))
-  refused.push(lines(2), true)
-  t.equal(refused.state.status, '400 Bad Request')
-  t.match(refused.state.written, /not NDJSON/)
+t.test('a body whose lines are no JSON is refused as a whole; once a line is, such lines only fail themselves', async (t) => {
+  const notJson = new ApiError('bad_request', 'the line is not valid JSON')
+  const isJson = (bytes: Buffer): boolean => bytes.toString().startsWith('{')
 
-  const later = fakeResponse()
-  streamNdjson(later.ex, options(), (_line, first, answer) => {
-    if (!first) return new ApiError('bad_request', 'ignored: not the first line')
+  const refused = fakeResponse()
+  let handedOn = 0
+  streamNdjson(refused.ex, options({ window: 100 }), (line, answer) => {
+    if (line.kind === 'line' && !isJson(line.bytes)) return notJson
+    handedOn++
     answer({ status: 204 })
     return undefined
   })
-  later.push(lines(2), true)
-  t.equal(later.state.status, '200 OK')
-  const answers = answerLines(later.state.written)
-  t.equal(answers.length, 2)
-  t.equal(answers[0], '{"status":204}')
-  t.match(answers[1], /^\{"status":400,"error":\{.*ignored: not the first line/)
+  refused.push('hello\nworld\n', true)
+  t.equal(refused.state.status, '400 Bad Request', 'a short body with no JSON line')
+  t.match(refused.state.written, /not NDJSON \(one JSON object per line\): line 1: the line is not valid JSON/)
+
+  const long = fakeResponse()
+  streamNdjson(long.ex, options({ window: 100 }), () => notJson)
+  long.push('x\n'.repeat(100))
+  t.equal(long.state.status, '400 Bad Request', 'a long one is refused before it ends')
+  t.ok(long.state.ended)
+
+  const malformedFirst = fakeResponse()
+  streamNdjson(malformedFirst.ex, options({ window: 100 }), (line, answer) => {
+    if (line.kind === 'line' && !isJson(line.bytes)) return notJson
+    handedOn++
+    answer({ status: 204 })
+    return undefined
+  })
+  malformedFirst.push(`oops\n\nnot json either\n${lines(2)}oops again\n`, true)
+  await settle()
+  t.equal(malformedFirst.state.status, '200 OK', 'malformed first lines before a JSON one: the body is NDJSON')
+  const answers = answerLines(malformedFirst.state.written)
+  t.equal(answers.length, 5, 'one answer per line, the blank one aside')
+  t.match(answers[0], /^\{"status":400,"error":\{.*the line is not valid JSON/)
+  t.match(answers[1], /^\{"status":400,/)
+  t.same(answers.slice(2, 4), ['{"status":204}', '{"status":204}'])
+  t.match(answers[4], /^\{"status":400,/)
+  t.equal(handedOn, 2, 'only the JSON lines were handed on')
+
+  const errorsOnly = fakeResponse()
+  streamNdjson(errorsOnly.ex, options({ window: 100, onlyFailures: true }), (line, answer) => {
+    if (line.kind === 'line' && !isJson(line.bytes)) return notJson
+    answer({ status: 204 })
+    return undefined
+  })
+  errorsOnly.push(`oops\n${lines(1)}`, true)
+  await settle()
+  const numbered = answerLines(errorsOnly.state.written)
+  t.match(numbered[0], /^\{"line":1,"status":400,/)
+  t.equal(numbered[1], '{"done":2,"failed":1}')
 })
