@@ -78,7 +78,6 @@ export async function runBulkLoad(o: BulkLoadOptions): Promise<LoadResult> {
         rest = lines.pop()!
         if (measuring) bytesIn += (chunk as Buffer).length
         for (const line of lines) {
-          if (line.startsWith('{"done"')) continue
           const status = Number(/^\{"status":(\d+)/.exec(line)?.[1] ?? 0)
           const at = sentAt[head++]!
           if (head > 65_536) {
