@@ -31,11 +31,16 @@ export async function answerOf(res: Response, url: string, method: string): Prom
   } catch {
     body = text
   }
-  if (!res.ok) {
-    const o = body as { message?: string; error_description?: string }
-    throw new ConfigError(`${method} ${url} answered ${res.status}: ${o.error_description ?? o.message ?? text}`)
-  }
+  if (!res.ok) throw new ConfigError(`${method} ${url} answered ${res.status}: ${errorMessage(body) ?? text}`)
   return body
+}
+
+/** What an error body of the server says: OAuth's error_description, else the service's message. */
+export function errorMessage(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined
+  const o = body as { message?: unknown; error_description?: unknown }
+  const said = o.error_description ?? o.message
+  return typeof said === 'string' ? said : undefined
 }
 
 /** `{authorization: Bearer ...}` for the tool's admin client; `running` says why one is needed when none is given. */
@@ -64,11 +69,18 @@ export async function runningServer(config: ToolConfig, what: string): Promise<{
   return { url: lock.url, running: `${config.dataDir} is in use by ${describeHolder(lock)}` }
 }
 
-/** What export-tenant.js and import-tenant.js start from: their options, and the tenant's `export` or `import` URL with a manage token. */
-export async function tenantEndpoint(what: string, resource: 'export' | 'import'): Promise<{ config: ToolConfig; url: string; auth: Record<string, string> }> {
+/** The tenant's resources the tenant tools call. */
+export type TenantResource = 'export' | 'import' | 'bulk'
+
+/**
+ * What export-tenant.js and import-tenant.js start from: their options, and
+ * the URL of the tenant's resource (or of the one the options choose) with a manage token.
+ */
+export async function tenantEndpoint(what: string, resource: TenantResource | ((config: ToolConfig) => TenantResource)): Promise<{ config: ToolConfig; url: string; auth: Record<string, string> }> {
   const config = loadToolConfig(process.argv.slice(2), process.env)
   if (config.tenant === undefined) throw new ConfigError('name the tenant with --tenant (or TENANT)')
   const { url, running } = await runningServer(config, what)
   const auth = await adminAuthorization(config, url, running, GRAPH_MANAGE_SCOPE)
-  return { config, url: `${url}/graph/v1/${encodeURIComponent(config.tenant)}/${resource}`, auth }
+  const name = typeof resource === 'function' ? resource(config) : resource
+  return { config, url: `${url}/graph/v1/${encodeURIComponent(config.tenant)}/${name}`, auth }
 }

@@ -82,6 +82,8 @@ export interface ToolConfig extends Config {
   file: string | undefined
   /** rotate-master-key.js: the new master key file (created when missing). */
   newMasterKeyFile: string | undefined
+  /** import-tenant.js: the input is bulk write lines for POST /graph/v1/{tenant}/bulk, not an export. */
+  operations: boolean
 }
 
 export class ConfigError extends Error {}
@@ -98,6 +100,8 @@ export interface OptionSpec {
   env: string
   /** Taken by the command-line tools only, not by the server. */
   tool?: true
+  /** A switch: the flag alone means true; the variable (or `--flag=`) is true or false. */
+  boolean?: true
 }
 
 export const OPTIONS = {
@@ -145,6 +149,7 @@ export const OPTIONS = {
   tenant: { flag: '--tenant', env: 'TENANT', tool: true },
   file: { flag: '--file', env: 'TENANT_FILE', tool: true },
   newMasterKeyFile: { flag: '--new-master-key-file', env: 'NEW_MASTER_KEY_FILE', tool: true },
+  operations: { flag: '--operations', env: 'IMPORT_OPERATIONS', tool: true, boolean: true },
 } satisfies Record<string, OptionSpec>
 
 /** The --help text of each option (default and meaning), one line each; docs/manual/options.md is generated from it (src/config/options-doc.ts). */
@@ -194,6 +199,7 @@ export const HELP: Record<OptionName, string> = {
   tenant: 'export-tenant.js, import-tenant.js: the tenant to move',
   file: 'export-tenant.js, import-tenant.js: the NDJSON file (default standard output / input)',
   newMasterKeyFile: 'rotate-master-key.js: the new master key file (created when missing)',
+  operations: 'import-tenant.js: the input is bulk write lines, streamed to POST /graph/v1/{tenant}/bulk, not an export; a switch, the variable true or false (default false)',
 }
 
 /** The --help text, generated from the options table. */
@@ -208,7 +214,7 @@ export function usage(command: string, tool = false): string {
   const lines = [`usage: ${invokedAs ?? command} [options]`, '', 'Each option is a flag or an environment variable; flags win.', '']
   for (const [name, spec] of Object.entries(OPTIONS) as [OptionName, OptionSpec][]) {
     if (spec.tool === true && !tool) continue
-    lines.push(`  ${`${spec.flag} <value>`.padEnd(32)} ${spec.env.padEnd(24)} ${HELP[name]}`)
+    lines.push(`  ${(spec.boolean === true ? spec.flag : `${spec.flag} <value>`).padEnd(32)} ${spec.env.padEnd(24)} ${HELP[name]}`)
   }
   lines.push(`  ${'--help'.padEnd(32)} ${''.padEnd(24)} this text`)
   if (!tool) {
@@ -235,6 +241,7 @@ function parseFlags(argv: readonly string[], tool: boolean): Map<string, string>
     if (!known.has(name)) throw new ConfigError(`unknown option ${name}`)
     let value: string | undefined
     if (eq !== -1) value = arg.slice(eq + 1)
+    else if (known.get(name)?.boolean === true) value = 'true'
     else value = argv[++i]
     if (value === undefined) throw new ConfigError(`option ${name} needs a value`)
     values.set(name, value)
@@ -256,6 +263,13 @@ export function parseDurationMs(name: string, raw: string): number {
   const m = /^(\d+)(ms|s|m|h|d)?$/.exec(raw.trim())
   if (m === null) throw new ConfigError(`${name} must be seconds or a number with ms, s, m, h or d, got "${raw}"`)
   return Number(m[1]) * (DURATION_UNITS[m[2] ?? 's'] as number)
+}
+
+/** A switch: true or false; undefined and empty mean false. */
+function boolean(name: string, raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === 'false') return false
+  if (raw === 'true') return true
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`)
 }
 
 /** A comma-separated list; `why` says what is wrong with an entry (undefined when it is fine). */
@@ -406,5 +420,6 @@ export function loadToolConfig(argv: readonly string[], env: NodeJS.ProcessEnv):
     tenant: get('tenant'),
     file: get('file'),
     newMasterKeyFile: newMasterKeyFile === undefined ? undefined : resolve(newMasterKeyFile),
+    operations: boolean('IMPORT_OPERATIONS', get('operations')),
   }
 }

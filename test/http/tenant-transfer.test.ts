@@ -2,14 +2,18 @@
 // and import*): export from one server with the command, import into another,
 // and the second holds the same graph, sealed under its own keys; a consent
 // revoked before the export stays revoked, its data locked, and no plaintext
-// of it is in the export file.
+// of it is in the export file. The import command also streams a file of
+// bulk write lines (--operations) and names the lines that failed.
 import t from 'tap'
 import { execFile } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Graph, createConsent } from '../helpers/client'
-import { ROOT, getToken, removeDir, startServer, tempDir, type Server } from '../helpers/server'
+import { ROOT, getToken, removeDir, serverForTest, startServer, tempDir, type Server } from '../helpers/server'
 import { until } from '../../bench/wait'
 
 const run = promisify(execFile)
@@ -27,8 +31,24 @@ async function serverFor(t: { teardown(fn: () => Promise<void>): void }): Promis
   return server
 }
 
-function tool(entry: string, server: Server, file: string): Promise<{ stdout: string; stderr: string }> {
-  return run(process.execPath, [entry, '--tenant', 'demo', '--file', file, '--server-url', server.url], { env: { ...process.env, ...CLIENT } })
+interface More {
+  args?: string[]
+  env?: Record<string, string>
+  /** What standard input holds (the file when none is named). */
+  stdin?: string
+}
+
+/** Runs a tenant command on `file` (standard input when undefined). */
+function tool(entry: string, server: { url: string }, file: string | undefined, more: More = {}): Promise<{ stdout: string; stderr: string }> {
+  const args = [entry, '--tenant', 'demo', ...(file === undefined ? [] : ['--file', file]), '--server-url', server.url, ...(more.args ?? [])]
+  const running = run(process.execPath, args, { env: { ...process.env, ...CLIENT, ...more.env } })
+  running.child.stdin?.end(more.stdin ?? '')
+  return running
+}
+
+/** The exit code and output of a command that may fail. */
+async function outcome(running: Promise<{ stdout: string; stderr: string }>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return await running.then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (err: Error & { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }))
 }
 
 t.test('a tenant exported from one server and imported into another is the same graph', async (t) => {
@@ -108,4 +128,87 @@ t.test('an import whose lines name an unknown consent is refused whole', async (
   }
   t.match(await refusedLine({ ...node, node: { ns: 'core', type: 'undeclared', id: 'x' } }), /answered 400: node type core\/undeclared is not declared in the metamodel/, 'types are checked as a write checks them')
   t.match(await refusedLine({ kind: 'consent', ref: 'cr_guessable', subject: 's', status: 'granted', revokedProperties: [], created: 1 }), /answered 400: import line 1: "ref" must be a consent reference as this service makes them/, 'no guessable consent reference comes in')
+})
+
+t.test('--operations streams bulk write lines: the good ones are applied, the failed ones named by line', async (t) => {
+  const files = tempDir('operations-')
+  t.teardown(() => removeDir(files))
+  const { server, consent, graph } = await serverForTest(t)
+  const put = (path: string, body: unknown): string => JSON.stringify({ method: 'PUT', path, headers: { 'consent-reference': consent }, body })
+  const operations = async (lines: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+    const file = join(files, 'operations.ndjson')
+    writeFileSync(file, `${lines.join('\n')}\n`)
+    return await outcome(tool(IMPORT, server, file, { args: ['--operations'] }))
+  }
+
+  t.test('a failed line fails the command, not the lines around it', async (t) => {
+    const r = await operations([
+      put('nodes/core/customer/op1', { name: 'Op One' }),
+      put('nodes/core/product/op-p1', { title: 'Tea', price: 3.5 }),
+      '{"method":"PUT","path":',
+      put('relations/core/customer/op1/core/product/op-p1/core/viewed/v1', { views: 2 }),
+      '',
+      JSON.stringify({ method: 'GET', path: 'nodes/core/customer/op1' }),
+      put('nodes/core/customer/op2', { name: 'Op Two' }),
+    ])
+    t.equal(r.code, 1)
+    t.match(r.stderr, /^line 3: 400 \S.*\nline 6: 405 GET .* is not a write a bulk request may carry .*\n$/, 'each failed line, numbered as in the file (blank lines counted)')
+    t.equal(r.stdout, 'imported: 4 operations, 2 failed\n')
+    t.match((await graph.get('nodes/core/customer/op1')).json(), { name: 'Op One', 'consent-reference': consent })
+    t.match((await graph.get('nodes/core/customer/op2')).json(), { name: 'Op Two' })
+    t.match((await graph.get('relations/core/customer/op1/core/product/op-p1/core/viewed/v1')).json(), { views: 2 })
+  })
+
+  t.test('all lines applied: exit code 0', async (t) => {
+    const r = await operations([put('nodes/core/customer/op3', { name: 'Op Three' }), put('nodes/core/customer/op1', { age: 41 })])
+    t.same(r, { code: 0, stdout: 'imported: 2 operations, 0 failed\n', stderr: '' })
+    t.match((await graph.get('nodes/core/customer/op1')).json(), { name: 'Op One', age: 41 })
+  })
+
+  t.test('from standard input; IMPORT_OPERATIONS=true is the flag', async (t) => {
+    const stdin = `${put('nodes/core/customer/op4', { name: 'Op Four' })}\n`
+    t.same(await outcome(tool(IMPORT, server, undefined, { args: ['--operations'], stdin })), { code: 0, stdout: 'imported: 1 operations, 0 failed\n', stderr: '' })
+    t.match((await graph.get('nodes/core/customer/op4')).json(), { name: 'Op Four' })
+    const r = await outcome(tool(IMPORT, server, undefined, { env: { IMPORT_OPERATIONS: 'true' }, stdin: put('nodes/core/customer/op4', { age: 4 }) }))
+    t.same(r, { code: 0, stdout: 'imported: 1 operations, 0 failed\n', stderr: '' }, 'a last line without its newline counts too')
+    t.match((await graph.get('nodes/core/customer/op4')).json(), { name: 'Op Four', age: 4 })
+  })
+
+  t.test('a refusal of the whole request is one line', async (t) => {
+    const r = await operations(['not json', 'nor this'])
+    t.equal(r.code, 1)
+    t.match(r.stderr, /^error: POST .*\/graph\/v1\/demo\/bulk\?answers=errors answered 400: the body is not NDJSON .*line \d+: [^\n]*\n$/)
+    t.equal(r.stdout, '')
+    const missing = await outcome(tool(IMPORT, server, join(files, 'missing.ndjson'), { args: ['--operations'] }))
+    t.match(missing, { code: 1, stderr: /^error: cannot read .*missing\.ndjson: ENOENT/ })
+  })
+})
+
+t.test('--operations: an answer cut short fails the command and says so', async (t) => {
+  // A stand-in for the server that answers the bulk request as one cut short would: no real server ends so on demand.
+  let answer = ''
+  const stub = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': req.url === '/oauth2/v1/token' ? 'application/json' : 'application/x-ndjson' })
+      res.end(req.url === '/oauth2/v1/token' ? '{"access_token":"t"}' : answer)
+    })
+  })
+  stub.listen(0, '127.0.0.1')
+  await once(stub, 'listening')
+  t.teardown(() => stub.close())
+  const url = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`
+  const stdin = '{"method":"PUT","path":"nodes/core/customer/a"}\n\n{"method":"PUT","path":"nodes/core/customer/b"}\n'
+  const cut = async (body: string): Promise<{ code: number; stdout: string; stderr: string }> => {
+    answer = body
+    return await outcome(tool(IMPORT, { url }, undefined, { args: ['--operations'], stdin }))
+  }
+  t.same(await cut('{"line":3,"status":400,"error":{"message":"bad"}}\n'), {
+    code: 1, stdout: '', stderr: 'line 3: 400 bad\nerror: the answer was cut short before its summary line (the answer ended): which lines were applied is not known\n',
+  }, 'no summary line')
+  t.same(await cut('{"done":1,"failed":0}\n'), {
+    code: 1, stdout: 'imported: 1 operations, 0 failed\n', stderr: 'error: the answer was cut short: the server took 1 of the 2 lines sent; the lines after those were not applied\n',
+  }, 'fewer lines taken than sent (blank lines not counted)')
+  t.same(await cut('{"done":2,"failed":0}\n'), { code: 0, stdout: 'imported: 2 operations, 0 failed\n', stderr: '' })
+  t.match(await cut('<html>\n'), { code: 1, stderr: /^error: the server answered a line this command does not know: <html>\n$/ })
 })

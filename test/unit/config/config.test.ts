@@ -176,6 +176,19 @@ t.test('the tools take how to reach the running server; the server refuses those
   configError(t, () => loadToolConfig(['--server-url', 'localhost:1'], {}), /SERVER_URL must be an http\(s\) URL/)
 })
 
+t.test('a switch (--operations) takes no value: the flag alone is true, the variable true or false', async (t) => {
+  t.equal(loadToolConfig([], {}).operations, false)
+  const c = loadToolConfig(['--operations', '--tenant', 'demo'], {})
+  t.equal(c.operations, true)
+  t.equal(c.tenant, 'demo', 'the next argument is not its value')
+  t.equal(loadToolConfig(['--tenant', 'demo', '--operations'], {}).operations, true, 'last, too')
+  t.equal(loadToolConfig([], { IMPORT_OPERATIONS: 'true' }).operations, true)
+  t.equal(loadToolConfig(['--operations=false'], { IMPORT_OPERATIONS: 'true' }).operations, false, 'the flag wins')
+  configError(t, () => loadToolConfig([], { IMPORT_OPERATIONS: 'yes' }), /IMPORT_OPERATIONS must be true or false, got "yes"/)
+  configError(t, () => loadConfig(['--operations'], {}), /unknown option --operations/)
+  t.match(usage('tool', true), /^ {2}--operations {2,}IMPORT_OPERATIONS /m, 'its usage line has no <value>')
+})
+
 t.test('--help: usage generated from the options table', async (t) => {
   t.ok(wantsHelp(['--port', '1', '--help']))
   t.notOk(wantsHelp(['--port', '1']))
@@ -190,7 +203,7 @@ t.test('--help: every option says what it does', async (t) => {
     const options = text.split('\n').filter((l) => l.startsWith('  --') && !l.startsWith('  --help'))
     t.ok(options.length > 30, 'the options are listed')
     for (const line of options) {
-      const [, flag, description] = /^ {2}(--[a-z0-9-]+) <value>\s+[A-Z0-9_]+\s*(.*)$/.exec(line) ?? []
+      const [, flag, description] = /^ {2}(--[a-z0-9-]+)(?: <value>)?\s+[A-Z0-9_]+\s*(.*)$/.exec(line) ?? []
       t.ok(flag, `an option line: ${line}`)
       t.ok((description ?? '').length >= 10, `${flag ?? line} has a description`)
     }
