@@ -38,9 +38,10 @@ export interface NdjsonStreamOptions {
 export type LineHandler = (line: SplitLine, answer: (a: LineAnswer) => void) => ApiError | undefined
 
 /**
- * Lines that are no JSON at all before any line that is: past this many the
- * body is taken for something other than NDJSON (a JSON document spread over
- * lines, a form, binary) and refused, without reading the rest. Fewer would
+ * Lines that are no JSON at all before any line that is: past this many (or
+ * once they fill the window) the body is taken for something other than
+ * NDJSON (a JSON document spread over lines, a form, binary) and refused,
+ * without reading the rest. Fewer would
  * refuse a request whose first lines are merely malformed, whose later lines
  * must still be applied.
  */
@@ -198,15 +199,19 @@ export function streamNdjson(ex: Exchange, options: NdjsonStreamOptions, handle:
     return true
   }
 
+  /** The window has room for another line (at least one is always let through). */
+  const room = (): boolean => inFlight() < options.window && (inFlight() === 0 || bytesInFlight < options.windowBytes)
+
   function pump(): void {
     if (over) return
-    while (!stopped && !blocked && inFlight() < options.window && (inFlight() === 0 || bytesInFlight < options.windowBytes)) {
+    while (!stopped && !blocked && room()) {
       const line = lines.next()
       if (line === undefined) break
       if (!take(line)) return
     }
     if (undecided && notJsonLines > 0) {
-      if (lines.exhausted) {
+      // Held lines are never answered while undecided: a window full of them would wait for ever.
+      if (lines.exhausted || (!stopped && !room())) {
         refuse()
         return
       }

@@ -159,6 +159,11 @@ t.test('a body whose lines are no JSON is refused as a whole; once a line is, su
   t.equal(long.state.status, '400 Bad Request', 'a long one is refused before it ends')
   t.ok(long.state.ended)
 
+  const wide = fakeResponse()
+  streamNdjson(wide.ex, options({ window: 100, windowBytes: 64 }), () => notJson)
+  wide.push(`${'x'.repeat(40)}\n`.repeat(3))
+  t.equal(wide.state.status, '400 Bad Request', 'so is one whose lines fill the window first: held, they would never be answered')
+
   const malformedFirst = fakeResponse()
   streamNdjson(malformedFirst.ex, options({ window: 100 }), (line, answer) => {
     if (line.kind === 'line' && !isJson(line.bytes)) return notJson
