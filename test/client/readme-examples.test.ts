@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import ts from 'typescript'
 import { ProfileGraphClient } from '@profile-graph/client'
-import { startChild } from '../../bench/child'
-import { ENTRY, ROOT, tempDir } from '../helpers/server'
+import { demoServer, ROOT } from '../helpers/server'
 
 /** The first ```ts block after `heading` in `file`. */
 function example(file: string, heading: string): string {
@@ -45,12 +44,7 @@ t.test('the examples type-check against the package', async (t) => {
 })
 
 t.test('the examples run against the demo bootstrap', async (t) => {
-  const data = tempDir('readme-examples-')
-  const server = await startChild('server', ENTRY, ['--port', '0', '--workers', '2', '--data-dir', join(data, 'data'), '--master-key-file', join(data, 'master.key')], { startTimeoutMs: 120_000 })
-  t.teardown(async () => {
-    await server.stop()
-    rmSync(data, { recursive: true, force: true })
-  })
+  const server = await demoServer(t, 'readme-examples-')
   const run = (name: keyof typeof EXAMPLES, ...args: string[]): string => {
     const js = ts.transpileModule(EXAMPLES[name].replaceAll('http://127.0.0.1:8080', server.url), {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },

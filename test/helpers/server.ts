@@ -38,6 +38,21 @@ export async function startServer(options: StartOptions = {}): Promise<Server> {
   return { ...child, dataDir }
 }
 
+/**
+ * The compiled server as `npm start` runs it (its built-in demo bootstrap,
+ * which the README's examples use) on a free port, in a new directory;
+ * stopped and the directory removed at the test's teardown.
+ */
+export async function demoServer(t: { teardown(fn: () => Promise<void>): void }, prefix: string): Promise<Server> {
+  const dataDir = tempDir(prefix)
+  const child = await startChild('server', ENTRY, ['--port', '0', '--workers', '2', '--data-dir', join(dataDir, 'data'), '--master-key-file', join(dataDir, 'master.key')], { startTimeoutMs: 120_000 })
+  t.teardown(async () => {
+    await child.stop()
+    removeDir(dataDir)
+  })
+  return { ...child, dataDir }
+}
+
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true })
 }

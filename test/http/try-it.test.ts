@@ -3,22 +3,16 @@
 // the first did (an earlier run's node, owned by its consent, is removed first).
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startChild } from '../../bench/child'
-import { ENTRY, ROOT, tempDir } from '../helpers/server'
+import { demoServer, ROOT } from '../helpers/server'
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
 const section = readme.slice(readme.indexOf('\n## Try it\n'))
 const lines = /```sh\n([\s\S]*?)```/.exec(section)![1]!
 
 t.test('the Try it lines work on a new data directory and again on the kept one', async (t) => {
-  const dir = tempDir('try-it-')
-  const server = await startChild('server', ENTRY, ['--port', '0', '--workers', '2', '--data-dir', join(dir, 'data'), '--master-key-file', join(dir, 'master.key')], { startTimeoutMs: 120_000 })
-  t.teardown(async () => {
-    await server.stop()
-    rmSync(dir, { recursive: true, force: true })
-  })
+  const server = await demoServer(t, 'try-it-')
   const script = lines.replaceAll('http://127.0.0.1:8080', server.url)
   t.not(script, lines, 'the lines name the default address')
   for (const run of ['first', 'second']) {
