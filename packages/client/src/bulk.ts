@@ -100,7 +100,7 @@ export class BulkWrite {
       const count = lines.length
       sent += count
       lines = []
-      await this.request(body, 'all', first, count)
+      await this.request(body, first, count)
     }
     return new WritableStream<BulkLine>({
       write: async (line) => {
@@ -141,7 +141,7 @@ export class BulkWrite {
       },
       flush: (out) => send(out),
     })
-    this.request(lines.readable, 'errors', 0, undefined).then(() => this.end(), (e: unknown) => {
+    this.request(lines.readable, 0, undefined).then(() => this.end(), (e: unknown) => {
       // kept, not thrown: nobody awaits this promise (results() and summary() throw it)
       this.keepFailure(e)
       // the writer learns it too
@@ -150,8 +150,9 @@ export class BulkWrite {
     return lines.writable
   }
 
-  /** One request: `count` lines ('all'), or the streamed body whose summary line says how many ('errors', `count` undefined). */
-  private async request(body: string | ReadableStream<Uint8Array>, mode: 'all' | 'errors', first: number, count: number | undefined): Promise<void> {
+  /** One request: `count` lines, every one answered ('all'), or a streamed body whose summary line says how many (`count` undefined: 'errors'). */
+  private async request(body: string | ReadableStream<Uint8Array>, first: number, count: number | undefined): Promise<void> {
+    const mode = count === undefined ? 'errors' : 'all'
     const res = await this.transport.send({
       method: 'POST', path: `${this.tenantPath}/bulk?answers=${mode}`, body, signal: this.abort.signal, refusedAppliesNothing: true,
       headers: { 'content-type': 'application/x-ndjson', accept: 'application/x-ndjson' },
