@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox'
 import { bodyTooLarge } from '../http/body'
 import { LineExchange, lineError } from '../http/line-exchange'
 import { streamNdjson } from '../http/ndjson-stream'
+import { ERROR_MESSAGE } from '../http/schemas'
 import { parseBulkLine } from './bulk-line'
 import { graphMethod } from './services'
 
@@ -24,7 +25,7 @@ export const BulkQuery = Type.Object({
   answers: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('errors')], {
     description: 'all (the default): one answer per line, in order, and nothing else; errors: only the failed lines, each with its line number, then a last {"done":n,"failed":m}',
   })),
-})
+}, { [ERROR_MESSAGE]: 'the query parameter answers must be "all" (the default) or "errors"' })
 
 const LineSchema = Type.Object({
   method: Type.String({ description: 'PUT, POST or DELETE' }),
