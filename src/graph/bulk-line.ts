@@ -4,6 +4,7 @@
 // body; only the headers a graph write reads are taken from a line.
 import { ApiError } from '../core/errors'
 import { checkJsonLimits, type JsonLimits } from '../http/json-limits'
+import { parseJsonText } from '../http/parse-json'
 import type { LineRequest } from '../http/line-exchange'
 
 /**
@@ -67,7 +68,7 @@ export function parseBulkLine(bytes: Buffer, limits: JsonLimits): ParsedLine {
   }
   let value: unknown
   try {
-    value = JSON.parse(bytes.toString('utf8'))
+    value = parseJsonText(bytes)
   } catch (err) {
     return fail(`the line is not valid JSON: ${(err as Error).message}`, true)
   }

@@ -22,11 +22,11 @@ export interface BulkResult {
 export const lineOf = (op: Op): string => `${JSON.stringify(op)}\n`
 
 /** POSTs `body` (text, or lines made as they are sent) to `{base}/graph/v1/{tenant}/bulk{query}`. */
-export async function bulk(base: string, tenant: string, token: string, body: string | Iterable<string>, query = '', contentType = 'application/x-ndjson'): Promise<BulkResult> {
+export async function bulk(base: string, tenant: string, token: string, body: string | Buffer | Iterable<string>, query = '', contentType = 'application/x-ndjson'): Promise<BulkResult> {
   const res = await request(`${base}/graph/v1/${encodeURIComponent(tenant)}/bulk${query}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
-    body: typeof body === 'string' ? body : Readable.from(body),
+    body: typeof body === 'string' || Buffer.isBuffer(body) ? body : Readable.from(body),
   })
   const text = await res.body.text()
   const type = res.headers['content-type']

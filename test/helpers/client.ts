@@ -10,7 +10,7 @@ export interface Answer {
 
 export type Headers = Record<string, string>
 
-export async function call(method: Dispatcher.HttpMethod, url: string, headers: Headers = {}, body?: string): Promise<Answer> {
+export async function call(method: Dispatcher.HttpMethod, url: string, headers: Headers = {}, body?: string | Buffer): Promise<Answer> {
   const res = await request(url, { method, headers, body })
   const text = await res.body.text()
   return {

@@ -106,6 +106,22 @@ t.test('malformed lines at the start fail alone: the lines after them are applie
   t.same(numbered.lines.map((l) => l.line ?? l.done), [1, 2, 4, 4], 'answers=errors numbers them')
 })
 
+t.test('JSON text is UTF-8: a line or a body with other bytes is 400 and stores nothing; a leading byte order mark is ignored', async (t) => {
+  const { server, token, consent } = fixture
+  const notUtf8 = Buffer.concat([Buffer.from(`{"method":"PUT","path":"nodes/core/customer/u1","headers":{"consent-reference":"${consent}"},"body":{"name":"bad`), Buffer.from([0xff, 0xfe]), Buffer.from('"}}\n')])
+  const body = Buffer.concat([Buffer.from('\ufeff'), Buffer.from(lineOf(put('nodes/core/customer/u0', { name: 'BOM' }, consent))), notUtf8, Buffer.from(lineOf(put('nodes/core/customer/u2', { name: 'Fine' }, consent)))])
+  const res = await bulk(server.url, 'demo', token, body)
+  t.same(res.lines.map((l) => l.status), [204, 400, 204])
+  t.match((res.lines[1]!.error as Body).message, 'the line is not valid JSON: it is not valid UTF-8')
+  t.equal((await fixture.graph.get('nodes/core/customer/u1')).status, 404, 'the line with other bytes stored nothing')
+  t.equal((await fixture.graph.get('nodes/core/customer/u0')).json<Body>().name, 'BOM')
+  // {"n":"<0xc3>"}: a lead byte with no continuation.
+  const single = await call('PUT', `${server.url}/graph/v1/demo/nodes/core/customer/u3`,
+    { authorization: `Bearer ${token}`, 'consent-reference': consent, 'content-type': 'application/json' }, Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d]))
+  t.same([single.status, single.json<Body>().message], [400, 'the request body is not valid JSON: it is not valid UTF-8'], 'a single request the same')
+  t.equal((await fixture.graph.get('nodes/core/customer/u3')).status, 404)
+})
+
 t.test('the request fails as a whole: 415, 401, and a body that is not NDJSON', async (t) => {
   const { server, token, consent } = fixture
   const body = lineOf(put('nodes/core/customer/r1', { name: 'X' }, consent))

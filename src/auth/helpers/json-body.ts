@@ -6,6 +6,7 @@
 // and booleans given as null read as absent.
 import { Type, type Static, type TSchema, type TString, type TUnsafe } from '@sinclair/typebox'
 import { ApiError } from '../../core/errors'
+import { parseJsonText } from '../../http/parse-json'
 import { RULE, SCHEMAS } from '../../schema/compiler'
 import { fieldName, type FieldError, type Segment } from '../../schema/field-error'
 
@@ -96,7 +97,7 @@ export function bodyReader<T extends TSchema>(schema: T): (body: Buffer | undefi
   return (body) => {
     let doc: unknown
     try {
-      doc = JSON.parse(body?.toString('utf8') ?? '')
+      doc = parseJsonText(body ?? Buffer.alloc(0))
     } catch {
       throw shape('the body must be a JSON object')
     }

@@ -40,6 +40,8 @@ t.test('a line near the limits leaves the body\'s own check to the dispatcher', 
 t.test('not JSON at all is told apart from a JSON value of the wrong shape', async (t) => {
   const bad = parse('hello')
   t.ok(!bad.ok && bad.notJson && bad.error.status === 400)
+  const notUtf8 = parseBulkLine(Buffer.from([0x7b, 0xff, 0x7d]), limits)
+  t.ok(!notUtf8.ok && notUtf8.notJson && notUtf8.error.message === 'the line is not valid JSON: it is not valid UTF-8', 'bytes that are not UTF-8 are not JSON')
   for (const text of ['[1]', '"x"', '{"method":1,"path":"x"}', '{"method":"PUT"}', '{"method":"PUT","path":"x","headers":{"a":1}}', '{"method":"PUT","path":"x","headers":[]}']) {
     const p = parse(text)
     t.ok(!p.ok && !p.notJson && p.error.status === 400, text)

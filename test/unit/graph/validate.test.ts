@@ -73,6 +73,13 @@ t.test('parseJson takes any JSON value', async (t) => {
   apiError(t, () => parseJson(Buffer.from('undefined')), 'bad_request', /not valid JSON/)
 })
 
+t.test('parseJson reads UTF-8 only, and ignores a leading byte order mark', async (t) => {
+  t.same(parseJson(Buffer.from('\ufeff{"a":"é"}')), { a: 'é' })
+  apiError(t, () => parseJson(Buffer.from([0x22, 0xff, 0x22])), 'bad_request', 'the request body is not valid JSON: it is not valid UTF-8')
+  apiError(t, () => parseJson(Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22])), 'bad_request', /not valid UTF-8/) // an encoded lone surrogate
+  t.equal(parseJson(Buffer.from('"\\ud800"')), '\ud800', 'an escaped one is JSON')
+})
+
 t.test('length limits are in UTF-8 bytes', async (t) => {
   t.equal(MAX_NAME_BYTES, 64)
   t.equal(MAX_ID_BYTES, 384)
