@@ -13,6 +13,7 @@ import { createWriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { ConfigError, usage, wantsHelp } from '../config/load-config'
 import { answerOf, reach, tenantEndpoint } from './admin-client'
+import { AnswerLines } from './answer-lines'
 import { privateUmask } from '../start/file-modes'
 import { lineKind, Progress } from './progress'
 
@@ -24,20 +25,16 @@ async function exportTenant(): Promise<Progress> {
   const out = config.file === undefined ? process.stdout : createWriteStream(config.file, { flags: 'wx', mode: 0o600 })
   if (config.file !== undefined) await once(out, 'open')
   const progress = new Progress('exported')
-  const decoder = new TextDecoder()
-  let partial = ''
+  const answer = new AnswerLines(res.body)
   try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      const text = partial + decoder.decode(chunk, { stream: true })
-      const lines = text.split('\n')
-      partial = lines.pop()!
+    for await (const lines of answer.batches()) {
       for (const line of lines) progress.add(lineKind(line))
-      if (!out.write(text.slice(0, text.length - partial.length))) await once(out, 'drain')
+      if (!out.write(`${lines.join('\n')}\n`)) await once(out, 'drain')
     }
   } catch (err) {
     throw new ConfigError(`the export stopped after ${progress.line()}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}; the file is incomplete`)
   }
-  if (partial !== '') throw new ConfigError(`the export ended inside a line after ${progress.line()}; the file is incomplete`)
+  if (answer.rest !== '') throw new ConfigError(`the export ended inside a line after ${progress.line()}; the file is incomplete`)
   if (config.file !== undefined) {
     out.end()
     await once(out, 'finish')

@@ -20,6 +20,7 @@ import { open } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
 import { ConfigError, usage, wantsHelp } from '../config/load-config'
 import { answerOf, callServer, errorMessage, reach, tenantEndpoint } from './admin-client'
+import { AnswerLines } from './answer-lines'
 import { lineKind, Progress } from './progress'
 
 /** Lines per request, and bytes: well under the server's default MAX_BODY (1 MiB). */
@@ -86,18 +87,6 @@ async function* counted(input: AsyncIterable<Uint8Array>, sent: Sent): AsyncGene
   if (inLine) sent.lines++
 }
 
-/** The complete lines of a streamed answer as they arrive (a last one cut off inside is dropped: it says nothing sure). */
-async function* answerLines(body: Response['body']): AsyncGenerator<string> {
-  if (body === null) return
-  const decoder = new TextDecoder()
-  let partial = ''
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    const lines = (partial + decoder.decode(chunk, { stream: true })).split('\n')
-    partial = lines.pop()!
-    yield* lines
-  }
-}
-
 type Answer = { line: number; status: number; message: string } | { done: number; failed: number }
 
 /** One line of the answer with answers=errors: a failed line, or the last `{"done","failed"}`; anything else is refused here. */
@@ -143,12 +132,15 @@ async function importOperations({ config, url, auth }: Endpoint): Promise<boolea
   let summary: { done: number; failed: number } | undefined
   let cut = 'the answer ended'
   try {
-    for await (const text of answerLines(res.body)) {
-      if (text === '') continue
-      if (summary !== undefined) throw new ConfigError(`the server answered a line after its summary: ${text.slice(0, 200)}`)
-      const answer = parseAnswer(text)
-      if ('done' in answer) summary = answer
-      else process.stderr.write(`line ${answer.line}: ${answer.status}${answer.message === '' ? '' : ` ${answer.message}`}\n`)
+    // A last line cut off inside is left out: it says nothing sure.
+    for await (const lines of new AnswerLines(res.body).batches()) {
+      for (const text of lines) {
+        if (text === '') continue
+        if (summary !== undefined) throw new ConfigError(`the server answered a line after its summary: ${text.slice(0, 200)}`)
+        const answer = parseAnswer(text)
+        if ('done' in answer) summary = answer
+        else process.stderr.write(`line ${answer.line}: ${answer.status}${answer.message === '' ? '' : ` ${answer.message}`}\n`)
+      }
     }
   } catch (err) {
     if (err instanceof ConfigError || sent.error !== undefined) throw unreadable(err)
